@@ -1,0 +1,34 @@
+# autotune: `make demo` installs what is missing, builds, and runs a short
+# real study on a sandboxed MariaDB ending in an export; `make test` runs
+# every test, the real-server ones included.
+export PATH := $(PATH):/usr/local/go/bin
+
+GO ?= go
+BIN := bin/autotune
+DEMO_DB := demo.db
+
+.PHONY: all build deps demo test clean
+
+all: build
+
+deps:
+	./scripts/install-deps.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/autotune
+
+# A short study: 8 x 500k rows (1.1 GB, prepared once, about a minute), then
+# the baseline and 5 more trials of 10 s warm-up + 20 s measurement.
+demo: deps build
+	./$(BIN) search --study demo --db $(DEMO_DB) --trials 6 --warmup 10s --duration 20s
+	./$(BIN) trials --study demo --db $(DEMO_DB)
+	./$(BIN) export --study demo --db $(DEMO_DB) -o best.cnf
+	cat best.cnf
+
+# AUTOTUNE_REQUIRE_REAL=1 turns a missing server or sysbench into a test
+# failure instead of a skip.
+test: deps
+	AUTOTUNE_REQUIRE_REAL=1 $(GO) test -timeout 40m -count=1 ./...
+
+clean:
+	rm -rf bin autotune-sandbox $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm best.cnf

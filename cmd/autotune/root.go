@@ -1,0 +1,26 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "autotune",
+		Short: "Find a faster MySQL/MariaDB configuration by measuring it",
+		Long: `autotune tunes a MySQL/MariaDB server the way a performance engineer does by hand:
+it runs a sandboxed server, loads a sysbench dataset once, and measures one
+configuration (a trial) after another, proposed by a search strategy, scoring
+each by its steady-state throughput with a penalty for instability. Every trial
+is kept in trials.db, so an interrupted study resumes where it stopped.
+
+Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted (run the same command to resume).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{err}
+	})
+	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd())
+	return root
+}

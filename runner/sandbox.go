@@ -1,0 +1,217 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// markerName is the file that marks a directory as an autotune sandbox.
+// autotune only deletes or overwrites inside a directory that holds it.
+const markerName = ".autotune-sandbox"
+
+// Sandbox is autotune's private server area: a workdir holding the dataset
+// snapshot, the trial datadir, socket, pid file, logs and generated
+// my.cnf files. Layout:
+//
+//	WORKDIR/.autotune-sandbox   marker
+//	WORKDIR/snapshot/           datadir after the dataset was loaded
+//	WORKDIR/snapshot.json       what the snapshot holds (Dataset)
+//	WORKDIR/data/               datadir of the current trial (restored copy)
+//	WORKDIR/run/                socket and pid file
+//	WORKDIR/tmp/                server tmpdir
+//	WORKDIR/logs/               one error log per server start
+//	WORKDIR/my.cnf              config of the current start
+type Sandbox struct {
+	// Dir is the workdir (absolute).
+	Dir string
+	// Server is the server binary.
+	Server Binary
+}
+
+// OpenSandbox creates dir (mode 0700) or opens an existing sandbox. It
+// refuses a non-empty directory without the sandbox marker, so autotune
+// never deletes data it did not create.
+func OpenSandbox(dir string, bin Binary) (*Sandbox, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--workdir %q: %w", dir, err)
+	}
+	entries, err := os.ReadDir(abs)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(abs, 0o700); err != nil {
+			return nil, fmt.Errorf("--workdir %q: %w", dir, err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("--workdir %q: %w", dir, err)
+	case len(entries) > 0:
+		if _, err := os.Stat(filepath.Join(abs, markerName)); err != nil {
+			return nil, fmt.Errorf("--workdir %q holds files autotune did not create (no %s marker); give an empty or new directory", dir, markerName)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(abs, markerName), []byte("autotune sandbox; safe to delete when no autotune runs\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("--workdir %q: %w", dir, err)
+	}
+	for _, sub := range []string{"run", "tmp", "logs"} {
+		if err := os.MkdirAll(filepath.Join(abs, sub), 0o700); err != nil {
+			return nil, fmt.Errorf("--workdir %q: %w", dir, err)
+		}
+	}
+	return &Sandbox{Dir: abs, Server: bin}, nil
+}
+
+// Dataset identifies what a snapshot holds: a change means a new prepare.
+type Dataset struct {
+	// Workload is the sysbench test used to prepare (tables are shared by
+	// the oltp_* tests).
+	Workload string `json:"workload"`
+	// Tables and TableSize are sysbench --tables and --table-size (rows).
+	Tables    int `json:"tables"`
+	TableSize int `json:"table_size"`
+	// ServerVersion is the --version text of the binary that made it.
+	ServerVersion string `json:"server_version"`
+}
+
+func (sb *Sandbox) path(p ...string) string { return filepath.Join(append([]string{sb.Dir}, p...)...) }
+
+// HasSnapshot reports whether a snapshot of exactly ds exists.
+func (sb *Sandbox) HasSnapshot(ds Dataset) bool {
+	b, err := os.ReadFile(sb.path("snapshot.json"))
+	if err != nil {
+		return false
+	}
+	var got Dataset
+	return json.Unmarshal(b, &got) == nil && got == ds
+}
+
+// Options returns the start options for the trial datadir with the given
+// knob lines; logName names this start's error log under logs/.
+func (sb *Sandbox) Options(datadir, options, logName string, maxConn int) StartOptions {
+	return StartOptions{
+		Datadir: datadir, RunDir: sb.path("run"), TmpDir: sb.path("tmp"),
+		ErrorLog: sb.path("logs", logName), ConfigFile: sb.path("my.cnf"),
+		Options: options, MaxConnections: maxConn,
+	}
+}
+
+// BuildSnapshot initialises a fresh datadir, starts the server on it,
+// creates the sbtest schema, calls load (sysbench prepare) and stops the
+// server cleanly; the datadir then becomes the snapshot. Progress lines go
+// to logf.
+func (sb *Sandbox) BuildSnapshot(ctx context.Context, ds Dataset, maxConn int, load func(ctx context.Context, s *Server) error, logf func(string, ...any)) error {
+	if err := StopStale(ctx, sb.path("run", "mysqld.pid")); err != nil {
+		return err
+	}
+	build := sb.path("snapshot.build")
+	for _, p := range []string{build, sb.path("snapshot"), sb.path("snapshot.json")} {
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("clear old snapshot: %w", err)
+		}
+	}
+	t0 := time.Now()
+	if err := sb.initDatadir(ctx, build); err != nil {
+		return err
+	}
+	logf("datadir initialised in %.1fs", time.Since(t0).Seconds())
+	srv, err := Start(ctx, sb.Server, sb.Options(build, "", "prepare.err", maxConn))
+	if err != nil {
+		return fmt.Errorf("start server on fresh datadir: %w", err)
+	}
+	defer func() {
+		if !srv.Exited() {
+			srv.kill()
+		}
+	}()
+	if err := srv.Exec(ctx, "CREATE DATABASE IF NOT EXISTS sbtest"); err != nil {
+		return fmt.Errorf("create sbtest schema: %w", err)
+	}
+	t1 := time.Now()
+	if err := load(ctx, srv); err != nil {
+		return err
+	}
+	logf("dataset loaded in %.1fs", time.Since(t1).Seconds())
+	if err := srv.Stop(5 * time.Minute); err != nil {
+		return fmt.Errorf("stop server after prepare: %w", err)
+	}
+	// The buffer pool dump of the prepare would warm every trial's pool
+	// with the prepare's pages; trials start cold and alike without it.
+	_ = os.Remove(filepath.Join(build, "ib_buffer_pool"))
+	if err := os.Rename(build, sb.path("snapshot")); err != nil {
+		return fmt.Errorf("keep snapshot: %w", err)
+	}
+	b, _ := json.Marshal(ds)
+	if err := os.WriteFile(sb.path("snapshot.json"), b, 0o600); err != nil {
+		return fmt.Errorf("record snapshot: %w", err)
+	}
+	return nil
+}
+
+func (sb *Sandbox) initDatadir(ctx context.Context, dir string) error {
+	var cmd *exec.Cmd
+	switch sb.Server.Flavor {
+	case MariaDB:
+		tool := filepath.Join(filepath.Dir(sb.Server.Path), "..", "bin", "mariadb-install-db")
+		if !isExecutable(tool) {
+			p, err := exec.LookPath("mariadb-install-db")
+			if err != nil {
+				return errors.New("mariadb-install-db not found next to the server or on PATH")
+			}
+			tool = p
+		}
+		args := []string{"--no-defaults", "--datadir=" + dir, "--auth-root-authentication-method=normal", "--skip-test-db"}
+		if os.Geteuid() == 0 {
+			args = append(args, "--user=root")
+		}
+		// --basedir lets mariadb-install-db find a non-system server build.
+		if base := filepath.Dir(filepath.Dir(sb.Server.Path)); base != "/usr" {
+			args = append(args, "--basedir="+base)
+		}
+		cmd = exec.CommandContext(ctx, tool, args...)
+	default:
+		args := []string{"--no-defaults", "--initialize-insecure", "--datadir=" + dir}
+		if os.Geteuid() == 0 {
+			args = append(args, "--user=root")
+		}
+		cmd = exec.CommandContext(ctx, sb.Server.Path, args...)
+	}
+	cmd.SysProcAttr = sysProcAttr()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("initialise datadir %s: %w: %s", dir, err, tail(out, 800))
+	}
+	return os.Chmod(dir, 0o700)
+}
+
+// Restore replaces the trial datadir with a copy of the snapshot
+// (cp -a, about 2 s for 1.1 GB here) and returns its path.
+func (sb *Sandbox) Restore(ctx context.Context) (string, error) {
+	data := sb.path("data")
+	if err := os.RemoveAll(data); err != nil {
+		return "", fmt.Errorf("remove old trial datadir: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, "cp", "-a", "--", sb.path("snapshot"), data)
+	cmd.SysProcAttr = sysProcAttr()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("restore snapshot: %w: %s", err, tail(out, 400))
+	}
+	return data, nil
+}
+
+// NextLogName returns a fresh error-log file name for a start of trial n.
+func NextLogName(n int) string {
+	return "trial-" + strconv.Itoa(n) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36) + ".err"
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

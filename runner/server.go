@@ -1,0 +1,456 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Flavor is the server family of a mysqld binary.
+type Flavor string
+
+const (
+	// MariaDB servers initialise with mariadb-install-db.
+	MariaDB Flavor = "mariadb"
+	// MySQL servers (Oracle, Percona) initialise with --initialize-insecure.
+	MySQL Flavor = "mysql"
+)
+
+// Binary is a server executable and what it says it is.
+type Binary struct {
+	// Path is the absolute path of mysqld/mariadbd.
+	Path string
+	// Flavor is MariaDB or MySQL.
+	Flavor Flavor
+	// Version is the text of `mysqld --version`, e.g.
+	// "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu ...".
+	Version string
+}
+
+// FindServer resolves the server binary: path when given, else mariadbd or
+// mysqld on PATH or in /usr/sbin. It runs `--version` to learn the flavor.
+// It returns an error naming what was searched when nothing is found or the
+// binary does not run.
+func FindServer(ctx context.Context, path string) (Binary, error) {
+	if path == "" {
+		for _, name := range []string{"mariadbd", "mysqld"} {
+			if p, err := exec.LookPath(name); err == nil {
+				path = p
+				break
+			}
+			if p := filepath.Join("/usr/sbin", name); isExecutable(p) {
+				path = p
+				break
+			}
+		}
+		if path == "" {
+			return Binary{}, errors.New("no server binary: mariadbd or mysqld not on PATH or in /usr/sbin (install mariadb-server, or pass --mysqld PATH)")
+		}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Binary{}, fmt.Errorf("--mysqld %q: %w", path, err)
+	}
+	if !isExecutable(abs) {
+		return Binary{}, fmt.Errorf("--mysqld %q: not an executable file", path)
+	}
+	out, err := exec.CommandContext(ctx, abs, "--no-defaults", "--version").CombinedOutput()
+	if err != nil {
+		return Binary{}, fmt.Errorf("--mysqld %q: %s --version: %w: %s", path, abs, err, firstLine(out))
+	}
+	v := strings.TrimSpace(string(out))
+	fl := MySQL
+	if strings.Contains(strings.ToLower(v), "mariadb") {
+		fl = MariaDB
+	}
+	return Binary{Path: abs, Flavor: fl, Version: v}, nil
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+}
+
+func firstLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// StartError is returned by Start when the server exited or never became
+// ready: usually a config it refused. Excerpt holds the server's own
+// [ERROR] lines and the last lines of this start's error log.
+type StartError struct {
+	// Reason is a short cause ("exited with status 7", "not ready after 60s").
+	Reason string
+	// Excerpt is the relevant part of the error log.
+	Excerpt string
+}
+
+func (e *StartError) Error() string {
+	msg := "server did not start: " + e.Reason
+	if first := firstErrorLine(e.Excerpt); first != "" {
+		msg += ": " + first
+	}
+	return msg
+}
+
+// Server is a running sandboxed server, child of this process.
+type Server struct {
+	// Socket is the unix socket path.
+	Socket string
+	// Port is the TCP port on 127.0.0.1.
+	Port int
+	// ErrorLog is this start's error log file.
+	ErrorLog string
+	// Version is SELECT VERSION().
+	Version string
+
+	cmd     *exec.Cmd
+	pidFile string
+	done    chan struct{}
+	waitErr error
+}
+
+// StartOptions says how to start a server.
+type StartOptions struct {
+	// Datadir is the data directory.
+	Datadir string
+	// RunDir holds the socket and pid file.
+	RunDir string
+	// TmpDir is the server's tmpdir.
+	TmpDir string
+	// ErrorLog is the error log path for this start (a fresh file).
+	ErrorLog string
+	// ConfigFile is where the generated my.cnf is written.
+	ConfigFile string
+	// Options are extra option lines for the [mysqld] group, full names
+	// ("innodb_buffer_pool_size = 4G").
+	Options string
+	// MaxConnections is max_connections (benchmark threads plus headroom).
+	MaxConnections int
+	// ReadyTimeout bounds the wait for readiness (default 120 s).
+	ReadyTimeout time.Duration
+}
+
+// Start writes the my.cnf, launches the server as a child in its own
+// process group (killed by the kernel if this process dies) and waits until
+// it is ready: its pid file holds the child's PID and a fresh connection on
+// the socket runs a query. A stale server from a killed run on the same
+// pid file is stopped first. It returns *StartError when the server exits or
+// does not become ready (the child is killed then), other errors for
+// sandbox trouble.
+func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
+	if o.ReadyTimeout == 0 {
+		o.ReadyTimeout = 120 * time.Second
+	}
+	sock := filepath.Join(o.RunDir, "mysqld.sock")
+	pidFile := filepath.Join(o.RunDir, "mysqld.pid")
+	if err := StopStale(ctx, pidFile); err != nil {
+		return nil, err
+	}
+	if len(sock) > 100 {
+		return nil, fmt.Errorf("socket path %s is %d bytes, longer than a unix socket allows (~107): use a shorter --workdir", sock, len(sock))
+	}
+	if pingSocket(ctx, sock) == nil {
+		return nil, fmt.Errorf("a server already answers on %s; refusing to start a second one", sock)
+	}
+	_ = os.Remove(sock)
+	_ = os.Remove(pidFile)
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	var cnf bytes.Buffer
+	cnf.WriteString("# generated by autotune; regenerated for every start\n[mysqld]\n")
+	fmt.Fprintf(&cnf, "datadir = %s\nsocket = %s\nport = %d\nbind-address = 127.0.0.1\n", o.Datadir, sock, port)
+	fmt.Fprintf(&cnf, "pid-file = %s\nlog-error = %s\ntmpdir = %s\n", pidFile, o.ErrorLog, o.TmpDir)
+	cnf.WriteString("skip-name-resolve\nskip-log-bin\n")
+	if o.MaxConnections > 0 {
+		fmt.Fprintf(&cnf, "max_connections = %d\n", o.MaxConnections)
+	}
+	if os.Geteuid() == 0 {
+		cnf.WriteString("user = root\n")
+	}
+	if o.Options != "" {
+		cnf.WriteString("# knobs of this trial\n")
+		cnf.WriteString(o.Options)
+	}
+	if err := os.WriteFile(o.ConfigFile, cnf.Bytes(), 0o600); err != nil {
+		return nil, fmt.Errorf("write server config: %w", err)
+	}
+	// --defaults-file must be the first argument, or the server reads the
+	// system config and then aborts on it (mariadb-on-this-machine.md §2.1).
+	cmd := exec.Command(bin.Path, "--defaults-file="+o.ConfigFile)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Stdout, cmd.Stderr = nil, nil
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("launch %s: %w", bin.Path, err)
+	}
+	s := &Server{Socket: sock, Port: port, ErrorLog: o.ErrorLog, cmd: cmd, pidFile: pidFile, done: make(chan struct{})}
+	go func() { s.waitErr = cmd.Wait(); close(s.done) }()
+
+	deadline := time.NewTimer(o.ReadyTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			s.kill()
+			return nil, ctx.Err()
+		case <-s.done:
+			return nil, &StartError{Reason: exitReason(s.waitErr), Excerpt: LogExcerpt(o.ErrorLog)}
+		case <-deadline.C:
+			s.kill()
+			return nil, &StartError{Reason: fmt.Sprintf("not ready after %s", o.ReadyTimeout), Excerpt: LogExcerpt(o.ErrorLog)}
+		case <-tick.C:
+		}
+		if !pidFileIs(pidFile, cmd.Process.Pid) {
+			continue
+		}
+		v, err := s.query(ctx, "SELECT VERSION()")
+		if err == nil {
+			s.Version = v
+			return s, nil
+		}
+	}
+}
+
+func exitReason(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return fmt.Sprintf("server exited (%s)", ee.ProcessState)
+	}
+	if err == nil {
+		return "server exited with status 0 before it was ready"
+	}
+	return "server exited: " + err.Error()
+}
+
+// Pid returns the server's process ID.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// Exited reports whether the server process has ended (e.g. crashed).
+func (s *Server) Exited() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// DSN returns the driver DSN for the root user on the socket, with db as
+// the default schema ("" for none). The sandbox root has no password.
+func (s *Server) DSN(db string) string {
+	c := mysql.NewConfig()
+	c.User = "root"
+	c.Net = "unix"
+	c.Addr = s.Socket
+	c.DBName = db
+	c.Timeout = 5 * time.Second
+	return c.FormatDSN()
+}
+
+// Exec runs statements on a fresh connection.
+func (s *Server) Exec(ctx context.Context, stmts ...string) error {
+	db, err := sql.Open("mysql", s.DSN(""))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, st := range stmts {
+		if _, err := db.ExecContext(ctx, st); err != nil {
+			return fmt.Errorf("%s: %w", st, err)
+		}
+	}
+	return nil
+}
+
+func (s *Server) query(ctx context.Context, q string) (string, error) {
+	db, err := sql.Open("mysql", s.DSN(""))
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var v string
+	err = db.QueryRowContext(qctx, q).Scan(&v)
+	return v, err
+}
+
+// Stop shuts the server down with SIGTERM and waits up to timeout for it to
+// exit, then kills its process group with SIGKILL. It returns an error when
+// the server had to be killed or had already exited abnormally.
+func (s *Server) Stop(timeout time.Duration) error {
+	if s.Exited() {
+		return fmt.Errorf("server had already exited: %s", exitReason(s.waitErr))
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+		return nil
+	case <-time.After(timeout):
+		s.kill()
+		return fmt.Errorf("server did not stop within %s after SIGTERM; killed", timeout)
+	}
+}
+
+// kill sends SIGKILL to the server's process group and waits for it.
+func (s *Server) kill() {
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.done
+}
+
+func pidFileIs(path string, pid int) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return err == nil && n == pid
+}
+
+// StopStale stops a server left behind by a killed autotune: if pidFile
+// names a live process that is a mysqld/mariadbd, it is sent SIGTERM, then
+// SIGKILL after 30 s, and waited for. It returns an error when the process
+// survives.
+func StopStale(ctx context.Context, pidFile string) error {
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return nil
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 1 {
+		return nil
+	}
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if err != nil {
+		return nil // gone
+	}
+	name := strings.TrimSpace(string(comm))
+	if name != "mariadbd" && name != "mysqld" {
+		return nil // pid reused by something else
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	deadline := time.Now().Add(30 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			deadline = time.Now().Add(10 * time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("stale server pid %d from %s does not exit", pid, pidFile)
+		}
+	}
+	return nil
+}
+
+// alive reports whether pid is a live, non-zombie process.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// state is the field after the ")" closing the command name.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}
+
+func pingSocket(ctx context.Context, sock string) error {
+	d := net.Dialer{Timeout: time.Second}
+	c, err := d.DialContext(ctx, "unix", sock)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+var errorLine = regexp.MustCompile(`\[(ERROR|FATAL)\]`)
+
+// LogExcerpt returns the [ERROR] lines (at most 20) and the last 10 lines of
+// an error log, or "" when the file cannot be read.
+func LogExcerpt(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	return excerpt(f)
+}
+
+func excerpt(r io.Reader) string {
+	var errs, tail []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if errorLine.MatchString(line) && len(errs) < 20 {
+			errs = append(errs, line)
+		}
+		tail = append(tail, line)
+		if len(tail) > 10 {
+			tail = tail[1:]
+		}
+	}
+	var b strings.Builder
+	for _, l := range errs {
+		b.WriteString(l + "\n")
+	}
+	if len(errs) > 0 {
+		b.WriteString("...\n")
+	}
+	for _, l := range tail {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+func firstErrorLine(ex string) string {
+	for _, l := range strings.Split(ex, "\n") {
+		if errorLine.MatchString(l) {
+			if i := strings.Index(l, "] "); i >= 0 && errorLine.MatchString(l[:i+1]) {
+				return strings.TrimSpace(l[i+2:])
+			}
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what autotune needs and is missing, from Debian's packages:
+# mariadb-server (the server run as a sandbox; the system service is never
+# used) and sysbench. Go (>= 1.26, with gcc for cgo) must already be present.
+set -euo pipefail
+
+need=()
+if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ] \
+   && ! command -v mysqld >/dev/null 2>&1 && [ ! -x /usr/sbin/mysqld ]; then
+  need+=(mariadb-server)
+fi
+command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
+
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  # The package may try to start the system service; autotune never uses it.
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  if [ -x /usr/local/go/bin/go ]; then
+    echo "Go is at /usr/local/go/bin: add it to PATH" >&2
+  else
+    echo "Go >= 1.26 is needed: https://go.dev/dl/" >&2
+  fi
+  exit 1
+fi

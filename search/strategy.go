@@ -1,0 +1,190 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"math"
+
+	"github.com/c-bata/goptuna"
+	"github.com/c-bata/goptuna/tpe"
+
+	"github.com/autotune/autotune/space"
+)
+
+// Proposal is a configuration a strategy wants measured.
+type Proposal struct {
+	// Config is the configuration; knobs absent keep the server default.
+	Config space.Config
+	// Kind says who proposed it.
+	Kind Kind
+	// handle identifies the proposal inside the strategy (goptuna trial ID),
+	// -1 for proposals the study queued itself.
+	handle int
+}
+
+// Strategy proposes configurations and learns from their scores.
+type Strategy interface {
+	// Ask returns the next configuration to measure.
+	Ask(ctx context.Context) (Proposal, error)
+	// Tell reports the objective value of a proposal (higher is better);
+	// failed trials are told a penalised value.
+	Tell(ctx context.Context, p Proposal, value float64) error
+}
+
+// Sampler is a goptuna-backed strategy: TPE or random search over a space,
+// driven ask/tell. Categorical knobs are suggested by value from the knob's
+// fixed Choices order; byte sizes and log-scale counts are suggested as
+// log-uniform floats and rounded by the knob (goptuna v0.9.0 has no
+// log-scale integer distribution).
+type Sampler struct {
+	space *space.Space
+	study *goptuna.Study
+}
+
+// NewTPE returns a TPE sampler over sp seeded with seed (goptuna samplers
+// seed with 0 unless told).
+func NewTPE(sp *space.Space, seed int64) (*Sampler, error) {
+	return newSampler(sp, tpe.NewSampler(tpe.SamplerOptionSeed(seed)))
+}
+
+// NewRandom returns a uniform random sampler over sp seeded with seed.
+func NewRandom(sp *space.Space, seed int64) (*Sampler, error) {
+	return newSampler(sp, goptuna.NewRandomSampler(goptuna.RandomSamplerOptionSeed(seed)))
+}
+
+func newSampler(sp *space.Space, sampler goptuna.Sampler) (*Sampler, error) {
+	st, err := goptuna.CreateStudy("autotune",
+		goptuna.StudyOptionDirection(goptuna.StudyDirectionMaximize),
+		goptuna.StudyOptionSampler(sampler),
+		goptuna.StudyOptionLogger(&goptuna.StdLogger{Logger: log.New(io.Discard, "", 0)}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("create goptuna study: %w", err)
+	}
+	return &Sampler{space: sp, study: st}, nil
+}
+
+// distribution returns the goptuna distribution of knob k.
+func distribution(k space.Knob) interface{} {
+	switch k.Kind {
+	case space.Enum, space.Bool:
+		return goptuna.CategoricalDistribution{Choices: k.Options()}
+	}
+	if k.Scale == space.Log {
+		return goptuna.LogUniformDistribution{Low: k.Min, High: k.Max}
+	}
+	if k.Kind == space.Float {
+		return goptuna.UniformDistribution{Low: k.Min, High: k.Max}
+	}
+	return goptuna.IntUniformDistribution{Low: int(k.Min), High: int(k.Max)}
+}
+
+// Ask samples one value per knob of the space.
+func (s *Sampler) Ask(ctx context.Context) (Proposal, error) {
+	if err := ctx.Err(); err != nil {
+		return Proposal{}, err
+	}
+	id, err := s.study.Storage.CreateNewTrial(s.study.ID)
+	if err != nil {
+		return Proposal{}, fmt.Errorf("sampler: new trial: %w", err)
+	}
+	tr := goptuna.Trial{Study: s.study, ID: id}
+	cfg := make(space.Config, len(s.space.Knobs()))
+	for _, k := range s.space.Knobs() {
+		var v string
+		switch d := distribution(k).(type) {
+		case goptuna.CategoricalDistribution:
+			v, err = tr.SuggestCategorical(k.Name, k.Options())
+		case goptuna.LogUniformDistribution:
+			var f float64
+			f, err = tr.SuggestLogFloat(k.Name, d.Low, d.High)
+			if err == nil {
+				v, err = k.FromFloat(clampRound(k, f))
+			}
+		case goptuna.UniformDistribution:
+			var f float64
+			f, err = tr.SuggestFloat(k.Name, d.Low, d.High)
+			if err == nil {
+				v, err = k.FromFloat(f)
+			}
+		case goptuna.IntUniformDistribution:
+			var n int
+			n, err = tr.SuggestInt(k.Name, d.Low, d.High)
+			if err == nil {
+				v, err = k.FromFloat(float64(n))
+			}
+		}
+		if err != nil {
+			return Proposal{}, fmt.Errorf("sampler: suggest %s: %w", k.Name, err)
+		}
+		cfg[k.Name] = v
+	}
+	return Proposal{Config: cfg, Kind: Sampled, handle: id}, nil
+}
+
+// clampRound keeps a value inside the knob's range after rounding to Step,
+// so a sample near an end never rounds outside it.
+func clampRound(k space.Knob, f float64) float64 {
+	step := float64(k.Step)
+	if step <= 0 {
+		step = 1
+	}
+	r := math.Round(f/step) * step
+	if r < k.Min {
+		r = math.Ceil(k.Min/step) * step
+	}
+	if r > k.Max {
+		r = math.Floor(k.Max/step) * step
+	}
+	return r
+}
+
+// Tell records value for a proposal made by Ask, or, for a proposal the
+// study queued itself (baseline, retry), records the config as an observed
+// trial so the model learns from it too.
+func (s *Sampler) Tell(ctx context.Context, p Proposal, value float64) error {
+	if p.Kind != Sampled || p.handle < 0 {
+		return s.Observe(p.Config, value)
+	}
+	if err := s.study.Storage.SetTrialValue(p.handle, value); err != nil {
+		return fmt.Errorf("sampler: tell trial %d: %w", p.handle, err)
+	}
+	return s.study.Storage.SetTrialState(p.handle, goptuna.TrialStateComplete)
+}
+
+// Observe adds a measured configuration to the model (history replay on
+// resume, and trials the strategy did not propose). Knobs absent from cfg
+// take their default; a config with a value outside the space (e.g. a
+// default below a narrowed range) is not observed and not an error.
+func (s *Sampler) Observe(cfg space.Config, value float64) error {
+	params := make(map[string]float64, len(s.space.Knobs()))
+	for _, k := range s.space.Knobs() {
+		v, ok := cfg[k.Name]
+		if !ok {
+			v = k.Default
+		}
+		f, err := k.Float(v)
+		if err != nil {
+			return nil
+		}
+		if (k.Kind == space.Int || k.Kind == space.Bytes || k.Kind == space.Float) && (f < k.Min || f > k.Max) {
+			return nil
+		}
+		params[k.Name] = f
+	}
+	id, err := s.study.Storage.CreateNewTrial(s.study.ID)
+	if err != nil {
+		return fmt.Errorf("sampler: observe: %w", err)
+	}
+	for _, k := range s.space.Knobs() {
+		if err := s.study.Storage.SetTrialParam(id, k.Name, params[k.Name], distribution(k)); err != nil {
+			return fmt.Errorf("sampler: observe %s: %w", k.Name, err)
+		}
+	}
+	if err := s.study.Storage.SetTrialValue(id, value); err != nil {
+		return fmt.Errorf("sampler: observe: %w", err)
+	}
+	return s.study.Storage.SetTrialState(id, goptuna.TrialStateComplete)
+}

@@ -1,0 +1,309 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/autotune/autotune/space"
+)
+
+// Objective measures one trial. It returns an Outcome with Failure set when
+// the trial failed (config refused, server crash, benchmark error: the study
+// goes on), and an error only when the study must stop (cancellation,
+// storage or sandbox trouble).
+type Objective func(ctx context.Context, t Trial) (Outcome, error)
+
+// Event reports a finished trial to the progress display.
+type Event struct {
+	// Trial is the finished trial.
+	Trial Trial
+	// Best is the best complete trial so far (Number −1 when none).
+	Best Trial
+	// Baseline is the complete baseline trial (Number −1 when none yet).
+	Baseline Trial
+	// Spent is the budget used so far across all runs of the study.
+	Spent time.Duration
+	// Budget is the study budget (0 = unlimited).
+	Budget time.Duration
+}
+
+// Study runs trials until its budget or trial cap is reached. Fields are
+// set by the caller; Strategy, Objective and Store are required.
+type Study struct {
+	// Name is the study name in the store.
+	Name string
+	// Strategy proposes sampled configurations.
+	Strategy Strategy
+	// Objective measures a trial.
+	Objective Objective
+	// Store persists trials.
+	Store Store
+	// Budget is the wall-clock budget across all runs (0 = unlimited).
+	Budget time.Duration
+	// Spent is the budget already used by earlier runs.
+	Spent time.Duration
+	// Start is when this run began (setup time counts against the budget);
+	// zero means the moment Run is called.
+	Start time.Time
+	// MaxTrials caps the number of finished (complete or failed) trials of
+	// the study, across runs (0 = no cap).
+	MaxTrials int
+	// OnTrial, when set, is called after each finished trial.
+	OnTrial func(Event)
+	// Now returns the current time (time.Now when nil).
+	Now func() time.Time
+}
+
+// StopReason says why Run returned without error.
+type StopReason string
+
+const (
+	// StopBudget: the next trial would not fit in the budget.
+	StopBudget StopReason = "budget used"
+	// StopTrials: the trial cap was reached.
+	StopTrials StopReason = "trial cap reached"
+)
+
+// Result sums up a study after Run.
+type Result struct {
+	// Reason says why the study stopped.
+	Reason StopReason
+	// Trials is every trial of the study, ordered by number.
+	Trials []Trial
+	// Best is the best complete trial (Number −1 when none).
+	Best Trial
+	// Baseline is the complete baseline trial (Number −1 when none).
+	Baseline Trial
+	// Spent is the budget used across all runs.
+	Spent time.Duration
+}
+
+// ErrBaselineFailed is returned when the server cannot run its own default
+// configuration: no tuning is meaningful then.
+var ErrBaselineFailed = errors.New("the baseline trial (server defaults) failed")
+
+// Best returns the complete trial with the highest score (Number −1 when
+// there is none) and the complete baseline trial (Number −1 when none).
+func Best(trials []Trial) (best, baseline Trial) {
+	best, baseline = Trial{Number: -1}, Trial{Number: -1}
+	for _, t := range trials {
+		if t.State != Complete {
+			continue
+		}
+		if best.Number < 0 || t.Score > best.Score {
+			best = t
+		}
+		if t.Kind == Baseline && baseline.Number < 0 {
+			baseline = t
+		}
+	}
+	return best, baseline
+}
+
+// penalty is the value told to the strategy for a failed trial: half the
+// worst complete score, so the sampler learns to avoid the region (goptuna's
+// TPE learns nothing from FAIL trials).
+func penalty(trials []Trial) float64 {
+	worst, seen := 0.0, false
+	for _, t := range trials {
+		if t.State == Complete && (!seen || t.Score < worst) {
+			worst, seen = t.Score, true
+		}
+	}
+	if !seen || worst <= 0 {
+		return 0
+	}
+	return worst / 2
+}
+
+// Run resumes or starts the study: it replays finished trials into the
+// strategy, queues the baseline when no baseline has finished and the
+// configs of interrupted trials that were not retried yet, then measures
+// trials until the budget or the trial cap stops it. Each trial is recorded
+// Running before it starts and finished in one store transaction.
+//
+// On cancellation the running trial is recorded Interrupted (not counted)
+// and ctx.Err() is returned. A failing baseline returns ErrBaselineFailed.
+// Storage errors stop the study.
+func (s *Study) Run(ctx context.Context) (Result, error) {
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := s.Start
+	if start.IsZero() {
+		start = now()
+	}
+	spent := s.Spent
+	mark := start
+	trials, err := s.Store.Trials(ctx, s.Name)
+	if err != nil {
+		return Result{}, fmt.Errorf("load trials of study %q: %w", s.Name, err)
+	}
+	res := func(reason StopReason) Result {
+		best, base := Best(trials)
+		return Result{Reason: reason, Trials: trials, Best: best, Baseline: base, Spent: spent + now().Sub(mark)}
+	}
+
+	// Replay history into the strategy, so it learns from earlier runs.
+	type observer interface {
+		Observe(cfg space.Config, value float64) error
+	}
+	obs, _ := s.Strategy.(observer)
+	pen := penalty(trials)
+	for _, t := range trials {
+		if obs == nil {
+			break
+		}
+		switch t.State {
+		case Complete:
+			err = obs.Observe(t.Params, t.Score)
+		case Failed:
+			err = obs.Observe(t.Params, pen)
+		}
+		if err != nil {
+			return Result{}, fmt.Errorf("replay trial %d: %w", t.Number, err)
+		}
+	}
+
+	queue := pending(trials)
+	next := 0
+	for _, t := range trials {
+		if t.Number >= next {
+			next = t.Number + 1
+		}
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return res(""), err
+		}
+		finished := 0
+		for _, t := range trials {
+			if t.State == Complete || t.State == Failed {
+				finished++
+			}
+		}
+		if s.MaxTrials > 0 && finished >= s.MaxTrials {
+			return res(StopTrials), nil
+		}
+		used := spent + now().Sub(mark)
+		if s.Budget > 0 && used+estimate(trials) > s.Budget {
+			return res(StopBudget), nil
+		}
+
+		var p Proposal
+		if len(queue) > 0 {
+			p, queue = queue[0], queue[1:]
+		} else if p, err = s.Strategy.Ask(ctx); err != nil {
+			if ctx.Err() != nil {
+				return res(""), ctx.Err()
+			}
+			return res(""), fmt.Errorf("propose trial %d: %w", next, err)
+		}
+		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: p.Config, Started: now()}
+		next++
+		if err := s.Store.BeginTrial(ctx, t); err != nil {
+			return res(""), fmt.Errorf("record start of trial %d: %w", t.Number, err)
+		}
+		out, oerr := s.Objective(ctx, t)
+		t.Ended = now()
+		t.Outcome = out
+		switch {
+		case oerr != nil:
+			t.State = Interrupted
+			if t.Failure == "" {
+				t.Failure = oerr.Error()
+			}
+		case out.Failure != "":
+			t.State = Failed
+		default:
+			t.State = Complete
+		}
+		d := t.Ended.Sub(mark)
+		mark = t.Ended
+		spent += d
+		// Record the end even when ctx is cancelled: an interrupted trial
+		// must not stay Running.
+		if err := s.Store.FinishTrial(context.WithoutCancel(ctx), t, d); err != nil {
+			return res(""), fmt.Errorf("record trial %d: %w", t.Number, err)
+		}
+		trials = append(trials, t)
+		if oerr != nil {
+			if ctx.Err() != nil {
+				return res(""), ctx.Err()
+			}
+			return res(""), fmt.Errorf("trial %d: %w", t.Number, oerr)
+		}
+		if t.State == Failed && t.Kind == Baseline {
+			return res(""), fmt.Errorf("%w: %s", ErrBaselineFailed, t.Failure)
+		}
+		value := t.Score
+		if t.State == Failed {
+			value = penalty(trials)
+		}
+		if err := s.Strategy.Tell(ctx, p, value); err != nil {
+			return res(""), fmt.Errorf("tell trial %d: %w", t.Number, err)
+		}
+		if s.OnTrial != nil {
+			best, base := Best(trials)
+			s.OnTrial(Event{Trial: t, Best: best, Baseline: base, Spent: spent, Budget: s.Budget})
+		}
+	}
+}
+
+// pending returns the proposals a resumed study owes: the baseline when no
+// baseline trial has finished, then the configs of interrupted trials not
+// measured (complete or failed) by a later trial.
+func pending(trials []Trial) []Proposal {
+	var q []Proposal
+	baselineDone := false
+	for _, t := range trials {
+		if t.Kind == Baseline && (t.State == Complete || t.State == Failed) {
+			baselineDone = true
+		}
+	}
+	if !baselineDone {
+		q = append(q, Proposal{Config: space.Config{}, Kind: Baseline, handle: -1})
+	}
+	for i, t := range trials {
+		if t.State != Interrupted || t.Kind == Baseline {
+			continue
+		}
+		redone := false
+		for _, u := range trials[i+1:] {
+			if (u.State == Complete || u.State == Failed) && u.Params.Key() == t.Params.Key() {
+				redone = true
+				break
+			}
+		}
+		dup := false
+		for _, p := range q {
+			if p.Config.Key() == t.Params.Key() {
+				dup = true
+			}
+		}
+		if !redone && !dup {
+			q = append(q, Proposal{Config: t.Params.Clone(), Kind: Retry, handle: -1})
+		}
+	}
+	return q
+}
+
+// estimate predicts the cost of the next trial: the median duration of the
+// finished trials, 0 when there are none (the first trial always runs).
+func estimate(trials []Trial) time.Duration {
+	var ds []time.Duration
+	for _, t := range trials {
+		if t.State == Complete || t.State == Failed {
+			ds = append(ds, t.Duration())
+		}
+	}
+	if len(ds) == 0 {
+		return 0
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2]
+}

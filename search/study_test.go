@@ -1,0 +1,299 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/space"
+)
+
+// memStore is an in-memory Store.
+type memStore struct {
+	mu     sync.Mutex
+	trials map[int]Trial
+	spent  time.Duration
+	failOn int // FinishTrial fails for this trial number (-1: never)
+}
+
+func newMemStore() *memStore { return &memStore{trials: map[int]Trial{}, failOn: -1} }
+
+func (m *memStore) BeginTrial(ctx context.Context, t Trial) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.trials[t.Number]; ok {
+		return fmt.Errorf("trial %d exists", t.Number)
+	}
+	m.trials[t.Number] = t
+	return nil
+}
+
+func (m *memStore) FinishTrial(ctx context.Context, t Trial, spent time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t.Number == m.failOn {
+		return errors.New("disk I/O error")
+	}
+	m.trials[t.Number] = t
+	m.spent += spent
+	return nil
+}
+
+func (m *memStore) Trials(ctx context.Context, study string) ([]Trial, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Trial, 0, len(m.trials))
+	for i := 0; len(out) < len(m.trials); i++ {
+		if t, ok := m.trials[i]; ok {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// markInterrupted does what storage.DB.MarkInterrupted does.
+func (m *memStore) markInterrupted() {
+	for n, t := range m.trials {
+		if t.State == Running {
+			t.State = Interrupted
+			m.trials[n] = t
+		}
+	}
+}
+
+// landscape is a synthetic objective shaped like database tuning: the
+// buffer pool dominates (saturating once the 1.1 GB dataset fits), flush
+// policy adds a little, O_DSYNC with a tiny log buffer crashes, and every
+// measurement has 5 % noise.
+func landscape(seed uint64) Objective {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var mu sync.Mutex
+	return func(ctx context.Context, t Trial) (Outcome, error) {
+		if err := ctx.Err(); err != nil {
+			return Outcome{}, err
+		}
+		get := func(name, def string) float64 {
+			v, ok := t.Params[name]
+			if !ok {
+				v = def
+			}
+			f, _ := strconv.ParseFloat(v, 64)
+			return f
+		}
+		if t.Params["innodb_flush_method"] == "O_DSYNC" && get("innodb_log_buffer_size", "16777216") < 4<<20 {
+			return Outcome{Failure: "server crashed", ErrorLog: "[ERROR] synthetic crash"}, nil
+		}
+		bp := get("innodb_buffer_pool_size", "134217728")
+		tps := 500 + 350*math.Min(1, math.Log2(bp/(128<<20))/math.Log2(1.2*1024/128))
+		if t.Params["innodb_flush_log_at_trx_commit"] == "2" {
+			tps += 40
+		}
+		mu.Lock()
+		noise := 1 + 0.05*rng.NormFloat64()
+		mu.Unlock()
+		tps *= noise
+		var ss []Sample
+		for i := 0; i < 10; i++ {
+			ss = append(ss, Sample{T: float64(i + 1), TPS: tps})
+		}
+		score, mean, sd, p95, err := Score(ss, DefaultLambda)
+		if err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{Score: score, MeanTPS: mean, StdTPS: sd, P95MS: p95, Samples: ss, Restarted: true}, nil
+	}
+}
+
+func newStudy(t *testing.T, store Store, obj Objective, seed int64) *Study {
+	t.Helper()
+	st, err := NewTPE(space.Default(), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Study{Name: "s", Strategy: st, Objective: obj, Store: store}
+}
+
+func TestStudyBaselineFirstAndFindsBetter(t *testing.T) {
+	store := newMemStore()
+	s := newStudy(t, store, landscape(1), 7)
+	s.MaxTrials = 30
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason != StopTrials || len(res.Trials) != 30 {
+		t.Fatalf("reason %q, %d trials", res.Reason, len(res.Trials))
+	}
+	if res.Trials[0].Kind != Baseline || len(res.Trials[0].Params) != 0 {
+		t.Fatalf("trial 0 = %+v, want the baseline with no params", res.Trials[0])
+	}
+	if res.Baseline.Number != 0 {
+		t.Fatalf("baseline = %d", res.Baseline.Number)
+	}
+	if res.Best.MeanTPS < 1.2*res.Baseline.MeanTPS {
+		t.Fatalf("best %.0f tps vs baseline %.0f: TPE should find the +70 %% buffer pool region in 30 trials", res.Best.MeanTPS, res.Baseline.MeanTPS)
+	}
+	for _, tr := range res.Trials {
+		if tr.State != Complete && tr.State != Failed {
+			t.Fatalf("trial %d state %s", tr.Number, tr.State)
+		}
+		if tr.Kind == Sampled && len(tr.Params) != len(space.Default().Knobs()) {
+			t.Fatalf("trial %d sets %d knobs", tr.Number, len(tr.Params))
+		}
+	}
+}
+
+func TestStudyFailedTrialDoesNotStopStudy(t *testing.T) {
+	store := newMemStore()
+	calls := 0
+	base := landscape(2)
+	obj := func(ctx context.Context, tr Trial) (Outcome, error) {
+		calls++
+		if calls == 3 {
+			return Outcome{Failure: "server did not start: unknown variable", ErrorLog: "[ERROR] x"}, nil
+		}
+		return base(ctx, tr)
+	}
+	s := newStudy(t, store, obj, 1)
+	s.MaxTrials = 6
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trials) != 6 || res.Trials[2].State != Failed || res.Trials[2].ErrorLog == "" {
+		t.Fatalf("trials: %d, trial 2 = %+v", len(res.Trials), res.Trials[2])
+	}
+}
+
+func TestStudyBaselineFailureStops(t *testing.T) {
+	obj := func(ctx context.Context, tr Trial) (Outcome, error) {
+		return Outcome{Failure: "server did not start"}, nil
+	}
+	s := newStudy(t, newMemStore(), obj, 1)
+	s.MaxTrials = 5
+	_, err := s.Run(context.Background())
+	if !errors.Is(err, ErrBaselineFailed) {
+		t.Fatalf("err = %v, want ErrBaselineFailed", err)
+	}
+}
+
+func TestStudyCancelMarksInterruptedAndResumeRetries(t *testing.T) {
+	store := newMemStore()
+	ctx, cancel := context.WithCancel(context.Background())
+	base := landscape(3)
+	var cancelledParams space.Config
+	obj := func(c context.Context, tr Trial) (Outcome, error) {
+		if tr.Number == 3 {
+			cancelledParams = tr.Params
+			cancel()
+			return Outcome{}, c.Err()
+		}
+		return base(c, tr)
+	}
+	s := newStudy(t, store, obj, 1)
+	s.MaxTrials = 8
+	_, err := s.Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	trials, _ := store.Trials(context.Background(), "s")
+	if len(trials) != 4 || trials[3].State != Interrupted {
+		t.Fatalf("after cancel: %d trials, last state %s", len(trials), trials[len(trials)-1].State)
+	}
+
+	// Resume: the interrupted config is measured first, the cap counts only
+	// finished trials.
+	s2 := newStudy(t, store, landscape(4), 2)
+	s2.MaxTrials = 8
+	res, err := s2.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trials) != 9 {
+		t.Fatalf("%d trials after resume, want 9 (8 finished + 1 interrupted)", len(res.Trials))
+	}
+	if r := res.Trials[4]; r.Kind != Retry || r.Params.Key() != cancelledParams.Key() {
+		t.Fatalf("trial 4 = %s %v, want a retry of %v", r.Kind, r.Params, cancelledParams)
+	}
+}
+
+func TestStudyKilledProcessRunningTrialIsRetried(t *testing.T) {
+	store := newMemStore()
+	// A killed process left trial 0 (the baseline) running.
+	_ = store.BeginTrial(context.Background(), Trial{Study: "s", Number: 0, State: Running, Kind: Baseline, Params: space.Config{}})
+	store.markInterrupted()
+	s := newStudy(t, store, landscape(5), 1)
+	s.MaxTrials = 2
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trials[1].Kind != Baseline || res.Baseline.Number != 1 {
+		t.Fatalf("trial 1 = %s, baseline = %d; want the baseline measured again", res.Trials[1].Kind, res.Baseline.Number)
+	}
+}
+
+func TestStudyBudget(t *testing.T) {
+	store := newMemStore()
+	now := time.Unix(0, 0)
+	obj := landscape(6)
+	s := newStudy(t, store, func(c context.Context, tr Trial) (Outcome, error) {
+		now = now.Add(10 * time.Minute) // every trial costs 10 minutes
+		return obj(c, tr)
+	}, 1)
+	s.Now = func() time.Time { return now }
+	s.Budget = time.Hour
+	s.Spent = 15 * time.Minute // from an earlier run
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 15 min spent; trials of 10 min fit while used+10 <= 60: 4 trials.
+	if res.Reason != StopBudget || len(res.Trials) != 4 {
+		t.Fatalf("reason %q, %d trials, want budget after 4", res.Reason, len(res.Trials))
+	}
+	if store.spent != 40*time.Minute || res.Spent != 55*time.Minute {
+		t.Fatalf("store spent %s, result spent %s", store.spent, res.Spent)
+	}
+}
+
+func TestStudyStorageErrorStops(t *testing.T) {
+	store := newMemStore()
+	store.failOn = 2
+	s := newStudy(t, store, landscape(7), 1)
+	s.MaxTrials = 10
+	if _, err := s.Run(context.Background()); err == nil {
+		t.Fatal("a storage error must stop the study")
+	}
+}
+
+func TestSamplerProposalsAreValid(t *testing.T) {
+	sp := space.Default()
+	if err := sp.Limit("innodb_buffer_pool_size", 3<<30); err != nil {
+		t.Fatal(err)
+	}
+	for _, mk := range []func(*space.Space, int64) (*Sampler, error){NewTPE, NewRandom} {
+		st, err := mk(sp, 42)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 40; i++ {
+			p, err := st.Ask(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sp.Validate(p.Config); err != nil {
+				t.Fatalf("proposal %d invalid: %v", i, err)
+			}
+			if err := st.Tell(context.Background(), p, float64(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package space
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Kind is the value type of a knob.
+type Kind int
+
+const (
+	// Int is an integer knob (a count, a percentage, IOPS).
+	Int Kind = iota
+	// Bytes is an integer size in bytes; rendered with K/M/G suffixes.
+	Bytes
+	// Float is a real-valued knob.
+	Float
+	// Enum is one of a fixed list of strings (Knob.Choices).
+	Enum
+	// Bool is ON or OFF.
+	Bool
+)
+
+// String returns the kind's name as used in docs and the knobs listing.
+func (k Kind) String() string {
+	switch k {
+	case Int:
+		return "int"
+	case Bytes:
+		return "bytes"
+	case Float:
+		return "float"
+	case Enum:
+		return "enum"
+	case Bool:
+		return "bool"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Scale tells how a numeric knob's range is searched.
+type Scale int
+
+const (
+	// Linear samples the range uniformly.
+	Linear Scale = iota
+	// Log samples the range uniformly in log space (sizes, counts spanning
+	// orders of magnitude).
+	Log
+)
+
+// Knob describes one tunable setting. Numeric ranges (Min, Max) are the
+// search range in the knob's unit (bytes for Bytes knobs); they lie inside
+// what the server accepts, per the manual page in Source.
+type Knob struct {
+	// Name is the server variable name with underscores, e.g.
+	// "innodb_buffer_pool_size". It is also the full option name written to
+	// my.cnf.
+	Name string
+	// Group is "innodb" or "server".
+	Group string
+	// Kind is the value type.
+	Kind Kind
+	// Min and Max bound the search range of numeric knobs (inclusive).
+	Min, Max float64
+	// Scale is the search scale of numeric knobs.
+	Scale Scale
+	// Step is the rounding granularity of Int and Bytes knobs (1 when 0).
+	Step int64
+	// Choices lists the values of Enum knobs in a fixed order; never reorder
+	// them, stored trials refer to values, samplers to positions.
+	Choices []string
+	// Default is the server's compiled-in default on MariaDB 10.11, in
+	// canonical form (bytes as an integer).
+	Default string
+	// Unit is the unit of numeric values: "bytes", "IOPS", "%", "threads", "".
+	Unit string
+	// Dynamic reports whether SET GLOBAL changes it without a restart.
+	Dynamic bool
+	// Source names the manual section that gives the range and default.
+	Source string
+	// Help is a one-line description.
+	Help string
+}
+
+// Normalize parses a value given by a user, a server or a sampler and
+// returns the knob's canonical form: integers in decimal (bytes as plain
+// integers, size suffixes K/M/G/T accepted), enums spelt as in Choices
+// (case-insensitive match), bools as "ON"/"OFF" (1/0/true/false accepted).
+// Numeric values are rounded to Step. It returns an error naming the knob,
+// the value and the accepted form when the value is malformed or outside
+// [Min, Max].
+func (k Knob) Normalize(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	switch k.Kind {
+	case Bool:
+		switch strings.ToUpper(v) {
+		case "ON", "1", "TRUE", "YES":
+			return "ON", nil
+		case "OFF", "0", "FALSE", "NO":
+			return "OFF", nil
+		}
+		return "", fmt.Errorf("knob %s: value %q: want ON or OFF", k.Name, v)
+	case Enum:
+		for _, c := range k.Choices {
+			if strings.EqualFold(c, v) {
+				return c, nil
+			}
+		}
+		return "", fmt.Errorf("knob %s: value %q: want one of %s", k.Name, v, strings.Join(k.Choices, ", "))
+	case Float:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return "", fmt.Errorf("knob %s: value %q: want a number in [%g, %g]", k.Name, v, k.Min, k.Max)
+		}
+		return k.FromFloat(f)
+	case Int, Bytes:
+		var f float64
+		if k.Kind == Bytes {
+			n, err := ParseBytes(v)
+			if err != nil {
+				return "", fmt.Errorf("knob %s: %w", k.Name, err)
+			}
+			f = float64(n)
+		} else {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return "", fmt.Errorf("knob %s: value %q: want an integer in [%g, %g]", k.Name, v, k.Min, k.Max)
+			}
+			f = float64(n)
+		}
+		return k.FromFloat(f)
+	}
+	return "", fmt.Errorf("knob %s: unknown kind %v", k.Name, k.Kind)
+}
+
+// FromFloat rounds a numeric value to the knob's Step and renders it in
+// canonical form. It returns an error when the rounded value lies outside
+// [Min, Max] or the knob is not numeric.
+func (k Knob) FromFloat(f float64) (string, error) {
+	switch k.Kind {
+	case Int, Bytes:
+		step := k.Step
+		if step <= 0 {
+			step = 1
+		}
+		n := int64(math.Round(f/float64(step))) * step
+		if float64(n) < k.Min || float64(n) > k.Max {
+			return "", fmt.Errorf("knob %s: value %s outside [%s, %s]", k.Name, k.format(float64(n)), k.format(k.Min), k.format(k.Max))
+		}
+		return strconv.FormatInt(n, 10), nil
+	case Float:
+		if f < k.Min || f > k.Max {
+			return "", fmt.Errorf("knob %s: value %g outside [%g, %g]", k.Name, f, k.Min, k.Max)
+		}
+		return strconv.FormatFloat(math.Round(f*1000)/1000, 'f', -1, 64), nil
+	}
+	return "", fmt.Errorf("knob %s: %v knob has no numeric value", k.Name, k.Kind)
+}
+
+// Float returns the numeric value of a canonical value of a numeric knob,
+// or the position in Choices (OFF=0, ON=1 for Bool) of a choice knob.
+func (k Knob) Float(canonical string) (float64, error) {
+	switch k.Kind {
+	case Bool:
+		if canonical == "ON" {
+			return 1, nil
+		}
+		return 0, nil
+	case Enum:
+		for i, c := range k.Choices {
+			if c == canonical {
+				return float64(i), nil
+			}
+		}
+		return 0, fmt.Errorf("knob %s: %q is not a choice", k.Name, canonical)
+	}
+	return strconv.ParseFloat(canonical, 64)
+}
+
+// Options returns the choices of an Enum or Bool knob (Bool: OFF, ON).
+func (k Knob) Options() []string {
+	if k.Kind == Bool {
+		return []string{"OFF", "ON"}
+	}
+	return k.Choices
+}
+
+// Render formats a canonical value for my.cnf: bytes with the largest exact
+// K/M/G suffix (134217728 → "128M"), everything else unchanged.
+func (k Knob) Render(canonical string) string {
+	if k.Kind != Bytes {
+		return canonical
+	}
+	n, err := strconv.ParseInt(canonical, 10, 64)
+	if err != nil {
+		return canonical
+	}
+	return FormatBytes(n)
+}
+
+func (k Knob) format(f float64) string {
+	if k.Kind == Bytes {
+		return FormatBytes(int64(f))
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// Range returns the search range as text ("64M..16G", "1..32", or the
+// choices joined by "|").
+func (k Knob) Range() string {
+	switch k.Kind {
+	case Enum, Bool:
+		return strings.Join(k.Options(), "|")
+	}
+	s := k.format(k.Min) + ".." + k.format(k.Max)
+	if k.Scale == Log {
+		s += " (log)"
+	}
+	return s
+}
+
+// ParseBytes parses a size as the MySQL option-file rules allow: an integer
+// with an optional K, M, G, T, P or E suffix (case-insensitive, powers of
+// 1024). It returns an error naming the value when it is malformed, negative
+// or overflows int64.
+func ParseBytes(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, fmt.Errorf("size %q: want an integer with an optional K, M, G or T suffix (e.g. 128M)", s)
+	}
+	mult := int64(1)
+	switch s[len(s)-1] {
+	case 'k', 'K':
+		mult = 1 << 10
+	case 'm', 'M':
+		mult = 1 << 20
+	case 'g', 'G':
+		mult = 1 << 30
+	case 't', 'T':
+		mult = 1 << 40
+	case 'p', 'P':
+		mult = 1 << 50
+	case 'e', 'E':
+		mult = 1 << 60
+	}
+	num := s
+	if mult > 1 {
+		num = s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("size %q: want a non-negative integer with an optional K, M, G or T suffix (e.g. 128M)", s)
+	}
+	if n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("size %q: too large", s)
+	}
+	return n * mult, nil
+}
+
+// FormatBytes renders n with the largest suffix (K, M, G, T) that divides it
+// exactly: 134217728 → "128M", 1000 → "1000".
+func FormatBytes(n int64) string {
+	units := []struct {
+		suffix string
+		size   int64
+	}{{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}}
+	for _, u := range units {
+		if n != 0 && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}

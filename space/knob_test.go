@@ -1,0 +1,168 @@
+package space
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func knob(t *testing.T, name string) Knob {
+	t.Helper()
+	k, ok := Default().Knob(name)
+	if !ok {
+		t.Fatalf("no knob %s", name)
+	}
+	return k
+}
+
+func TestNormalize(t *testing.T) {
+	tests := []struct {
+		knob, in, want, err string
+	}{
+		{"innodb_buffer_pool_size", "4G", "4294967296", ""},
+		{"innodb_buffer_pool_size", "128m", "134217728", ""},
+		{"innodb_buffer_pool_size", "134217728", "134217728", ""},
+		{"innodb_buffer_pool_size", "134217729", "134217728", ""}, // rounded to 1 MiB
+		{"innodb_buffer_pool_size", "1M", "", "outside [64M, 16G]"},
+		{"innodb_buffer_pool_size", "lots", "", `size "lots"`},
+		{"innodb_buffer_pool_size", "-5M", "", "non-negative"},
+		{"innodb_log_file_size", "1G", "1073741824", ""},
+		{"innodb_log_file_size", "8G", "", "outside"},
+		{"innodb_flush_log_at_trx_commit", "2", "2", ""},
+		{"innodb_flush_log_at_trx_commit", "3", "", "want one of 0, 1, 2"},
+		{"innodb_flush_method", "o_direct", "O_DIRECT", ""},
+		{"innodb_flush_method", "nosync", "", "want one of"},
+		{"innodb_doublewrite", "0", "OFF", ""},
+		{"innodb_doublewrite", "on", "ON", ""},
+		{"innodb_doublewrite", "maybe", "", "want ON or OFF"},
+		{"innodb_io_capacity", "2000", "2000", ""},
+		{"innodb_io_capacity", "50", "", "outside"},
+		{"innodb_io_capacity", "2k", "", "want an integer"},
+		{"innodb_max_dirty_pages_pct", "75.5", "75.5", ""},
+		{"innodb_max_dirty_pages_pct", "99.9", "", "outside"},
+		{"innodb_max_dirty_pages_pct", "NaN", "", "want a number"},
+		{"innodb_purge_threads", "32", "32", ""},
+		{"innodb_purge_threads", "0", "", "outside"},
+		{"innodb_change_buffering", "ALL", "all", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.knob+"="+tc.in, func(t *testing.T) {
+			got, err := knob(t, tc.knob).Normalize(tc.in)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), tc.knob) {
+					t.Fatalf("Normalize(%q) = %q, %v; want error naming the knob and containing %q", tc.in, got, err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("Normalize(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCatalogueDefaultsAreValid(t *testing.T) {
+	for _, k := range Catalogue() {
+		got, err := k.Normalize(k.Default)
+		if err != nil {
+			t.Errorf("%s: default %q invalid: %v", k.Name, k.Default, err)
+			continue
+		}
+		if got != k.Default {
+			t.Errorf("%s: default %q not canonical (normalises to %q)", k.Name, k.Default, got)
+		}
+		if k.Source == "" || k.Help == "" {
+			t.Errorf("%s: missing Source or Help", k.Name)
+		}
+		if strings.Contains(k.Name, "-") {
+			t.Errorf("%s: names use underscores", k.Name)
+		}
+	}
+	if n := len(Catalogue()); n != 12 {
+		t.Errorf("catalogue has %d knobs, want the 12 of the first space", n)
+	}
+}
+
+func TestBytes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{{"0", 0}, {"1k", 1024}, {"16M", 16 << 20}, {"4G", 4 << 30}, {"1T", 1 << 40}, {"1000", 1000}} {
+		got, err := ParseBytes(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "M", "1.5G", "9999999999999G", "12X"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q): want an error", bad)
+		}
+	}
+	for _, tc := range []struct {
+		in   int64
+		want string
+	}{{134217728, "128M"}, {4 << 30, "4G"}, {1000, "1000"}, {0, "0"}, {1536 << 10, "1536K"}} {
+		if got := FormatBytes(tc.in); got != tc.want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestWriteOptionsFullNamesInSpaceOrder(t *testing.T) {
+	sp := Default()
+	cfg, err := sp.Validate(Config{"innodb-flush-method": "fsync", "innodb_buffer_pool_size": "4G", "innodb_doublewrite": "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := sp.WriteOptions(&b, cfg); err != nil {
+		t.Fatal(err)
+	}
+	want := "innodb_buffer_pool_size = 4G\ninnodb_flush_method = fsync\ninnodb_doublewrite = OFF\n"
+	if b.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	if err := sp.WriteOptions(&b, Config{"innodb_read_ahead": "1"}); err == nil {
+		t.Fatal("unknown knob must be an error (it would prefix-match another option)")
+	}
+	if _, err := sp.Validate(Config{"nope": "1"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Fatalf("Validate unknown knob: %v", err)
+	}
+}
+
+func TestChangesAndLimit(t *testing.T) {
+	sp := Default()
+	c := Config{"innodb_buffer_pool_size": "134217728", "innodb_io_capacity": "1000"}
+	if got := sp.Changes(c); len(got) != 1 || got[0] != "innodb_io_capacity=1000" {
+		t.Fatalf("Changes = %v", got)
+	}
+	if err := sp.Limit("innodb_buffer_pool_size", float64(1<<30)); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := sp.Knob("innodb_buffer_pool_size")
+	if k.Max != float64(1<<30) {
+		t.Fatalf("Max = %g after Limit", k.Max)
+	}
+	if _, err := k.Normalize("2G"); err == nil {
+		t.Fatal("2G must be outside the limited range")
+	}
+	if err := sp.Limit("innodb_buffer_pool_size", 1); err == nil {
+		t.Fatal("limit under the minimum must fail")
+	}
+	if Default().Knobs()[0].Max == float64(1<<30) {
+		t.Fatal("Limit must not change other spaces")
+	}
+}
+
+func TestNewRejectsBadTables(t *testing.T) {
+	for _, ks := range [][]Knob{
+		{{Name: "a", Kind: Int, Min: 1, Max: 2}, {Name: "a", Kind: Int, Min: 1, Max: 2}},
+		{{Name: "b", Kind: Int, Min: 3, Max: 2}},
+		{{Name: "c", Kind: Bytes, Min: 0, Max: 2, Scale: Log}},
+		{{Name: "d", Kind: Enum}},
+	} {
+		if _, err := New(ks); err == nil {
+			t.Errorf("New(%v): want an error", ks)
+		}
+	}
+}

@@ -1,0 +1,814 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+	"github.com/pressly/goose/v3"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+var _ search.Store = (*DB)(nil)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Errors returned (wrapped) by DB methods; test with errors.Is.
+var (
+	// ErrNoStudy: the named study does not exist.
+	ErrNoStudy = errors.New("no such study")
+	// ErrStudyExists: CreateStudy with a name already taken.
+	ErrStudyExists = errors.New("study already exists")
+	// ErrTrialExists: BeginTrial with a number already used in the study.
+	ErrTrialExists = errors.New("trial number already used")
+	// ErrSchemaTooNew: the file was migrated by a newer program.
+	ErrSchemaTooNew = errors.New("schema is newer than this program supports")
+)
+
+// busyTimeout is how long a statement waits for another writer's lock
+// before failing with "database is locked" (also in the DSN, as ms).
+const busyTimeout = 5 * time.Second
+
+// timeLayout is RFC 3339 with exactly nine fractional digits, so that stored
+// times sort as text. time.RFC3339Nano parses it.
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// Study is one tuning study: a named series of trials against one server
+// with fixed benchmark and search settings.
+type Study struct {
+	// Name identifies the study; not empty.
+	Name string
+	// Settings is the benchmark and search settings as JSON text (or
+	// empty). It must never hold a password: CreateStudy and UpdateStudy
+	// refuse an object key that names a password ("password",
+	// "db_password", "passwd", "pwd"; any case, any depth) with a non-empty
+	// string value. Keys naming a source, like "password_env", are fine.
+	Settings string
+	// Seed seeds the search strategy.
+	Seed int64
+	// ServerVersion is SELECT VERSION() of the tuned server.
+	ServerVersion string
+	// Cores and RAMBytes describe the host the study runs on (RAM in
+	// bytes); both >= 0.
+	Cores    int
+	RAMBytes int64
+	// Created is when the study was created (stored to the nanosecond,
+	// read back in UTC).
+	Created time.Time
+	// Spent is the wall-clock budget used across all runs, stored as REAL
+	// seconds (kept to well under a microsecond).
+	Spent time.Duration
+}
+
+// DB is an open trials.db. It is safe for concurrent use by goroutines; all
+// calls share one SQLite connection.
+type DB struct {
+	sql  *sql.DB
+	path string
+}
+
+// Open opens the SQLite file at path, creating it if missing (its directory
+// must exist), and applies every pending schema migration. The special path
+// ":memory:" opens a private in-memory database (for tests).
+//
+// Open returns an error naming path when the file cannot be opened or
+// created, is not an SQLite database, cannot be put in WAL mode, a
+// migration fails, or the schema is newer than this program supports
+// (wrapping ErrSchemaTooNew).
+func Open(path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("storage: open: empty path")
+	}
+	fail := func(err error) error { return fmt.Errorf("storage: open %s: %w", path, err) }
+	sdb, err := sql.Open("sqlite3", dsn(path))
+	if err != nil {
+		return nil, fail(err)
+	}
+	// SQLite allows one writer at a time; a single connection serialises
+	// this process's statements instead of failing them with SQLITE_BUSY,
+	// and keeps a ":memory:" database alive.
+	sdb.SetMaxOpenConns(1)
+	sdb.SetMaxIdleConns(1)
+	sdb.SetConnMaxLifetime(0)
+	sdb.SetConnMaxIdleTime(0)
+	db := &DB{sql: sdb, path: path}
+	if err := db.init(context.Background()); err != nil {
+		sdb.Close()
+		return nil, fail(err)
+	}
+	return db, nil
+}
+
+// dsn returns the go-sqlite3 DSN for path: an SQLite URI with the
+// characters special in URIs escaped.
+func dsn(path string) string {
+	if path == ":memory:" {
+		return "file::memory:?_foreign_keys=on&_txlock=immediate"
+	}
+	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	return fmt.Sprintf("file:%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=on&_txlock=immediate",
+		esc, busyTimeout.Milliseconds())
+}
+
+func (db *DB) init(ctx context.Context) error {
+	var mode string
+	if err := db.sql.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return err
+	}
+	want := "wal"
+	if db.path == ":memory:" {
+		want = "memory"
+	}
+	if !strings.EqualFold(mode, want) {
+		return fmt.Errorf("journal mode is %q, want %q", mode, want)
+	}
+	var fk int
+	if err := db.sql.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
+		return err
+	}
+	if fk != 1 {
+		return errors.New("foreign keys are off")
+	}
+	return db.migrate(ctx)
+}
+
+// provider returns a goose provider over the embedded migrations.
+func (db *DB) provider() (*goose.Provider, error) {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(goose.DialectSQLite3, db.sql, sub,
+		goose.WithDisableGlobalRegistry(true))
+}
+
+// migrate applies the pending migrations.
+func (db *DB) migrate(ctx context.Context) error {
+	p, err := db.provider()
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		// Another process may have applied the same migration between
+		// our listing of applied versions and our applying it (the
+		// listing is not under the write lock). Listing again settles it.
+		if _, err2 := p.Up(ctx); err2 != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	have, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("schema version: %w", err)
+	}
+	if latest := LatestSchemaVersion(); have > latest {
+		return fmt.Errorf("%w: file at version %d, this program knows up to %d", ErrSchemaTooNew, have, latest)
+	}
+	return nil
+}
+
+// LatestSchemaVersion returns the version of the newest embedded migration.
+func LatestSchemaVersion() int64 {
+	entries, err := migrationFiles.ReadDir("migrations")
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	var latest int64
+	for _, e := range entries {
+		v, err := goose.NumericComponent(e.Name())
+		if err == nil && v > latest {
+			latest = v
+		}
+	}
+	return latest
+}
+
+// SchemaVersion returns the schema version of the open file (the highest
+// applied migration), or an error if it cannot be read.
+func (db *DB) SchemaVersion(ctx context.Context) (int64, error) {
+	p, err := db.provider()
+	if err != nil {
+		return 0, err
+	}
+	v, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("storage: schema version: %w", err)
+	}
+	return v, nil
+}
+
+// Path returns the path given to Open.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database. Calls after Close fail.
+func (db *DB) Close() error {
+	if err := db.sql.Close(); err != nil {
+		return fmt.Errorf("storage: close %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// inTx runs fn in one (immediate) transaction, committing when fn returns nil
+// and rolling back otherwise.
+func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// ---- studies ----
+
+const studyColumns = `name, settings, seed, server_version, host_cores, host_ram_bytes, created, spent_seconds`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanStudy(r scanner) (Study, error) {
+	var (
+		s       Study
+		created string
+		spent   float64
+	)
+	if err := r.Scan(&s.Name, &s.Settings, &s.Seed, &s.ServerVersion, &s.Cores, &s.RAMBytes, &created, &spent); err != nil {
+		return Study{}, err
+	}
+	t, err := time.Parse(time.RFC3339Nano, created)
+	if err != nil {
+		return Study{}, fmt.Errorf("study %q: created: %w", s.Name, err)
+	}
+	s.Created = t
+	s.Spent = seconds(spent)
+	return s, nil
+}
+
+// Study returns the study called name; found is false (with a nil error)
+// when there is none. The error reports a failed query.
+func (db *DB) Study(ctx context.Context, name string) (s Study, found bool, err error) {
+	row := db.sql.QueryRowContext(ctx, `SELECT `+studyColumns+` FROM studies WHERE name = ?`, name)
+	s, err = scanStudy(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Study{}, false, nil
+	}
+	if err != nil {
+		return Study{}, false, fmt.Errorf("storage: study %q: %w", name, err)
+	}
+	return s, true, nil
+}
+
+// CreateStudy inserts s. A zero s.Created is set to now. It returns an error
+// wrapping ErrStudyExists when the name is taken, and an error when the name
+// is empty, Settings is not JSON or holds a password, Cores or RAMBytes or
+// Spent is negative.
+func (db *DB) CreateStudy(ctx context.Context, s Study) error {
+	if err := checkStudy(s); err != nil {
+		return fmt.Errorf("storage: create study %q: %w", s.Name, err)
+	}
+	if s.Spent < 0 {
+		return fmt.Errorf("storage: create study %q: negative spent %v", s.Name, s.Spent)
+	}
+	if s.Created.IsZero() {
+		s.Created = time.Now()
+	}
+	created, err := timeText(s.Created)
+	if err != nil {
+		return fmt.Errorf("storage: create study %q: created: %w", s.Name, err)
+	}
+	_, err = db.sql.ExecContext(ctx, `INSERT INTO studies (`+studyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.Name, s.Settings, s.Seed, s.ServerVersion, s.Cores, s.RAMBytes, created, s.Spent.Seconds())
+	if isConstraint(err, sqlite3.ErrConstraintPrimaryKey, sqlite3.ErrConstraintUnique) {
+		return fmt.Errorf("storage: create study %q: %w", s.Name, ErrStudyExists)
+	}
+	if err != nil {
+		return fmt.Errorf("storage: create study %q: %w", s.Name, err)
+	}
+	return nil
+}
+
+// UpdateStudy sets the server version, settings and seed of the study
+// s.Name (other fields are ignored). It returns an error wrapping ErrNoStudy
+// when there is no such study, and an error when Settings is not JSON or
+// holds a password.
+func (db *DB) UpdateStudy(ctx context.Context, s Study) error {
+	if err := checkSettings(s.Settings); err != nil {
+		return fmt.Errorf("storage: update study %q: %w", s.Name, err)
+	}
+	res, err := db.sql.ExecContext(ctx, `UPDATE studies SET server_version = ?, settings = ?, seed = ? WHERE name = ?`,
+		s.ServerVersion, s.Settings, s.Seed, s.Name)
+	if err != nil {
+		return fmt.Errorf("storage: update study %q: %w", s.Name, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("storage: update study %q: %w", s.Name, err)
+	} else if n == 0 {
+		return fmt.Errorf("storage: update study %q: %w", s.Name, ErrNoStudy)
+	}
+	return nil
+}
+
+// Studies returns every study, oldest first (by Created, then name).
+func (db *DB) Studies(ctx context.Context) ([]Study, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+studyColumns+` FROM studies ORDER BY created, name`)
+	if err != nil {
+		return nil, fmt.Errorf("storage: studies: %w", err)
+	}
+	defer rows.Close()
+	var out []Study
+	for rows.Next() {
+		s, err := scanStudy(rows)
+		if err != nil {
+			return nil, fmt.Errorf("storage: studies: %w", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("storage: studies: %w", err)
+	}
+	return out, nil
+}
+
+// AddSpent adds d (>= 0) to the budget used by study, for time spent outside
+// trials. It returns an error wrapping ErrNoStudy when there is no such
+// study.
+func (db *DB) AddSpent(ctx context.Context, study string, d time.Duration) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error { return addSpent(ctx, tx, study, d) })
+	if err != nil {
+		return fmt.Errorf("storage: add spent to study %q: %w", study, err)
+	}
+	return nil
+}
+
+func addSpent(ctx context.Context, tx *sql.Tx, study string, d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("negative spent %v", d)
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE studies SET spent_seconds = spent_seconds + ? WHERE name = ?`, d.Seconds(), study)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return ErrNoStudy
+	}
+	return nil
+}
+
+func checkStudy(s Study) error {
+	if s.Name == "" {
+		return errors.New("empty name")
+	}
+	if s.Cores < 0 || s.RAMBytes < 0 {
+		return fmt.Errorf("negative host size (%d cores, %d bytes RAM)", s.Cores, s.RAMBytes)
+	}
+	return checkSettings(s.Settings)
+}
+
+// checkSettings accepts empty text or JSON without a password in it.
+func checkSettings(settings string) error {
+	if settings == "" {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal([]byte(settings), &v); err != nil {
+		return fmt.Errorf("settings are not JSON: %w", err)
+	}
+	if key := passwordKey(v); key != "" {
+		return fmt.Errorf("settings hold a password (key %q); store its source, never the value", key)
+	}
+	return nil
+}
+
+// namesPassword reports whether an object key names a password itself
+// ("password", "db_password", "passwd", "pwd") rather than where one comes
+// from ("password_env", "password_file").
+func namesPassword(key string) bool {
+	k := strings.ToLower(key)
+	return strings.HasSuffix(k, "password") || strings.HasSuffix(k, "passwd") || k == "pwd"
+}
+
+// passwordKey returns the first object key in v, at any depth, that names a
+// password and has a non-empty string value, or "".
+func passwordKey(v any) string {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if s, ok := v[k].(string); ok && s != "" && namesPassword(k) {
+				return k
+			}
+			if found := passwordKey(v[k]); found != "" {
+				return found
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if found := passwordKey(e); found != "" {
+				return found
+			}
+		}
+	}
+	return ""
+}
+
+// ---- trials ----
+
+const trialColumns = `study, number, state, kind, params, score, mean_tps, std_tps, p95_ms,
+	server_version, restarted, phases, failure, error_log, summary, started, ended`
+
+// trialArgs returns the values of trialColumns for t.
+func trialArgs(t search.Trial) ([]any, error) {
+	params := t.Params
+	if params == nil {
+		params = space.Config{}
+	}
+	pj, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("params: %w", err)
+	}
+	var phases any // NULL when nil
+	if t.Phases != nil {
+		b, err := json.Marshal(t.Phases)
+		if err != nil {
+			return nil, fmt.Errorf("phases: %w", err)
+		}
+		phases = string(b)
+	}
+	var score any // NULL unless complete
+	if t.State == search.Complete {
+		score = nullFloat(t.Score)
+	}
+	started, err := timeText(t.Started)
+	if err != nil {
+		return nil, fmt.Errorf("started: %w", err)
+	}
+	ended, err := timeText(t.Ended)
+	if err != nil {
+		return nil, fmt.Errorf("ended: %w", err)
+	}
+	return []any{
+		t.Study, t.Number, string(t.State), string(t.Kind), string(pj),
+		score, nullFloat(t.MeanTPS), nullFloat(t.StdTPS), nullFloat(t.P95MS),
+		t.ServerVersion, t.Restarted, phases, t.Failure, t.ErrorLog, t.Summary,
+		started, ended,
+	}, nil
+}
+
+func scanTrial(r scanner) (search.Trial, error) {
+	var (
+		t                     search.Trial
+		state, kind, params   string
+		score, mean, std, p95 sql.NullFloat64
+		phases                sql.NullString
+		started, ended        sql.NullString
+	)
+	err := r.Scan(&t.Study, &t.Number, &state, &kind, &params, &score, &mean, &std, &p95,
+		&t.ServerVersion, &t.Restarted, &phases, &t.Failure, &t.ErrorLog, &t.Summary, &started, &ended)
+	if err != nil {
+		return search.Trial{}, err
+	}
+	t.State, t.Kind = search.State(state), search.Kind(kind)
+	t.Params = space.Config{}
+	if err := json.Unmarshal([]byte(params), &t.Params); err != nil {
+		return search.Trial{}, fmt.Errorf("trial %d: params: %w", t.Number, err)
+	}
+	if phases.Valid {
+		if err := json.Unmarshal([]byte(phases.String), &t.Phases); err != nil {
+			return search.Trial{}, fmt.Errorf("trial %d: phases: %w", t.Number, err)
+		}
+	}
+	if t.State == search.Complete {
+		t.Score = floatOf(score)
+	}
+	t.MeanTPS, t.StdTPS, t.P95MS = floatOf(mean), floatOf(std), floatOf(p95)
+	if t.Started, err = parseTime(started); err != nil {
+		return search.Trial{}, fmt.Errorf("trial %d: started: %w", t.Number, err)
+	}
+	if t.Ended, err = parseTime(ended); err != nil {
+		return search.Trial{}, fmt.Errorf("trial %d: ended: %w", t.Number, err)
+	}
+	return t, nil
+}
+
+func checkTrial(t search.Trial) error {
+	if t.Number < 0 {
+		return fmt.Errorf("negative trial number %d", t.Number)
+	}
+	switch t.Kind {
+	case search.Baseline, search.Sampled, search.Retry:
+	default:
+		return fmt.Errorf("unknown kind %q", t.Kind)
+	}
+	return nil
+}
+
+// BeginTrial inserts t in state Running (whatever t.State says), with its
+// params, started time and whatever outcome fields are set. It returns an
+// error wrapping ErrTrialExists when the study already has a trial with
+// t.Number, wrapping ErrNoStudy when the study does not exist, and an error
+// for a negative number or an unknown kind.
+func (db *DB) BeginTrial(ctx context.Context, t search.Trial) error {
+	fail := func(err error) error {
+		return fmt.Errorf("storage: begin trial %d of study %q: %w", t.Number, t.Study, err)
+	}
+	t.State = search.Running
+	if err := checkTrial(t); err != nil {
+		return fail(err)
+	}
+	args, err := trialArgs(t)
+	if err != nil {
+		return fail(err)
+	}
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := studyExists(ctx, tx, t.Study); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO trials (`+trialColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+		if isConstraint(err, sqlite3.ErrConstraintPrimaryKey, sqlite3.ErrConstraintUnique) {
+			return ErrTrialExists
+		}
+		return err
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// FinishTrial records the end of t in one transaction: it writes t's state,
+// outcome fields, params and times to the trial row (inserting the row if
+// BeginTrial never ran), replaces the trial's samples with t.Samples, and
+// adds spent to the study's budget used. Either all of it is stored or
+// none.
+//
+// t.State must be Complete, Failed or Interrupted. Score is stored only for
+// Complete trials. It returns an error wrapping ErrNoStudy when the study
+// does not exist, and an error for a Running or unknown state, an unknown
+// kind, a negative number or spent, or phases that are not finite.
+func (db *DB) FinishTrial(ctx context.Context, t search.Trial, spent time.Duration) error {
+	fail := func(err error) error {
+		return fmt.Errorf("storage: finish trial %d of study %q: %w", t.Number, t.Study, err)
+	}
+	switch t.State {
+	case search.Complete, search.Failed, search.Interrupted:
+	default:
+		return fail(fmt.Errorf("cannot finish in state %q", t.State))
+	}
+	if err := checkTrial(t); err != nil {
+		return fail(err)
+	}
+	if spent < 0 {
+		return fail(fmt.Errorf("negative spent %v", spent))
+	}
+	args, err := trialArgs(t)
+	if err != nil {
+		return fail(err)
+	}
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := studyExists(ctx, tx, t.Study); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO trials (`+trialColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (study, number) DO UPDATE SET
+				state = excluded.state, kind = excluded.kind, params = excluded.params,
+				score = excluded.score, mean_tps = excluded.mean_tps, std_tps = excluded.std_tps,
+				p95_ms = excluded.p95_ms, server_version = excluded.server_version,
+				restarted = excluded.restarted, phases = excluded.phases, failure = excluded.failure,
+				error_log = excluded.error_log, summary = excluded.summary,
+				started = excluded.started, ended = excluded.ended`, args...)
+		if err != nil {
+			return fmt.Errorf("trial row: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE study = ? AND trial = ?`, t.Study, t.Number); err != nil {
+			return fmt.Errorf("samples: %w", err)
+		}
+		if len(t.Samples) > 0 {
+			stmt, err := tx.PrepareContext(ctx, `INSERT INTO samples
+				(study, trial, t, warmup, tps, qps, reads, writes, other, lat_pct, lat_ms, err_ps, reconn_ps)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			if err != nil {
+				return fmt.Errorf("samples: %w", err)
+			}
+			defer stmt.Close()
+			for i, s := range t.Samples {
+				_, err := stmt.ExecContext(ctx, t.Study, t.Number, nullFloat(s.T), s.Warmup,
+					nullFloat(s.TPS), nullFloat(s.QPS), nullFloat(s.Reads), nullFloat(s.Writes), nullFloat(s.Other),
+					nullFloat(s.LatPct), nullFloat(s.LatMS), nullFloat(s.ErrPS), nullFloat(s.ReconnPS))
+				if err != nil {
+					return fmt.Errorf("sample %d: %w", i, err)
+				}
+			}
+		}
+		if err := addSpent(ctx, tx, t.Study, spent); err != nil {
+			return fmt.Errorf("spent: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// MarkInterrupted sets every Running trial of study to Interrupted, in one
+// transaction, and returns those trials (with params, without samples)
+// ordered by number. A Running trial at start-up was left by a killed
+// process. The error reports a failed query; no trials are changed then.
+func (db *DB) MarkInterrupted(ctx context.Context, study string) ([]search.Trial, error) {
+	var out []search.Trial
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = queryTrials(ctx, tx, `WHERE study = ? AND state = ?`, study, string(search.Running))
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE trials SET state = ? WHERE study = ? AND state = ?`,
+			string(search.Interrupted), study, string(search.Running))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: mark interrupted trials of study %q: %w", study, err)
+	}
+	for i := range out {
+		out[i].State = search.Interrupted
+	}
+	return out, nil
+}
+
+// Trials returns every trial of study ordered by number, without samples;
+// none (and a nil error) for an unknown study.
+func (db *DB) Trials(ctx context.Context, study string) ([]search.Trial, error) {
+	out, err := queryTrials(ctx, db.sql, `WHERE study = ?`, study)
+	if err != nil {
+		return nil, fmt.Errorf("storage: trials of study %q: %w", study, err)
+	}
+	return out, nil
+}
+
+// Trial returns trial number of study without samples; found is false
+// (with a nil error) when there is none.
+func (db *DB) Trial(ctx context.Context, study string, number int) (t search.Trial, found bool, err error) {
+	out, err := queryTrials(ctx, db.sql, `WHERE study = ? AND number = ?`, study, number)
+	if err != nil {
+		return search.Trial{}, false, fmt.Errorf("storage: trial %d of study %q: %w", number, study, err)
+	}
+	if len(out) == 0 {
+		return search.Trial{}, false, nil
+	}
+	return out[0], true, nil
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func queryTrials(ctx context.Context, q querier, where string, args ...any) ([]search.Trial, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+trialColumns+` FROM trials `+where+` ORDER BY number`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []search.Trial
+	for rows.Next() {
+		t, err := scanTrial(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// Samples returns the per-second samples of trial number of study in the
+// order FinishTrial was given them; none (and a nil error) when the trial
+// has none or does not exist.
+func (db *DB) Samples(ctx context.Context, study string, number int) ([]search.Sample, error) {
+	fail := func(err error) error {
+		return fmt.Errorf("storage: samples of trial %d of study %q: %w", number, study, err)
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT t, warmup, tps, qps, reads, writes, other, lat_pct, lat_ms, err_ps, reconn_ps
+		FROM samples WHERE study = ? AND trial = ? ORDER BY id`, study, number)
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer rows.Close()
+	var out []search.Sample
+	for rows.Next() {
+		var (
+			s search.Sample
+			v [10]sql.NullFloat64
+		)
+		if err := rows.Scan(&v[0], &s.Warmup, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]); err != nil {
+			return nil, fail(err)
+		}
+		s.T, s.TPS, s.QPS = floatOf(v[0]), floatOf(v[1]), floatOf(v[2])
+		s.Reads, s.Writes, s.Other = floatOf(v[3]), floatOf(v[4]), floatOf(v[5])
+		s.LatPct, s.LatMS = floatOf(v[6]), floatOf(v[7])
+		s.ErrPS, s.ReconnPS = floatOf(v[8]), floatOf(v[9])
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(err)
+	}
+	return out, nil
+}
+
+// NextTrialNumber returns one more than the highest trial number of study,
+// or 0 when it has no trials.
+func (db *DB) NextTrialNumber(ctx context.Context, study string) (int, error) {
+	var n int
+	err := db.sql.QueryRowContext(ctx, `SELECT COALESCE(MAX(number) + 1, 0) FROM trials WHERE study = ?`, study).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("storage: next trial number of study %q: %w", study, err)
+	}
+	return n, nil
+}
+
+// ---- helpers ----
+
+func studyExists(ctx context.Context, tx *sql.Tx, study string) error {
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM studies WHERE name = ?`, study).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNoStudy
+	}
+	return err
+}
+
+// isConstraint reports whether err is an SQLite constraint violation with
+// one of the extended codes.
+func isConstraint(err error, codes ...sqlite3.ErrNoExtended) bool {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	for _, c := range codes {
+		if se.ExtendedCode == c {
+			return true
+		}
+	}
+	return false
+}
+
+// timeText formats t for storage: NULL for the zero time, else RFC 3339 UTC
+// with nine fractional digits. Years outside 0..9999 are an error.
+func timeText(t time.Time) (any, error) {
+	if t.IsZero() {
+		return nil, nil
+	}
+	u := t.UTC()
+	if y := u.Year(); y < 0 || y > 9999 {
+		return nil, fmt.Errorf("year %d out of range", y)
+	}
+	return u.Format(timeLayout), nil
+}
+
+// parseTime reverses timeText.
+func parseTime(s sql.NullString) (time.Time, error) {
+	if !s.Valid {
+		return time.Time{}, nil
+	}
+	return time.Parse(time.RFC3339Nano, s.String)
+}
+
+// nullFloat stores NaN as NULL (SQLite has no NaN).
+func nullFloat(f float64) any {
+	if math.IsNaN(f) {
+		return nil
+	}
+	return f
+}
+
+// floatOf reverses nullFloat.
+func floatOf(f sql.NullFloat64) float64 {
+	if !f.Valid {
+		return math.NaN()
+	}
+	return f.Float64
+}
+
+// seconds converts REAL seconds to a Duration, rounded to the nanosecond.
+func seconds(s float64) time.Duration {
+	return time.Duration(math.Round(s * float64(time.Second)))
+}
