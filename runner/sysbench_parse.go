@@ -99,7 +99,7 @@ func (iv Interval) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		plain
 		LatPct *float64 `json:"lat_pct"`
-	}{plain(iv), pctOrNil(iv.LatPct, iv.LatMS)})
+	}{plain(iv), sbPctOrNil(iv.LatPct, iv.LatMS)})
 }
 
 // Summary is the final report that sysbench prints when a run ends
@@ -196,10 +196,10 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		plain
 		LatPct *float64 `json:"lat_pct"`
-	}{plain(s), pctOrNil(s.LatPct, s.LatPctMS)})
+	}{plain(s), sbPctOrNil(s.LatPct, s.LatPctMS)})
 }
 
-func pctOrNil(pct float64, v *float64) *float64 {
+func sbPctOrNil(pct float64, v *float64) *float64 {
 	if v == nil {
 		return nil
 	}
@@ -436,19 +436,19 @@ func (e *MalformedLineError) Error() string {
 
 // Report sections (1.x and 0.4/0.5 headers).
 const (
-	secNone = iota
-	secSQL
-	secGeneral
-	secLatency
-	secFairness
-	secHistogram
+	sbSecNone = iota
+	sbSecSQL
+	sbSecGeneral
+	sbSecLatency
+	sbSecFairness
+	sbSecHistogram
 )
 
 // Subsections.
 const (
-	subNone = iota
-	subQueries
-	subPerRequest
+	sbSubNone = iota
+	sbSubQueries
+	sbSubPerRequest
 )
 
 // SysbenchParser parses sysbench output line by line, so a runner can stream
@@ -472,34 +472,34 @@ func NewSysbenchParser() *SysbenchParser {
 
 var (
 	// "[ 10s ] " (1.x log_timestamp) or "[  10s] " (0.5).
-	reTimestamp = regexp.MustCompile(`^\[\s*(\d{1,12}(?:\.\d{1,9})?)s\s*\]\s*(.*)$`)
-	reQueue     = regexp.MustCompile(`^queue length: (\d{1,18}), concurrency: (\d{1,18})$`)
-	reBanner    = regexp.MustCompile(`^sysbench (\d[^\s:]*):?(?:\s|$)`)
-	reCount     = regexp.MustCompile(`^(\d{1,19})$`)
-	reCountRate = regexp.MustCompile(`^(\d{1,19})\s*\(\s*(\d+(?:\.\d+)?) per sec\.\)$`)
-	reNumber    = regexp.MustCompile(`^\d+(?:\.\d+)?$`)
-	reAvgStddev = regexp.MustCompile(`^(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)$`)
-	rePctLabel  = regexp.MustCompile(`^(?:(\d{1,3})th percentile|approx\. (\d{1,3}) percentile)$`)
-	reSpaces    = regexp.MustCompile(`\s+`)
+	sbReTimestamp = regexp.MustCompile(`^\[\s*(\d{1,12}(?:\.\d{1,9})?)s\s*\]\s*(.*)$`)
+	sbReQueue     = regexp.MustCompile(`^queue length: (\d{1,18}), concurrency: (\d{1,18})$`)
+	sbReBanner    = regexp.MustCompile(`^sysbench (\d[^\s:]*):?(?:\s|$)`)
+	sbReCount     = regexp.MustCompile(`^(\d{1,19})$`)
+	sbReCountRate = regexp.MustCompile(`^(\d{1,19})\s*\(\s*(\d+(?:\.\d+)?) per sec\.\)$`)
+	sbReNumber    = regexp.MustCompile(`^\d+(?:\.\d+)?$`)
+	sbReAvgStddev = regexp.MustCompile(`^(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)$`)
+	sbRePctLabel  = regexp.MustCompile(`^(?:(\d{1,3})th percentile|approx\. (\d{1,3}) percentile)$`)
+	sbReSpaces    = regexp.MustCompile(`\s+`)
 
 	// Header lines.
-	reThreads      = regexp.MustCompile(`^Number of threads: (.*)$`)
-	reRate         = regexp.MustCompile(`^Target transaction rate: (.*)/sec$`)
-	reReportEvery  = regexp.MustCompile(`^Report intermediate results every (.*) second\(s\)$`)
-	reLegacyRun    = regexp.MustCompile(`^Running (\w+) OLTP test$`)
-	reLegacyDist   = regexp.MustCompile(`^Using (\w+) distribution`)
-	reLastRepeated = regexp.MustCompile(`^\(last message repeated \d+ times\)$`)
-	reUnfinished   = regexp.MustCompile(`^Number of unfinished transactions on forced shutdown: (.*)$`)
-	reHistRow      = regexp.MustCompile(`^(?:value\s+-+ distribution -+\s+count|\d+(?:\.\d+)?\s+\|\**\s+\d+)$`)
+	sbReThreads      = regexp.MustCompile(`^Number of threads: (.*)$`)
+	sbReRate         = regexp.MustCompile(`^Target transaction rate: (.*)/sec$`)
+	sbReReportEvery  = regexp.MustCompile(`^Report intermediate results every (.*) second\(s\)$`)
+	sbReLegacyRun    = regexp.MustCompile(`^Running (\w+) OLTP test$`)
+	sbReLegacyDist   = regexp.MustCompile(`^Using (\w+) distribution`)
+	sbReLastRepeated = regexp.MustCompile(`^\(last message repeated \d+ times\)$`)
+	sbReUnfinished   = regexp.MustCompile(`^Number of unfinished transactions on forced shutdown: (.*)$`)
+	sbReHistRow      = regexp.MustCompile(`^(?:value\s+-+ distribution -+\s+count|\d+(?:\.\d+)?\s+\|\**\s+\d+)$`)
 
 	// Error numbers in failure lines, tried in this order.
-	reErrReturned = regexp.MustCompile(`returned error (\d{1,9})\b`)                   // drv_mysql.c check_error
-	reErrErrno    = regexp.MustCompile(`errno = (\d{1,9})(?:, state = '([^']*)')?`)    // Lua SQL error
-	reErrMySQL    = regexp.MustCompile(`MySQL error: (\d{1,9})\b`)                     // drv_mysql.c prepare/bind
-	reErrGeneric  = regexp.MustCompile(`(?i)\berror:?\s+(\d{1,9})\b`)                  // "error 2002: ..." (connect), 0.4/0.5 shapes
-	reErrState    = regexp.MustCompile(`state = '([^']*)'`)                            // SQLSTATE anywhere
-	rePhase       = regexp.MustCompile("`(\\w+)' function failed")                     // sb_lua.c call errors
-	reInitFailed  = regexp.MustCompile(`Thread initialization failed!|Worker threads failed to initialize`)
+	sbReErrReturned = regexp.MustCompile(`returned error (\d{1,9})\b`)                // drv_mysql.c check_error
+	sbReErrErrno    = regexp.MustCompile(`errno = (\d{1,9})(?:, state = '([^']*)')?`) // Lua SQL error
+	sbReErrMySQL    = regexp.MustCompile(`MySQL error: (\d{1,9})\b`)                  // drv_mysql.c prepare/bind
+	sbReErrGeneric  = regexp.MustCompile(`(?i)\berror:?\s+(\d{1,9})\b`)               // "error 2002: ..." (connect), 0.4/0.5 shapes
+	sbReErrState    = regexp.MustCompile(`state = '([^']*)'`)                         // SQLSTATE anywhere
+	sbRePhase       = regexp.MustCompile("`(\\w+)' function failed")                  // sb_lua.c call errors
+	sbReInitFailed  = regexp.MustCompile(`Thread initialization failed!|Worker threads failed to initialize`)
 )
 
 // Feed consumes one line (without trailing newline). It returns a non-nil *Interval
@@ -520,14 +520,14 @@ func (p *SysbenchParser) Feed(line string) (*Interval, error) {
 func (p *SysbenchParser) feed(line string) (*Interval, error) {
 	trimmed := strings.TrimSpace(line)
 	if trimmed == "" {
-		p.section, p.sub = secNone, subNone
+		p.section, p.sub = sbSecNone, sbSubNone
 		return nil, nil
 	}
 
 	// Failure lines. A FATAL written by another thread (stderr) may be
 	// glued to the end of a stdout line; the part before it is parsed
 	// on its own.
-	if i := indexFailure(line); i >= 0 {
+	if i := sbIndexFailure(line); i >= 0 {
 		p.addFailure(strings.TrimSpace(line[i:]))
 		if head := strings.TrimSpace(line[:i]); head != "" {
 			return p.feed(head)
@@ -547,7 +547,7 @@ func (p *SysbenchParser) feed(line string) (*Interval, error) {
 		return nil, nil // --debug / --mysql-debug chatter
 	}
 
-	if m := reTimestamp.FindStringSubmatch(trimmed); m != nil {
+	if m := sbReTimestamp.FindStringSubmatch(trimmed); m != nil {
 		iv, handled, err := p.timestamped(trimmed, m[1], m[2])
 		if handled || err != nil {
 			return iv, err
@@ -556,18 +556,18 @@ func (p *SysbenchParser) feed(line string) (*Interval, error) {
 		return nil, nil
 	}
 
-	if m := reBanner.FindStringSubmatch(trimmed); m != nil {
+	if m := sbReBanner.FindStringSubmatch(trimmed); m != nil {
 		if p.out.Version == "" {
 			p.out.Version = m[1]
 		}
 		return nil, nil
 	}
 
-	if p.section == secHistogram {
-		if reHistRow.MatchString(trimmed) {
+	if p.section == sbSecHistogram {
+		if sbReHistRow.MatchString(trimmed) {
 			return nil, nil
 		}
-		p.section = secNone
+		p.section = sbSecNone
 	}
 
 	if handled, err := p.reportLine(trimmed); handled || err != nil {
@@ -580,8 +580,8 @@ func (p *SysbenchParser) feed(line string) (*Interval, error) {
 	return nil, nil
 }
 
-// indexFailure returns the index of a "FATAL:" or "ALERT:" marker, or -1.
-func indexFailure(line string) int {
+// sbIndexFailure returns the index of a "FATAL:" or "ALERT:" marker, or -1.
+func sbIndexFailure(line string) int {
 	i := strings.Index(line, "FATAL:")
 	if j := strings.Index(line, "ALERT:"); j >= 0 && (i < 0 || j < i) {
 		i = j
@@ -606,7 +606,7 @@ func (p *SysbenchParser) addFailure(text string) {
 // failure extracts the error number, SQLSTATE and phase of a failure line.
 func (p *SysbenchParser) failure(text string) Failure {
 	f := Failure{Line: p.line, Text: text}
-	for _, re := range []*regexp.Regexp{reErrReturned, reErrErrno, reErrMySQL, reErrGeneric} {
+	for _, re := range []*regexp.Regexp{sbReErrReturned, sbReErrErrno, sbReErrMySQL, sbReErrGeneric} {
 		if m := re.FindStringSubmatch(text); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				f.MySQLErrno, f.HasErrno = n, true
@@ -614,12 +614,12 @@ func (p *SysbenchParser) failure(text string) Failure {
 			break
 		}
 	}
-	if m := reErrState.FindStringSubmatch(text); m != nil {
+	if m := sbReErrState.FindStringSubmatch(text); m != nil {
 		f.SQLState = m[1]
 	}
-	if m := rePhase.FindStringSubmatch(text); m != nil {
+	if m := sbRePhase.FindStringSubmatch(text); m != nil {
 		f.Phase = m[1]
-	} else if reInitFailed.MatchString(text) {
+	} else if sbReInitFailed.MatchString(text) {
 		f.Phase = PhaseThreadInit
 	}
 	return f
@@ -636,20 +636,20 @@ func (p *SysbenchParser) timestamped(line, ts, body string) (*Interval, bool, er
 	switch {
 	case strings.HasPrefix(body, "thds:"):
 		p.closeReport()
-		iv, err := parseInterval1x(body)
+		iv, err := sbParseInterval1x(body)
 		if err != nil {
 			return nil, true, p.malformed(line, "malformed interval line: %v", err)
 		}
 		return p.addInterval(t, iv), true, nil
 	case strings.HasPrefix(body, "threads:"):
 		p.closeReport()
-		iv, err := parseInterval05(body)
+		iv, err := sbParseInterval05(body)
 		if err != nil {
 			return nil, true, p.malformed(line, "malformed interval line: %v", err)
 		}
 		return p.addInterval(t, iv), true, nil
 	case strings.HasPrefix(body, "queue length:"):
-		m := reQueue.FindStringSubmatch(body)
+		m := sbReQueue.FindStringSubmatch(body)
 		if m == nil {
 			return nil, true, p.malformed(line, "malformed queue length line")
 		}
@@ -681,12 +681,12 @@ func (p *SysbenchParser) addInterval(t float64, iv Interval) *Interval {
 	return &cp
 }
 
-// parseInterval1x parses the body of a 1.x interval line by its labels:
+// sbParseInterval1x parses the body of a 1.x interval line by its labels:
 // "thds: N tps: X qps: X (r/w/o: R/W/O) lat (ms,P%): X err/s[:] X
 // reconn/s: X", or the non-SQL "thds: N eps: X lat (ms,P%): X".
-func parseInterval1x(body string) (Interval, error) {
+func sbParseInterval1x(body string) (Interval, error) {
 	var iv Interval
-	sc := &scanner{s: body}
+	sc := &sbScanner{s: body}
 	seen := map[string]bool{}
 	for {
 		sc.skipSpaces()
@@ -798,10 +798,10 @@ func parseInterval1x(body string) (Interval, error) {
 	return iv, nil
 }
 
-// parseInterval05 parses the body of a 0.5 interval line: "threads: N, tps:
+// sbParseInterval05 parses the body of a 0.5 interval line: "threads: N, tps:
 // X, reads: X, writes: X, response time: Xms (P%), errors: X, reconnects:
 // X" (early 0.5 prints "reads/s:"/"writes/s:" and no errors/reconnects).
-func parseInterval05(body string) (Interval, error) {
+func sbParseInterval05(body string) (Interval, error) {
 	var iv Interval
 	seen := map[string]bool{}
 	for _, item := range strings.Split(body, ",") {
@@ -814,27 +814,27 @@ func parseInterval05(body string) (Interval, error) {
 		var err error
 		switch label {
 		case "threads":
-			iv.Threads, err = parseIntStrict(val)
+			iv.Threads, err = sbParseIntStrict(val)
 		case "tps":
-			iv.TPS, err = parseFloatStrict(val)
+			iv.TPS, err = sbParseFloatStrict(val)
 		case "reads", "reads/s":
 			label = "reads"
-			iv.Reads, err = parseFloatStrict(val)
+			iv.Reads, err = sbParseFloatStrict(val)
 		case "writes", "writes/s":
 			label = "writes"
-			iv.Writes, err = parseFloatStrict(val)
+			iv.Writes, err = sbParseFloatStrict(val)
 		case "errors":
-			iv.ErrPS, err = parseFloatStrict(val)
+			iv.ErrPS, err = sbParseFloatStrict(val)
 		case "reconnects":
-			iv.ReconnPS, err = parseFloatStrict(val)
+			iv.ReconnPS, err = sbParseFloatStrict(val)
 		case "response time":
 			v, pct, ok := strings.Cut(val, "ms (")
 			if !ok || !strings.HasSuffix(pct, "%)") {
 				return iv, fmt.Errorf("response time: want \"Xms (P%%)\", got %q", val)
 			}
 			var ms float64
-			if ms, err = parseFloatStrict(v); err == nil {
-				iv.LatPct, err = parseFloatStrict(strings.TrimSuffix(pct, "%)"))
+			if ms, err = sbParseFloatStrict(v); err == nil {
+				iv.LatPct, err = sbParseFloatStrict(strings.TrimSuffix(pct, "%)"))
 				if err == nil && iv.LatPct > 0 {
 					iv.LatMS = &ms
 				}
@@ -858,28 +858,28 @@ func parseInterval05(body string) (Interval, error) {
 	return iv, nil
 }
 
-// scanner walks an interval line body.
-type scanner struct {
+// sbScanner walks an interval line body.
+type sbScanner struct {
 	s   string
 	pos int
 }
 
-func (sc *scanner) done() bool   { return sc.pos >= len(sc.s) }
-func (sc *scanner) rest() string { return sc.s[sc.pos:] }
+func (sc *sbScanner) done() bool   { return sc.pos >= len(sc.s) }
+func (sc *sbScanner) rest() string { return sc.s[sc.pos:] }
 
-func (sc *scanner) skipSpaces() {
+func (sc *sbScanner) skipSpaces() {
 	for sc.pos < len(sc.s) && (sc.s[sc.pos] == ' ' || sc.s[sc.pos] == '\t') {
 		sc.pos++
 	}
 }
 
 // eat consumes prefix (after optional spaces) when it follows.
-func (sc *scanner) eat(prefix string) bool {
+func (sc *sbScanner) eat(prefix string) bool {
 	sc.skipSpaces()
 	return sc.eatExact(prefix)
 }
 
-func (sc *scanner) eatExact(prefix string) bool {
+func (sc *sbScanner) eatExact(prefix string) bool {
 	if strings.HasPrefix(sc.s[sc.pos:], prefix) {
 		sc.pos += len(prefix)
 		return true
@@ -889,10 +889,10 @@ func (sc *scanner) eatExact(prefix string) bool {
 
 // number consumes an unsigned decimal number "D+[.D+]" after optional
 // spaces; sysbench prints rates with "%4.2f" (no sign, no exponent).
-func (sc *scanner) number() (string, error) {
+func (sc *sbScanner) number() (string, error) {
 	sc.skipSpaces()
 	start := sc.pos
-	for sc.pos < len(sc.s) && isDigit(sc.s[sc.pos]) {
+	for sc.pos < len(sc.s) && sbIsDigit(sc.s[sc.pos]) {
 		sc.pos++
 	}
 	if sc.pos == start {
@@ -901,7 +901,7 @@ func (sc *scanner) number() (string, error) {
 	if sc.pos < len(sc.s) && sc.s[sc.pos] == '.' {
 		sc.pos++
 		fracStart := sc.pos
-		for sc.pos < len(sc.s) && isDigit(sc.s[sc.pos]) {
+		for sc.pos < len(sc.s) && sbIsDigit(sc.s[sc.pos]) {
 			sc.pos++
 		}
 		if sc.pos == fracStart {
@@ -915,12 +915,12 @@ func (sc *scanner) number() (string, error) {
 	return sc.s[start:sc.pos], nil
 }
 
-func (sc *scanner) float(dst *float64) error {
+func (sc *sbScanner) float(dst *float64) error {
 	v, err := sc.number()
 	if err != nil {
 		return err
 	}
-	f, err := parseFloatStrict(v)
+	f, err := sbParseFloatStrict(v)
 	if err != nil {
 		return err
 	}
@@ -928,12 +928,12 @@ func (sc *scanner) float(dst *float64) error {
 	return nil
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func sbIsDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// parseFloatStrict accepts only "D+[.D+]" and finite values, so that
+// sbParseFloatStrict accepts only "D+[.D+]" and finite values, so that
 // "NaN", "Inf" or exponents (which sysbench never prints) are rejected.
-func parseFloatStrict(s string) (float64, error) {
-	if !reNumber.MatchString(s) {
+func sbParseFloatStrict(s string) (float64, error) {
+	if !sbReNumber.MatchString(s) {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -943,8 +943,8 @@ func parseFloatStrict(s string) (float64, error) {
 	return f, nil
 }
 
-func parseIntStrict(s string) (int, error) {
-	if !reCount.MatchString(s) {
+func sbParseIntStrict(s string) (int, error) {
+	if !sbReCount.MatchString(s) {
 		return 0, fmt.Errorf("%q is not an integer", s)
 	}
 	n, err := strconv.Atoi(s)
@@ -954,8 +954,8 @@ func parseIntStrict(s string) (int, error) {
 	return n, nil
 }
 
-func parseCount(s string) (int64, error) {
-	if !reCount.MatchString(s) {
+func sbParseCount(s string) (int64, error) {
+	if !sbReCount.MatchString(s) {
 		return 0, fmt.Errorf("%q is not a count", s)
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
@@ -965,27 +965,27 @@ func parseCount(s string) (int64, error) {
 	return n, nil
 }
 
-// parseCountRate parses "N  (X per sec.)"; sysbench pads N with "%-6" so
+// sbParseCountRate parses "N  (X per sec.)"; sysbench pads N with "%-6" so
 // one or many spaces precede "(".
-func parseCountRate(s string) (int64, float64, error) {
-	m := reCountRate.FindStringSubmatch(s)
+func sbParseCountRate(s string) (int64, float64, error) {
+	m := sbReCountRate.FindStringSubmatch(s)
 	if m == nil {
 		return 0, 0, fmt.Errorf("want \"N (X per sec.)\", got %q", s)
 	}
-	n, err := parseCount(m[1])
+	n, err := sbParseCount(m[1])
 	if err != nil {
 		return 0, 0, err
 	}
-	r, err := parseFloatStrict(m[2])
+	r, err := sbParseFloatStrict(m[2])
 	if err != nil {
 		return 0, 0, err
 	}
 	return n, r, nil
 }
 
-// parseUnit parses a number with an optional unit suffix.
-func parseUnit(s, unit string) (float64, error) {
-	return parseFloatStrict(strings.TrimSpace(strings.TrimSuffix(s, unit)))
+// sbParseUnit parses a number with an optional unit suffix.
+func sbParseUnit(s, unit string) (float64, error) {
+	return sbParseFloatStrict(strings.TrimSpace(strings.TrimSuffix(s, unit)))
 }
 
 // headerLine handles the banner-to-"Threads started!" block and the 0.4
@@ -1017,42 +1017,42 @@ func (p *SysbenchParser) headerLine(line string) (bool, error) {
 		p.legacy().SkipTrx = true
 		return true, nil
 	case "Latency histogram (values are in milliseconds)":
-		p.section, p.sub = secHistogram, subNone
+		p.section, p.sub = sbSecHistogram, sbSubNone
 		return true, nil
 	}
-	if m := reThreads.FindStringSubmatch(line); m != nil {
-		n, err := parseIntStrict(m[1])
+	if m := sbReThreads.FindStringSubmatch(line); m != nil {
+		n, err := sbParseIntStrict(m[1])
 		if err != nil {
 			return true, p.malformed(line, "number of threads: %v", err)
 		}
 		p.out.Threads = n
 		return true, nil
 	}
-	if m := reRate.FindStringSubmatch(line); m != nil {
-		n, err := parseIntStrict(m[1])
+	if m := sbReRate.FindStringSubmatch(line); m != nil {
+		n, err := sbParseIntStrict(m[1])
 		if err != nil {
 			return true, p.malformed(line, "target transaction rate: %v", err)
 		}
 		p.out.TargetRateTPS = n
 		return true, nil
 	}
-	if m := reReportEvery.FindStringSubmatch(line); m != nil {
-		n, err := parseIntStrict(m[1])
+	if m := sbReReportEvery.FindStringSubmatch(line); m != nil {
+		n, err := sbParseIntStrict(m[1])
 		if err != nil {
 			return true, p.malformed(line, "report interval: %v", err)
 		}
 		p.out.ReportIntervalS = n
 		return true, nil
 	}
-	if m := reLegacyRun.FindStringSubmatch(line); m != nil {
+	if m := sbReLegacyRun.FindStringSubmatch(line); m != nil {
 		p.legacy().OLTPMode = m[1]
 		return true, nil
 	}
-	if m := reLegacyDist.FindStringSubmatch(line); m != nil {
+	if m := sbReLegacyDist.FindStringSubmatch(line); m != nil {
 		p.legacy().Distribution = m[1]
 		return true, nil
 	}
-	if reLastRepeated.MatchString(line) ||
+	if sbReLastRepeated.MatchString(line) ||
 		strings.HasPrefix(line, "Initializing random number generator from seed") ||
 		strings.HasPrefix(line, "Report checkpoint(s) at ") ||
 		strings.HasPrefix(line, "Forcing shutdown in ") ||
@@ -1075,46 +1075,46 @@ func (p *SysbenchParser) legacy() *LegacyTestMode {
 func (p *SysbenchParser) reportLine(line string) (bool, error) {
 	switch line {
 	case "SQL statistics:", "OLTP test statistics:":
-		p.beginSection(secSQL)
+		p.beginSection(sbSecSQL)
 		return true, nil
 	case "General statistics:", "Test execution summary:":
-		p.beginSection(secGeneral)
+		p.beginSection(sbSecGeneral)
 		return true, nil
 	case "Latency (ms):":
-		p.beginSection(secLatency)
+		p.beginSection(sbSecLatency)
 		return true, nil
 	case "Threads fairness:":
-		p.beginSection(secFairness)
+		p.beginSection(sbSecFairness)
 		return true, nil
 	case "queries performed:":
-		if p.section == secSQL {
-			p.sub = subQueries
+		if p.section == sbSecSQL {
+			p.sub = sbSubQueries
 			return true, nil
 		}
 		return false, nil
 	case "per-request statistics:":
-		if p.section == secGeneral {
-			p.sub = subPerRequest
+		if p.section == sbSecGeneral {
+			p.sub = sbSubPerRequest
 			return true, nil
 		}
 		return false, nil
 	}
-	if m := reUnfinished.FindStringSubmatch(line); m != nil {
-		n, err := parseCount(m[1])
+	if m := sbReUnfinished.FindStringSubmatch(line); m != nil {
+		n, err := sbParseCount(m[1])
 		if err != nil {
 			return true, p.malformed(line, "unfinished transactions: %v", err)
 		}
 		p.report().UnfinishedOnShutdown = n
 		return true, nil
 	}
-	if p.section == secNone || p.cur == nil {
+	if p.section == sbSecNone || p.cur == nil {
 		return false, nil
 	}
 	rawLabel, val, ok := strings.Cut(line, ":")
 	if !ok {
 		return false, nil
 	}
-	label := reSpaces.ReplaceAllString(strings.TrimSpace(rawLabel), " ")
+	label := sbReSpaces.ReplaceAllString(strings.TrimSpace(rawLabel), " ")
 	val = strings.TrimSpace(val)
 	s := p.cur
 	bad := func(err error) (bool, error) {
@@ -1122,14 +1122,14 @@ func (p *SysbenchParser) reportLine(line string) (bool, error) {
 	}
 	var err error
 	switch p.section {
-	case secSQL:
+	case sbSecSQL:
 		switch label {
 		case "read", "write", "other", "total":
-			if p.sub != subQueries {
+			if p.sub != sbSubQueries {
 				return false, nil
 			}
 			var n int64
-			if n, err = parseCount(val); err != nil {
+			if n, err = sbParseCount(val); err != nil {
 				return bad(err)
 			}
 			switch label {
@@ -1143,82 +1143,82 @@ func (p *SysbenchParser) reportLine(line string) (bool, error) {
 				s.Queries = n
 			}
 		case "transactions":
-			s.Transactions, s.TPS, err = parseCountRate(val)
+			s.Transactions, s.TPS, err = sbParseCountRate(val)
 		case "queries":
-			s.Queries, s.QPS, err = parseCountRate(val)
+			s.Queries, s.QPS, err = sbParseCountRate(val)
 		case "ignored errors":
-			s.IgnoredErrors, s.IgnoredErrorsPS, err = parseCountRate(val)
+			s.IgnoredErrors, s.IgnoredErrorsPS, err = sbParseCountRate(val)
 		case "reconnects":
-			s.Reconnects, s.ReconnectsPS, err = parseCountRate(val)
+			s.Reconnects, s.ReconnectsPS, err = sbParseCountRate(val)
 		case "deadlocks":
-			s.Deadlocks, s.DeadlocksPS, err = parseCountRate(val)
+			s.Deadlocks, s.DeadlocksPS, err = sbParseCountRate(val)
 		case "read/write requests":
-			s.RWRequests, s.RWRequestsPS, err = parseCountRate(val)
+			s.RWRequests, s.RWRequestsPS, err = sbParseCountRate(val)
 		case "other operations":
-			s.OtherOperations, s.OtherOperationsPS, err = parseCountRate(val)
+			s.OtherOperations, s.OtherOperationsPS, err = sbParseCountRate(val)
 		default:
 			return false, nil
 		}
-	case secGeneral, secLatency:
+	case sbSecGeneral, sbSecLatency:
 		switch label {
 		case "total time":
-			if p.section != secGeneral {
+			if p.section != sbSecGeneral {
 				return false, nil
 			}
-			s.TotalTimeS, err = parseUnit(val, "s")
+			s.TotalTimeS, err = sbParseUnit(val, "s")
 		case "total number of events":
-			if p.section != secGeneral {
+			if p.section != sbSecGeneral {
 				return false, nil
 			}
-			s.Events, err = parseCount(val)
+			s.Events, err = sbParseCount(val)
 		case "total time taken by event execution":
-			if p.section != secGeneral {
+			if p.section != sbSecGeneral {
 				return false, nil
 			}
-			s.EventExecTimeS, err = parseUnit(val, "s")
+			s.EventExecTimeS, err = sbParseUnit(val, "s")
 		default:
-			if p.section != secLatency && p.sub != subPerRequest {
+			if p.section != sbSecLatency && p.sub != sbSubPerRequest {
 				return false, nil
 			}
 			switch label {
 			case "min":
-				s.LatMinMS, err = parseUnit(val, "ms")
+				s.LatMinMS, err = sbParseUnit(val, "ms")
 			case "avg":
-				s.LatAvgMS, err = parseUnit(val, "ms")
+				s.LatAvgMS, err = sbParseUnit(val, "ms")
 			case "max":
-				s.LatMaxMS, err = parseUnit(val, "ms")
+				s.LatMaxMS, err = sbParseUnit(val, "ms")
 			case "sum":
-				s.LatSumMS, err = parseUnit(val, "ms")
+				s.LatSumMS, err = sbParseUnit(val, "ms")
 			case "percentile stats":
 				if val != "disabled" {
 					return bad(fmt.Errorf("want \"disabled\", got %q", val))
 				}
 				s.LatPct, s.LatPctMS = 0, nil
 			default:
-				m := rePctLabel.FindStringSubmatch(label)
+				m := sbRePctLabel.FindStringSubmatch(label)
 				if m == nil {
 					return false, nil
 				}
 				pct := m[1] + m[2]
 				var v float64
-				if v, err = parseUnit(val, "ms"); err != nil {
+				if v, err = sbParseUnit(val, "ms"); err != nil {
 					return bad(err)
 				}
 				s.LatPct, _ = strconv.ParseFloat(pct, 64)
 				s.LatPctMS = &v
 			}
 		}
-	case secFairness:
+	case sbSecFairness:
 		var a, b float64
 		switch label {
 		case "events (avg/stddev)", "execution time (avg/stddev)":
-			m := reAvgStddev.FindStringSubmatch(val)
+			m := sbReAvgStddev.FindStringSubmatch(val)
 			if m == nil {
 				return bad(fmt.Errorf("want \"avg/stddev\", got %q", val))
 			}
 			a, _ = strconv.ParseFloat(m[1], 64)
 			b, _ = strconv.ParseFloat(m[2], 64)
-			if !finite(a) || !finite(b) {
+			if !sbFinite(a) || !sbFinite(b) {
 				return bad(fmt.Errorf("%q out of range", val))
 			}
 		default:
@@ -1239,7 +1239,7 @@ func (p *SysbenchParser) reportLine(line string) (bool, error) {
 	return true, nil
 }
 
-func finite(f float64) bool { return f-f == 0 }
+func sbFinite(f float64) bool { return f-f == 0 }
 
 // report returns the report being read, starting one if needed.
 func (p *SysbenchParser) report() *Summary {
@@ -1259,13 +1259,13 @@ func (p *SysbenchParser) beginSection(sec int) {
 	}
 	p.report()
 	p.curSections[sec] = true
-	p.section, p.sub = sec, subNone
+	p.section, p.sub = sec, sbSubNone
 }
 
 // closeReport files the current report as a checkpoint or the final
 // summary.
 func (p *SysbenchParser) closeReport() {
-	p.section, p.sub = secNone, subNone
+	p.section, p.sub = sbSecNone, sbSubNone
 	if p.cur == nil {
 		return
 	}
@@ -1305,20 +1305,20 @@ func (p *SysbenchParser) Output() SysbenchOutput {
 	}
 	// Deep-copy pointer fields so callers cannot modify parser state.
 	for i := range o.Intervals {
-		o.Intervals[i].LatMS = copyPtr(o.Intervals[i].LatMS)
-		o.Intervals[i].QueueLength = copyPtr(o.Intervals[i].QueueLength)
-		o.Intervals[i].Concurrency = copyPtr(o.Intervals[i].Concurrency)
+		o.Intervals[i].LatMS = sbCopyPtr(o.Intervals[i].LatMS)
+		o.Intervals[i].QueueLength = sbCopyPtr(o.Intervals[i].QueueLength)
+		o.Intervals[i].Concurrency = sbCopyPtr(o.Intervals[i].Concurrency)
 	}
 	if o.Summary != nil {
-		o.Summary.LatPctMS = copyPtr(o.Summary.LatPctMS)
+		o.Summary.LatPctMS = sbCopyPtr(o.Summary.LatPctMS)
 	}
 	for i := range o.Checkpoints {
-		o.Checkpoints[i].Summary.LatPctMS = copyPtr(o.Checkpoints[i].Summary.LatPctMS)
+		o.Checkpoints[i].Summary.LatPctMS = sbCopyPtr(o.Checkpoints[i].Summary.LatPctMS)
 	}
 	return o
 }
 
-func copyPtr[T any](p *T) *T {
+func sbCopyPtr[T any](p *T) *T {
 	if p == nil {
 		return nil
 	}
