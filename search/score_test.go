@@ -19,11 +19,11 @@ func samples(warm []float64, measured ...float64) []Sample {
 
 func TestScore(t *testing.T) {
 	tests := []struct {
-		name                string
-		in                  []Sample
-		lambda              float64
+		name                 string
+		in                   []Sample
+		lambda               float64
 		score, mean, sd, p95 float64
-		err                 string
+		err                  string
 	}{
 		{name: "flat", in: samples(nil, 100, 100, 100, 100), lambda: 0.5, score: 100, mean: 100, sd: 0, p95: 10},
 		{name: "warm-up ignored", in: samples([]float64{1, 5000}, 100, 100, 100), lambda: 0.5, score: 100, mean: 100, p95: 10},

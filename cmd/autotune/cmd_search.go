@@ -303,4 +303,3 @@ func printOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 		fmt.Fprintln(out, "  (server defaults)")
 	}
 }
-
