@@ -1,0 +1,231 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/internal/realtest"
+)
+
+func TestLogExcerptFirstError(t *testing.T) {
+	// From shared/cases/lifecycle-unknown-variable-abort: the first
+	// [ERROR] line names the option the server refused.
+	tests := []struct{ file, want string }{
+		{"a-mysql80-query-cache.err", "unknown variable 'query_cache_size=512M'"},
+		{"b-mysql83-master-info.err", "unknown variable 'master-info-repository=TABLE'"},
+		{"c-mariadb102-removed-innodb-option.err", "unknown variable 'innodb_additional_mem_pool_size=20M'"},
+		{"d-mariadb1011-removed-but-accepted.err", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			ex := LogExcerpt(filepath.Join("testdata", "errlog", tc.file))
+			if ex == "" {
+				t.Fatal("empty excerpt")
+			}
+			got := (&StartError{Reason: "exited", Excerpt: ex}).Error()
+			if tc.want == "" {
+				if strings.Contains(got, "unknown variable") {
+					t.Fatalf("no error expected in %s, got %q", tc.file, got)
+				}
+				return
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Fatalf("StartError = %q, want it to contain %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOpenSandboxRefusesForeignDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "precious.ibd"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenSandbox(dir, Binary{})
+	if err == nil || !strings.Contains(err.Error(), "did not create") {
+		t.Fatalf("err = %v, want a refusal", err)
+	}
+	// A new directory is created 0700 and reopens fine.
+	nd := filepath.Join(dir, "new")
+	if _, err := OpenSandbox(nd, Binary{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(nd); st.Mode().Perm() != 0o700 {
+		t.Fatalf("mode %v", st.Mode().Perm())
+	}
+	if _, err := OpenSandbox(nd, Binary{}); err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+}
+
+// realSandbox builds a sandbox with a tiny snapshot (one table).
+func realSandbox(t *testing.T) *Sandbox {
+	t.Helper()
+	realtest.Require(t)
+	ctx := context.Background()
+	bin, err := FindServer(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sb, err := OpenSandbox(filepath.Join(dir, "sb"), bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(ctx context.Context, s *Server) error {
+		return s.Exec(ctx, "CREATE TABLE sbtest.t (id INT PRIMARY KEY)", "INSERT INTO sbtest.t VALUES (1),(2),(3)")
+	}
+	if err := sb.BuildSnapshot(ctx, Dataset{Workload: "x", Tables: 1, TableSize: 3}, 20, load, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if pids := realtest.ServerProcesses(sb.Dir); len(pids) > 0 {
+			for _, p := range pids {
+				_ = syscall.Kill(p, syscall.SIGKILL)
+			}
+			t.Errorf("test left server processes: %v", pids)
+		}
+	})
+	return sb
+}
+
+func TestRealStartReadyStop(t *testing.T) {
+	sb := realSandbox(t)
+	ctx := context.Background()
+	data, err := sb.Restore(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(ctx, sb.Server, sb.Options(data, "innodb_buffer_pool_size = 256M\n", "t.err", 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pidFileIs(filepath.Join(sb.Dir, "run", "mysqld.pid"), srv.Pid()) {
+		t.Fatal("ready server's pid file does not hold its pid")
+	}
+	if !strings.Contains(strings.ToLower(srv.Version), "mariadb") && sb.Server.Flavor == MariaDB {
+		t.Fatalf("version %q", srv.Version)
+	}
+	v, err := srv.query(ctx, "SELECT @@innodb_buffer_pool_size")
+	if err != nil || v != "268435456" {
+		t.Fatalf("buffer pool = %q, %v", v, err)
+	}
+	n, err := srv.query(ctx, "SELECT COUNT(*) FROM sbtest.t")
+	if err != nil || n != "3" {
+		t.Fatalf("snapshot rows = %q, %v", n, err)
+	}
+	cnf, _ := os.ReadFile(filepath.Join(sb.Dir, "my.cnf"))
+	if !strings.Contains(string(cnf), "bind-address = 127.0.0.1") {
+		t.Fatalf("generated my.cnf does not bind to loopback:\n%s", cnf)
+	}
+	if err := srv.Stop(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if !srv.Exited() {
+		t.Fatal("server still running after Stop")
+	}
+}
+
+func TestRealRefusedOptionIsStartError(t *testing.T) {
+	sb := realSandbox(t)
+	ctx := context.Background()
+	data, err := sb.Restore(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Start(ctx, sb.Server, sb.Options(data, "innodb_no_such_knob = 1\n", "bad.err", 20))
+	var se *StartError
+	if !errors.As(err, &se) {
+		t.Fatalf("err = %v, want *StartError", err)
+	}
+	if !strings.Contains(se.Error(), "unknown variable") || !strings.Contains(se.Excerpt, "innodb") {
+		t.Fatalf("StartError %q lacks the server's message; excerpt:\n%s", se.Error(), se.Excerpt)
+	}
+}
+
+func TestRealStaleServerIsStopped(t *testing.T) {
+	sb := realSandbox(t)
+	ctx := context.Background()
+	data, err := sb.Restore(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A server left by a killed autotune: started outside Start, not our
+	// child's child, same pid file and socket.
+	first, err := Start(ctx, sb.Server, sb.Options(data, "", "first.err", 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := exec.Command(sb.Server.Path, "--defaults-file="+filepath.Join(sb.Dir, "my.cnf"))
+	// Reuse the generated config for an independent process: stop the
+	// first server (it was only needed to write the config) and launch.
+	if err := first.Stop(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := stale.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go stale.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for !pidFileIs(filepath.Join(sb.Dir, "run", "mysqld.pid"), stale.Process.Pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("stale server never wrote its pid file")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	srv, err := Start(ctx, sb.Server, sb.Options(data, "", "second.err", 20))
+	if err != nil {
+		_ = stale.Process.Kill()
+		t.Fatalf("start after a stale server: %v", err)
+	}
+	defer srv.Stop(time.Minute)
+	if alive(stale.Process.Pid) {
+		t.Fatal("stale server still alive: two servers on one datadir")
+	}
+}
+
+func TestRealServerCrashFailsBenchmark(t *testing.T) {
+	realtest.Require(t)
+	sb := realSandbox(t)
+	ctx := context.Background()
+	bench := Sysbench{Workload: "oltp_read_only", Tables: 1, TableSize: 1000, Threads: 2}
+	data, err := sb.Restore(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(ctx, sb.Server, sb.Options(data, "", "crash.err", 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bench.Prepare(ctx, srv); err != nil {
+		t.Fatal(err)
+	}
+	var got int
+	_, err = bench.Run(ctx, srv, 20*time.Second, func(iv Interval) {
+		got++
+		if got == 2 {
+			_ = syscall.Kill(srv.Pid(), syscall.SIGKILL)
+		}
+	})
+	var be *BenchError
+	if !errors.As(err, &be) {
+		t.Fatalf("err = %v, want *BenchError after the server was killed", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !srv.Exited() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !srv.Exited() {
+		t.Fatal("server not seen as exited")
+	}
+	if err := srv.Stop(time.Second); err == nil {
+		t.Fatal("Stop of a crashed server must report it")
+	}
+}
