@@ -223,7 +223,10 @@ type Checkpoint struct {
 type Failure struct {
 	// Line is the 1-based line number in the output.
 	Line int `json:"line"`
-	// Text is the line as printed, without the trailing newline.
+	// Text is the line as printed, without the trailing newline and
+	// surrounding spaces; when a FATAL/ALERT marker was glued to the end
+	// of another line (interleaved stdout and stderr), the text from the
+	// marker on.
 	Text string `json:"text"`
 	// MySQLErrno is the MySQL/MariaDB error number the line reports, 0
 	// when it reports none. Error 0 can be reported (case
@@ -496,9 +499,9 @@ var (
 	sbReErrReturned = regexp.MustCompile(`returned error (\d{1,9})\b`)                // drv_mysql.c check_error
 	sbReErrErrno    = regexp.MustCompile(`errno = (\d{1,9})(?:, state = '([^']*)')?`) // Lua SQL error
 	sbReErrMySQL    = regexp.MustCompile(`MySQL error: (\d{1,9})\b`)                  // drv_mysql.c prepare/bind
-	sbReErrGeneric  = regexp.MustCompile(`(?i)\berror:?\s+(\d{1,9})\b`)               // "error 2002: ..." (connect), 0.4/0.5 shapes
+	sbReErrGeneric  = regexp.MustCompile(`(?i)\berror:?\s+(\d{1,9})\b`)               // fallback: "error 2002: ..." (mysql_drv_connect), other "error N"
 	sbReErrState    = regexp.MustCompile(`state = '([^']*)'`)                         // SQLSTATE anywhere
-	sbRePhase       = regexp.MustCompile("`(\\w+)' function failed")                  // sb_lua.c call errors
+	sbRePhase       = regexp.MustCompile("`(\\w+)' function failed")                  // Lua hook errors (case sysbench-run-with-errors)
 	sbReInitFailed  = regexp.MustCompile(`Thread initialization failed!|Worker threads failed to initialize`)
 )
 
