@@ -353,19 +353,22 @@ func StopStale(ctx context.Context, pidFile string) error {
 		return nil // pid reused by something else
 	}
 	_ = syscall.Kill(pid, syscall.SIGTERM)
-	deadline := time.Now().Add(30 * time.Second)
+	termDeadline := time.Now().Add(30 * time.Second)
+	killed := false
+	var killDeadline time.Time
 	for alive(pid) {
-		if time.Now().After(deadline) {
+		now := time.Now()
+		if !killed && now.After(termDeadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
-			deadline = time.Now().Add(10 * time.Second)
+			killed, killDeadline = true, now.Add(10*time.Second)
+		}
+		if killed && now.After(killDeadline) {
+			return fmt.Errorf("stale server pid %d from %s survives SIGKILL", pid, pidFile)
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("stale server pid %d from %s does not exit", pid, pidFile)
 		}
 	}
 	return nil

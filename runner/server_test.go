@@ -180,6 +180,18 @@ func TestRealStaleServerIsStopped(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// Wait until the stale server is fully up (a server still starting may
+	// take its time to act on SIGTERM).
+	probe := &Server{Socket: filepath.Join(sb.Dir, "run", "mysqld.sock")}
+	for {
+		if _, err := probe.query(ctx, "SELECT 1"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("stale server never became ready")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	srv, err := Start(ctx, sb.Server, sb.Options(data, "", "second.err", 20))
 	if err != nil {
 		_ = stale.Process.Kill()
