@@ -120,7 +120,7 @@ func penalty(trials []Trial) float64 {
 }
 
 // Run resumes or starts the study: it replays finished trials into the
-// strategy, queues the baseline when no baseline has finished and the
+// strategy, queues the baseline when no baseline is complete and the
 // configs of interrupted trials that were not retried yet, then measures
 // trials until the budget or the trial cap stops it. Each trial is recorded
 // Running before it starts and finished in one store transaction.
@@ -255,13 +255,15 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 }
 
 // pending returns the proposals a resumed study owes: the baseline when no
-// baseline trial has finished, then the configs of interrupted trials not
+// baseline trial is complete, then the configs of interrupted trials not
 // measured (complete or failed) by a later trial.
 func pending(trials []Trial) []Proposal {
 	var q []Proposal
+	// Only a complete baseline counts: a failed one (a crash, a full disk)
+	// stopped the study with ErrBaselineFailed and is measured again.
 	baselineDone := false
 	for _, t := range trials {
-		if t.Kind == Baseline && (t.State == Complete || t.State == Failed) {
+		if t.Kind == Baseline && t.State == Complete {
 			baselineDone = true
 		}
 	}

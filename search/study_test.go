@@ -181,6 +181,15 @@ func TestStudyBaselineFailureStops(t *testing.T) {
 	if !errors.Is(err, ErrBaselineFailed) {
 		t.Fatalf("err = %v, want ErrBaselineFailed", err)
 	}
+	// The next run measures the baseline again.
+	_, err = s.Run(context.Background())
+	if !errors.Is(err, ErrBaselineFailed) {
+		t.Fatalf("second run: err = %v, want ErrBaselineFailed", err)
+	}
+	trials, _ := s.Store.Trials(context.Background(), "s")
+	if len(trials) != 2 || trials[1].Kind != Baseline {
+		t.Fatalf("trials after two runs: %+v", trials)
+	}
 }
 
 func TestStudyCancelMarksInterruptedAndResumeRetries(t *testing.T) {

@@ -150,8 +150,11 @@ func (db *DB) provider() (*goose.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Out-of-order migrations are allowed: branches developed in parallel
+	// number theirs apart (00002, 00006, ...), and a file migrated by an
+	// older build must still take the ones that landed with lower numbers.
 	return goose.NewProvider(goose.DialectSQLite3, db.sql, sub,
-		goose.WithDisableGlobalRegistry(true))
+		goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
 }
 
 // migrate applies the pending migrations.

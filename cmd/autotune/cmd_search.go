@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/autotune/autotune/internal/lockfile"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -37,6 +40,7 @@ type searchOptions struct {
 	workdir   string
 	seed      int64
 	lambda    float64
+	allowChg  bool
 }
 
 func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
@@ -55,6 +59,7 @@ func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.workdir, "workdir", "autotune-sandbox", "sandbox directory: dataset snapshot, trial datadir, socket, logs (created 0700)")
 	fs.Int64Var(&o.seed, "seed", 0, "sampler seed for a new study (0 = random); stored with the study")
 	fs.Float64Var(&o.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps")
+	fs.BoolVar(&o.allowChg, "allow-changes", false, "resume a study although its manifest changed (server version, host cores/RAM, benchmark settings); the change is recorded")
 }
 
 // validate checks flag values; errors name the flag and the accepted form.
@@ -151,14 +156,24 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	}
 	defer db.Close()
 
+	// One autotune per study: a second process is refused, not queued.
+	studyLock, err := lockfile.Acquire(o.db + "." + o.study + ".lock")
+	if errors.Is(err, lockfile.ErrLocked) {
+		return fmt.Errorf("study %q in %s is being run by another autotune (%v); wait for it or stop it", o.study, o.db, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer studyLock.Release()
+
 	settingsJSON, _ := json.Marshal(o.settings())
 	st, found, err := db.Study(ctx, o.study)
 	if err != nil {
 		return err
 	}
 	if found {
-		if st.Settings != string(settingsJSON) {
-			return usagef("study %q was run with different benchmark settings:\n  stored: %s\n  now:    %s\nuse the same flags to resume it, or start a new study with --study NEW_NAME", o.study, st.Settings, settingsJSON)
+		if err := checkManifest(ctx, db, st, o, string(settingsJSON), bin, host, logf); err != nil {
+			return err
 		}
 	} else {
 		seed := o.seed
@@ -192,6 +207,14 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	sbLock, err := lockfile.Acquire(filepath.Join(sb.Dir, "lock"))
+	if errors.Is(err, lockfile.ErrLocked) {
+		return fmt.Errorf("--workdir %q is used by another autotune (%v); give each running study its own --workdir", o.workdir, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer sbLock.Release()
 	bench := runner.Sysbench{Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads}
 	maxConn := o.threads + 50
 	ds := runner.Dataset{Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, ServerVersion: bin.Version}
@@ -302,4 +325,41 @@ func printOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 	} else {
 		fmt.Fprintln(out, "  (server defaults)")
 	}
+}
+
+// checkManifest compares a resumed study's manifest (benchmark settings,
+// server version, host cores and RAM) with this run. A difference is
+// refused unless --allow-changes, which records each change in trials.db.
+func checkManifest(ctx context.Context, db *storage.DB, st storage.Study, o *searchOptions, settings string, bin runner.Binary, host runner.Host, logf func(string, ...any)) error {
+	type diff struct{ field, old, new string }
+	var diffs []diff
+	if st.Settings != settings {
+		diffs = append(diffs, diff{"settings", st.Settings, settings})
+	}
+	if st.ServerVersion != bin.Version {
+		diffs = append(diffs, diff{"server_version", st.ServerVersion, bin.Version})
+	}
+	if st.Cores != host.Cores {
+		diffs = append(diffs, diff{"host_cores", strconv.Itoa(st.Cores), strconv.Itoa(host.Cores)})
+	}
+	if st.RAMBytes != host.RAMBytes {
+		diffs = append(diffs, diff{"host_ram_bytes", strconv.FormatInt(st.RAMBytes, 10), strconv.FormatInt(host.RAMBytes, 10)})
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	if !o.allowChg {
+		var b strings.Builder
+		for _, d := range diffs {
+			fmt.Fprintf(&b, "\n  %s: stored %s, now %s", d.field, d.old, d.new)
+		}
+		return usagef("study %q was run under a different manifest:%s\nscores measured under different conditions do not compare: use the same flags and machine to resume it, start a new study with --study NEW_NAME, or pass --allow-changes to continue and record the change", o.study, b.String())
+	}
+	for _, d := range diffs {
+		if err := db.RecordChange(ctx, st.Name, storage.Change{At: time.Now(), Field: d.field, Old: d.old, New: d.new}); err != nil {
+			return err
+		}
+		logf("study %q: %s changed (%s -> %s), recorded (--allow-changes)", st.Name, d.field, d.old, d.new)
+	}
+	return nil
 }

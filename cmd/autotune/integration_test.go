@@ -190,8 +190,14 @@ func TestEndToEndKillResumeExport(t *testing.T) {
 	}
 	assertNoServer(t, work)
 
-	// Run 3: resume to completion.
+	// Run 3: resume to completion. Meanwhile a second autotune on the same
+	// study is refused, and nothing of the first is disturbed.
 	p = startAutotune(t, bin, args...)
+	p.waitLine(t, "resuming study", time.Minute)
+	second := startAutotune(t, bin, args...)
+	if code, out := second.wait(t, time.Minute); code != 1 || !strings.Contains(out, "being run by another autotune") {
+		t.Fatalf("second autotune on the same study: exit %d:\n%s", code, out)
+	}
 	code, out = p.wait(t, 5*time.Minute)
 	if code != 0 {
 		t.Fatalf("resume exit %d:\n%s", code, out)
@@ -217,6 +223,21 @@ func TestEndToEndKillResumeExport(t *testing.T) {
 	if code, out := p.wait(t, time.Minute); code != 2 || !strings.Contains(out, "--study NEW_NAME") {
 		t.Fatalf("changed settings: exit %d:\n%s", code, out)
 	}
+
+	// --allow-changes accepts the change and records it.
+	p = startAutotune(t, bin, append(bad, "--allow-changes")...)
+	if code, out := p.wait(t, 2*time.Minute); code != 0 || !strings.Contains(out, "recorded (--allow-changes)") {
+		t.Fatalf("--allow-changes: exit %d:\n%s", code, out)
+	}
+	sdb, err := sql.Open("sqlite3", "file:"+dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changes int
+	if err := sdb.QueryRow(`SELECT COUNT(*) FROM study_changes WHERE field = 'settings'`).Scan(&changes); err != nil || changes != 1 {
+		t.Fatalf("recorded changes = %d, %v", changes, err)
+	}
+	sdb.Close()
 
 	// Export, then start a fresh server with the exported file.
 	cnf := filepath.Join(dir, "best.cnf")
