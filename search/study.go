@@ -55,6 +55,10 @@ type Study struct {
 	OnTrial func(Event)
 	// Now returns the current time (time.Now when nil).
 	Now func() time.Time
+	// StoreRetry is how long recording a finished trial is retried when
+	// the store fails (e.g. another process holds a write lock on
+	// trials.db) before the study stops; 0 means one minute.
+	StoreRetry time.Duration
 }
 
 // StopReason says why Run returned without error.
@@ -227,7 +231,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		spent += d
 		// Record the end even when ctx is cancelled: an interrupted trial
 		// must not stay Running.
-		if err := s.Store.FinishTrial(context.WithoutCancel(ctx), t, d); err != nil {
+		if err := s.finish(ctx, t, d); err != nil {
 			return res(""), fmt.Errorf("record trial %d: %w", t.Number, err)
 		}
 		trials = append(trials, t)
@@ -308,4 +312,25 @@ func estimate(trials []Trial) time.Duration {
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	return ds[len(ds)/2]
+}
+
+// finish records a finished trial, retrying with backoff for up to
+// StoreRetry: a measured trial is worth waiting for a busy database. It
+// ignores cancellation of ctx (an interrupted trial must not stay Running)
+// and returns the last store error.
+func (s *Study) finish(ctx context.Context, t Trial, spent time.Duration) error {
+	limit := s.StoreRetry
+	if limit == 0 {
+		limit = time.Minute
+	}
+	deadline := time.Now().Add(limit)
+	wait := 250 * time.Millisecond
+	for {
+		err := s.Store.FinishTrial(context.WithoutCancel(ctx), t, spent)
+		if err == nil || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 5*time.Second)
+	}
 }

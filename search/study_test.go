@@ -16,10 +16,12 @@ import (
 
 // memStore is an in-memory Store.
 type memStore struct {
-	mu     sync.Mutex
-	trials map[int]Trial
-	spent  time.Duration
-	failOn int // FinishTrial fails for this trial number (-1: never)
+	mu        sync.Mutex
+	trials    map[int]Trial
+	spent     time.Duration
+	failOn    int // FinishTrial fails for this trial number (-1: never)
+	failTimes int // when > 0, failOn fails only this many times
+	attempts  int // FinishTrial calls for failOn
 }
 
 func newMemStore() *memStore { return &memStore{trials: map[int]Trial{}, failOn: -1} }
@@ -37,8 +39,9 @@ func (m *memStore) BeginTrial(ctx context.Context, t Trial) error {
 func (m *memStore) FinishTrial(ctx context.Context, t Trial, spent time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if t.Number == m.failOn {
-		return errors.New("disk I/O error")
+	if t.Number == m.failOn && (m.failTimes == 0 || m.attempts < m.failTimes) {
+		m.attempts++
+		return errors.New("database is locked")
 	}
 	m.trials[t.Number] = t
 	m.spent += spent
@@ -277,8 +280,12 @@ func TestStudyStorageErrorStops(t *testing.T) {
 	store.failOn = 2
 	s := newStudy(t, store, landscape(7), 1)
 	s.MaxTrials = 10
+	s.StoreRetry = 600 * time.Millisecond
 	if _, err := s.Run(context.Background()); err == nil {
 		t.Fatal("a storage error must stop the study")
+	}
+	if store.attempts < 2 {
+		t.Fatalf("FinishTrial tried %d times, want retries", store.attempts)
 	}
 }
 
@@ -304,5 +311,19 @@ func TestSamplerProposalsAreValid(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+func TestStudyBusyStoreIsRetried(t *testing.T) {
+	store := newMemStore()
+	store.failOn, store.failTimes = 1, 2
+	s := newStudy(t, store, landscape(8), 1)
+	s.MaxTrials = 3
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatalf("a store busy twice must not stop the study: %v", err)
+	}
+	if len(res.Trials) != 3 || res.Trials[1].State != Complete || store.attempts != 2 {
+		t.Fatalf("%d trials, trial 1 %s, %d failed attempts", len(res.Trials), res.Trials[1].State, store.attempts)
 	}
 }
