@@ -157,21 +157,25 @@ func (sb *Sandbox) initDatadir(ctx context.Context, dir string) error {
 	var cmd *exec.Cmd
 	switch sb.Server.Flavor {
 	case MariaDB:
-		tool := filepath.Join(filepath.Dir(sb.Server.Path), "..", "bin", "mariadb-install-db")
-		if !isExecutable(tool) {
+		// A server build that ships its own mariadb-install-db next to it
+		// (BASEDIR/bin beside BASEDIR/sbin) is initialised with that tool
+		// and --basedir; otherwise the one on PATH is used.
+		base := filepath.Dir(filepath.Dir(sb.Server.Path))
+		tool := filepath.Join(base, "bin", "mariadb-install-db")
+		args := []string{"--no-defaults", "--datadir=" + dir, "--auth-root-authentication-method=normal", "--skip-test-db"}
+		if isExecutable(tool) {
+			if base != "/usr" {
+				args = append(args, "--basedir="+base)
+			}
+		} else {
 			p, err := exec.LookPath("mariadb-install-db")
 			if err != nil {
 				return errors.New("mariadb-install-db not found next to the server or on PATH")
 			}
 			tool = p
 		}
-		args := []string{"--no-defaults", "--datadir=" + dir, "--auth-root-authentication-method=normal", "--skip-test-db"}
 		if os.Geteuid() == 0 {
 			args = append(args, "--user=root")
-		}
-		// --basedir lets mariadb-install-db find a non-system server build.
-		if base := filepath.Dir(filepath.Dir(sb.Server.Path)); base != "/usr" {
-			args = append(args, "--basedir="+base)
 		}
 		cmd = exec.CommandContext(ctx, tool, args...)
 	default:
