@@ -248,6 +248,18 @@ func exitReason(err error) string {
 // Pid returns the server's process ID.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
+// ExitedWithin reports whether the server process ends within d: after a
+// benchmark lost its connections, a crashed server's exit may take a moment
+// to be observed.
+func (s *Server) ExitedWithin(d time.Duration) bool {
+	select {
+	case <-s.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
 // Exited reports whether the server process has ended (e.g. crashed).
 func (s *Server) Exited() bool {
 	select {
@@ -457,3 +469,11 @@ func firstErrorLine(ex string) string {
 	}
 	return ""
 }
+
+// diskFullLine matches the server's reports of a full disk (OS error 28,
+// ENOSPC): "failed with error 28", "(Errcode: 28 ...)", "No space left on
+// device".
+var diskFullLine = regexp.MustCompile(`(?i)(error 28\b|errcode: 28\b|errno: 28\b|no space left on device)`)
+
+// DiskFull reports whether an error-log excerpt says the disk is full.
+func DiskFull(excerpt string) bool { return diskFullLine.MatchString(excerpt) }

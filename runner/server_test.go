@@ -241,3 +241,20 @@ func TestRealServerCrashFailsBenchmark(t *testing.T) {
 		t.Fatal("Stop of a crashed server must report it")
 	}
 }
+
+func TestDiskFull(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"[ERROR] InnoDB: preallocating 254803968 bytes for file ./ib_logfile101 failed with error 28", true},
+		{`[Warning] mariadbd: Disk is full writing './binlog.000001' (Errcode: 28 "No space left on device")`, true},
+		{"cp: error writing 'data/ibdata1': No space left on device", true},
+		{"[ERROR] InnoDB: failed with error 280", false},
+		{"[ERROR] mariadbd: unknown variable 'innodb-x=1'", false},
+	} {
+		if got := DiskFull(tc.line); got != tc.want {
+			t.Errorf("DiskFull(%q) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}

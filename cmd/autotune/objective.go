@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -24,7 +26,12 @@ type trialRunner struct {
 	lambda           float64
 	maxConn          int
 	logf             func(string, ...any)
+	diskFull         int // consecutive server starts that failed on a full disk
 }
+
+// maxDiskFull is how many server starts in a row may fail on a full disk
+// before the study stops.
+const maxDiskFull = 3
 
 // stopTimeout bounds a clean shutdown before SIGKILL; a 4G pool with many
 // dirty pages needs about 2 s here (mariadb-on-this-machine.md §2.4).
@@ -40,6 +47,13 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 	if err != nil {
 		return out, err
 	}
+	// The trial datadir is deleted when the trial ends, so the disk holds
+	// one copy of the dataset between trials.
+	defer func() {
+		if err := os.RemoveAll(datadir); err != nil {
+			r.logf("warning: remove trial datadir: %v", err)
+		}
+	}()
 	phase("restore", t0)
 
 	var opts bytes.Buffer
@@ -50,6 +64,20 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 	srv, err := runner.Start(ctx, r.sb.Server, r.sb.Options(datadir, opts.String(), runner.NextLogName(t.Number), r.maxConn))
 	var se *runner.StartError
 	if errors.As(err, &se) {
+		if runner.DiskFull(se.Excerpt) {
+			// A config may need more disk than the sandbox has (a 4G
+			// redo log): that fails the trial. Several in a row mean the
+			// disk itself is full: the machine's fault, so the study stops
+			// (this trial is not counted) rather than teach the sampler
+			// that every config fails.
+			r.diskFull++
+			if r.diskFull >= maxDiskFull {
+				return out, fmt.Errorf("the sandbox disk is full (No space left on device at %d server starts in a row; --workdir %s): free space and run the same command to resume: %w", r.diskFull, r.sb.Dir, se)
+			}
+			out.Failure = "sandbox disk full: " + se.Error()
+			out.ErrorLog = se.Excerpt
+			return out, nil
+		}
 		out.Failure = se.Error()
 		out.ErrorLog = se.Excerpt
 		return out, nil
@@ -58,6 +86,7 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 		return out, err
 	}
 	phase("start", t0)
+	r.diskFull = 0
 	out.Restarted = true
 	out.ServerVersion = srv.Version
 	stopped := false
@@ -68,8 +97,15 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 	}()
 
 	warm := r.warmup.Seconds()
+	end := (r.warmup + r.duration).Seconds()
 	t0 = time.Now()
-	res, berr := r.bench.Run(ctx, srv, r.warmup+r.duration, func(iv runner.Interval) {
+	// sysbench sometimes ends a run before printing its last interval
+	// line, so it runs one second longer than the window and the samples
+	// after the window are dropped.
+	res, berr := r.bench.Run(ctx, srv, r.warmup+r.duration+time.Second, func(iv runner.Interval) {
+		if iv.Time > end {
+			return
+		}
 		s := search.Sample{T: iv.Time, Warmup: iv.Time <= warm, TPS: iv.TPS, QPS: iv.QPS,
 			Reads: iv.Reads, Writes: iv.Writes, Other: iv.Other, LatPct: iv.LatPct,
 			ErrPS: iv.ErrPS, ReconnPS: iv.ReconnPS}
@@ -90,7 +126,7 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 		return out, ctx.Err()
 	}
 	if berr != nil {
-		if srv.Exited() {
+		if srv.ExitedWithin(2 * time.Second) {
 			out.Failure = "server crashed during the benchmark: " + firstNonEmpty(runnerErrorLine(srv.ErrorLog), berr.Error())
 			out.ErrorLog = runner.LogExcerpt(srv.ErrorLog)
 			stopped = true
