@@ -186,6 +186,7 @@ func (sb *Sandbox) initDatadir(ctx context.Context, dir string) error {
 		cmd = exec.CommandContext(ctx, sb.Server.Path, args...)
 	}
 	cmd.SysProcAttr = sysProcAttr()
+	cmd.Env = append(os.Environ(), "UMASK=0600", "UMASK_DIR=0700")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("initialise datadir %s: %w: %s", dir, err, tail(out, 800))

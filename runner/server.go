@@ -201,6 +201,11 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 	cmd := exec.Command(bin.Path, "--defaults-file="+o.ConfigFile)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout, cmd.Stderr = nil, nil
+	// Files the server creates (error log, data files) are 0600 and its
+	// directories 0700 (the UMASK and UMASK_DIR variables of mysqld_safe,
+	// honoured by the server itself: MariaDB KB "mariadbd Options", MySQL
+	// manual "Environment Variables").
+	cmd.Env = append(os.Environ(), "UMASK=0600", "UMASK_DIR=0700")
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("launch %s: %w", bin.Path, err)
 	}

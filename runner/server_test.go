@@ -121,6 +121,18 @@ func TestRealStartReadyStop(t *testing.T) {
 	if err != nil || n != "3" {
 		t.Fatalf("snapshot rows = %q, %v", n, err)
 	}
+	if bind, err := srv.query(ctx, "SELECT @@bind_address"); err != nil || bind != "127.0.0.1" {
+		t.Fatalf("bind_address = %q, %v; the sandbox listens on loopback only", bind, err)
+	}
+	for _, p := range []string{srv.ErrorLog, filepath.Join(sb.Dir, "my.cnf"), filepath.Join(data, "ibdata1")} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s has mode %v, want no group/other access", p, st.Mode().Perm())
+		}
+	}
 	cnf, _ := os.ReadFile(filepath.Join(sb.Dir, "my.cnf"))
 	if !strings.Contains(string(cnf), "bind-address = 127.0.0.1") {
 		t.Fatalf("generated my.cnf does not bind to loopback:\n%s", cnf)
