@@ -146,8 +146,11 @@ type StartOptions struct {
 	Options string
 	// MaxConnections is max_connections (benchmark threads plus headroom).
 	MaxConnections int
-	// ReadyTimeout bounds the wait for readiness (default 120 s).
+	// ReadyTimeout bounds the wait for readiness without progress: the
+	// clock restarts whenever the error log grows (default 60 s).
 	ReadyTimeout time.Duration
+	// MaxStart bounds the whole start, progress or not (default 30 min).
+	MaxStart time.Duration
 }
 
 // Start writes the my.cnf, launches the server as a child in its own
@@ -155,11 +158,15 @@ type StartOptions struct {
 // it is ready: its pid file holds the child's PID and a fresh connection on
 // the socket runs a query. A stale server from a killed run on the same
 // pid file is stopped first. It returns *StartError when the server exits or
-// does not become ready (the child is killed then), other errors for
-// sandbox trouble.
+// does not become ready (the child is killed then; usually a config it
+// refused), an error wrapping ErrDatadirLocked when another process holds
+// the datadir, and other errors for sandbox trouble.
 func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 	if o.ReadyTimeout == 0 {
-		o.ReadyTimeout = 120 * time.Second
+		o.ReadyTimeout = 60 * time.Second
+	}
+	if o.MaxStart == 0 {
+		o.MaxStart = 30 * time.Minute
 	}
 	sock := filepath.Join(o.RunDir, "mysqld.sock")
 	pidFile := filepath.Join(o.RunDir, "mysqld.pid")
@@ -212,21 +219,38 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 	s := &Server{Socket: sock, Port: port, ErrorLog: o.ErrorLog, cmd: cmd, pidFile: pidFile, done: make(chan struct{})}
 	go func() { s.waitErr = cmd.Wait(); close(s.done) }()
 
-	deadline := time.NewTimer(o.ReadyTimeout)
-	defer deadline.Stop()
+	// The start timeout is progress-aware: it counts from the last time the
+	// error log grew, so a long crash recovery that keeps reporting
+	// progress is not declared a failed start; MaxStart bounds it overall
+	// (shared/cases/lifecycle-slow-shutdown-overlap).
+	launched := time.Now()
+	lastProgress, logSize := launched, int64(0)
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+	for first := true; ; first = false {
+		if !first {
+			select {
+			case <-ctx.Done():
+				s.kill()
+				return nil, ctx.Err()
+			case <-s.done:
+				return nil, &StartError{Reason: exitReason(s.waitErr), Excerpt: LogExcerpt(o.ErrorLog)}
+			case <-tick.C:
+			}
+		}
+		now := time.Now()
+		if st, err := os.Stat(o.ErrorLog); err == nil && st.Size() != logSize {
+			if grown := readFrom(o.ErrorLog, logSize); datadirLocked.MatchString(grown) {
+				// Another mysqld holds this datadir; the new one would
+				// retry for minutes. Not the candidate's fault.
+				s.kill()
+				return nil, fmt.Errorf("%w: %s (%s)", ErrDatadirLocked, o.Datadir, firstErrorLine(grown))
+			}
+			logSize, lastProgress = st.Size(), now
+		}
+		if now.Sub(lastProgress) > o.ReadyTimeout || now.Sub(launched) > o.MaxStart {
 			s.kill()
-			return nil, ctx.Err()
-		case <-s.done:
-			return nil, &StartError{Reason: exitReason(s.waitErr), Excerpt: LogExcerpt(o.ErrorLog)}
-		case <-deadline.C:
-			s.kill()
-			return nil, &StartError{Reason: fmt.Sprintf("not ready after %s", o.ReadyTimeout), Excerpt: LogExcerpt(o.ErrorLog)}
-		case <-tick.C:
+			return nil, &StartError{Reason: fmt.Sprintf("not ready after %s (no progress for %s)", now.Sub(launched).Round(time.Millisecond), now.Sub(lastProgress).Round(time.Millisecond)), Excerpt: LogExcerpt(o.ErrorLog)}
 		}
 		if !pidFileIs(pidFile, cmd.Process.Pid) {
 			continue
@@ -236,7 +260,28 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 			s.Version = v
 			return s, nil
 		}
+		if ClassifyClientError(err) == FatalAuth {
+			s.kill()
+			return nil, fmt.Errorf("sandbox server refused autotune's login: %w", err)
+		}
 	}
+}
+
+// ErrDatadirLocked is returned (wrapped) by Start when InnoDB reports that
+// another process holds the datadir ("Unable to lock ./ibdata1, error: 11").
+var ErrDatadirLocked = errors.New("another server holds the datadir")
+
+var datadirLocked = regexp.MustCompile(`Unable to lock \S*ibdata1,? error: \d+`)
+
+// readFrom returns the content of path from offset on (at most 1 MiB).
+func readFrom(path string, offset int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(io.NewSectionReader(f, offset, 1<<20), 1<<20))
+	return string(b)
 }
 
 func exitReason(err error) string {
