@@ -11,6 +11,9 @@ if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ] \
 fi
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+# The fault-injection tests build a small loop-mounted ext4 disk.
+command -v mkfs.ext4 >/dev/null 2>&1 || need+=(e2fsprogs)
+command -v fallocate >/dev/null 2>&1 || need+=(util-linux)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
