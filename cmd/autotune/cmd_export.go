@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,9 +17,10 @@ import (
 )
 
 type exportOptions struct {
-	study string
-	db    string
-	out   string
+	study  string
+	db     string
+	out    string
+	format string // one of exportFormats
 }
 
 func newExportCmd() *cobra.Command {
@@ -28,8 +30,16 @@ func newExportCmd() *cobra.Command {
 		Short: "Write the best trial of a study as a ready my.cnf",
 		Long: `export writes the best complete trial of a study as a [mysqld] option group holding
 the knobs that trial set, headed by comments: study, trial, score, tps against the
-baseline, server version and date. Without -o it prints to standard output.`,
+baseline, server version and date. Without -o it prints to standard output.
+
+--format picks the form: cnf (the option file, default), sql (SET GLOBAL
+statements for the dynamic knobs; the static ones are listed as comments, they
+need the option file and a restart), persist (the same with SET PERSIST, for
+MySQL 8.0 and later), json (a document with the trial, params, score and gain).`,
 		Args: cobra.NoArgs,
+		PreRunE: func(cmd *cobra.Command, args []string) error {
+			return validateExportFormat(o.format)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExport(cmd.Context(), o, cmd.OutOrStdout(), time.Now())
 		},
@@ -37,6 +47,7 @@ baseline, server version and date. Without -o it prints to standard output.`,
 	cmd.Flags().StringVar(&o.study, "study", "default", "study name")
 	cmd.Flags().StringVar(&o.db, "db", "trials.db", "study database")
 	cmd.Flags().StringVarP(&o.out, "output", "o", "", "file to write (mode 0644); default standard output")
+	cmd.Flags().StringVar(&o.format, "format", "cnf", "output form: "+strings.Join(exportFormats, ", "))
 	return cmd
 }
 
@@ -89,7 +100,7 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 		}
 		w = f
 	}
-	if err := writeCnf(w, space.Default(), st, best, base, now); err != nil {
+	if err := writeExport(w, o.format, space.Default(), st, best, base, now); err != nil {
 		if f != nil {
 			f.Close()
 		}

@@ -24,6 +24,10 @@ type trialRunner struct {
 	lambda           float64
 	maxConn          int
 	logf             func(string, ...any)
+	// onPhase and onSample, when set, report progress: the phase a trial
+	// enters (phaseRestoring, ...) and each per-second sample.
+	onPhase  func(t search.Trial, phase string)
+	onSample func(t search.Trial, s search.Sample)
 }
 
 // stopTimeout bounds a clean shutdown before SIGKILL; a 4G pool with many
@@ -35,6 +39,12 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 	out := search.Outcome{Phases: map[string]float64{}}
 	phase := func(name string, since time.Time) { out.Phases[name] = time.Since(since).Seconds() }
 
+	enter := func(p string) {
+		if r.onPhase != nil {
+			r.onPhase(t, p)
+		}
+	}
+	enter(phaseRestoring)
 	t0 := time.Now()
 	datadir, err := r.sb.Restore(ctx)
 	if err != nil {
@@ -46,6 +56,7 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 	if err := r.sp.WriteOptions(&opts, t.Params); err != nil {
 		return out, err
 	}
+	enter(phaseStarting)
 	t0 = time.Now()
 	srv, err := runner.Start(ctx, r.sb.Server, r.sb.Options(datadir, opts.String(), runner.NextLogName(t.Number), r.maxConn))
 	var se *runner.StartError
@@ -68,6 +79,12 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 	}()
 
 	warm := r.warmup.Seconds()
+	measuring := warm <= 0
+	if measuring {
+		enter(phaseMeasuring)
+	} else {
+		enter(phaseWarmingUp)
+	}
 	t0 = time.Now()
 	res, berr := r.bench.Run(ctx, srv, r.warmup+r.duration, func(iv runner.Interval) {
 		s := search.Sample{T: iv.Time, Warmup: iv.Time <= warm, TPS: iv.TPS, QPS: iv.QPS,
@@ -77,6 +94,13 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 			s.LatMS = *iv.LatMS
 		}
 		out.Samples = append(out.Samples, s)
+		if !s.Warmup && !measuring {
+			measuring = true
+			enter(phaseMeasuring)
+		}
+		if r.onSample != nil {
+			r.onSample(t, s)
+		}
 	})
 	elapsed := time.Since(t0).Seconds()
 	out.Phases["warmup"] = min(elapsed, warm)
@@ -104,6 +128,7 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 		return out, nil
 	}
 
+	enter(phaseStopping)
 	t0 = time.Now()
 	stopped = true
 	if err := srv.Stop(stopTimeout); err != nil {
