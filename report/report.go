@@ -116,7 +116,9 @@ func Build(in Input) (*Report, error) {
 	add := func(file, title, alt string, png []byte) {
 		r.Images = append(r.Images, Image{File: file, Title: title, PNG: png})
 		page.Figures = append(page.Figures, figure{ID: strings.TrimSuffix(file, ".png"), Title: title, Alt: alt,
-			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))})
+			// An attribute built here, not by the template: html/template
+			// would escape every '+' of the base64 text as "&#43;".
+			Src: template.HTMLAttr(`src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(png) + `"`)})
 	}
 	png, err := scorePlot(in.Trials, best, base)
 	if err != nil {
@@ -230,7 +232,7 @@ type kv struct{ Key, Value string }
 
 type figure struct {
 	ID, Title, Alt string
-	Src            template.URL
+	Src            template.HTMLAttr
 }
 
 type row struct {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what autotune needs and is missing, from Debian's packages:
 # mariadb-server (the server run as a sandbox; the system service is never
-# used) and sysbench. Go (>= 1.26, with gcc for cgo) must already be present.
+# used), sysbench, and chromium (headless, for the report rendering test).
+# Go (>= 1.26, with gcc for cgo) must already be present.
 set -euo pipefail
 
 need=()
@@ -11,6 +12,10 @@ if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ] \
 fi
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+# Headless Chromium renders `autotune report` pages in the tests.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  need+=(chromium)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"

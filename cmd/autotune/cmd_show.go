@@ -142,12 +142,13 @@ func writeShow(out io.Writer, sp *space.Space, study string, bs benchSettings, t
 			vs = fmt.Sprintf("(%+.1f %% against the baseline, trial %d: %s tps)", gain(t.MeanTPS, base.MeanTPS), base.Number, f1(base.MeanTPS))
 		}
 		fmt.Fprintf(tw, "  mean tps\t%s\t%s\n", f1(t.MeanTPS), vs)
-		fmt.Fprintf(tw, "  sd tps\t%s\t\n", f1(t.StdTPS))
+		fmt.Fprintf(tw, "  sd tps\t%s\t(sample standard deviation of the per-second tps)\n", f1(t.StdTPS))
 		fmt.Fprintf(tw, "  p95 latency ms\t%s\t(median of the per-second values)\n", f1(t.P95MS))
-	} else {
-		fmt.Fprintf(tw, "  (none: the trial is %s)\t\t\n", t.State)
 	}
 	tw.Flush()
+	if t.State != search.Complete {
+		fmt.Fprintf(out, "  none: the trial is %s\n", t.State)
+	}
 	if lines := summaryLines(t.Summary); len(lines) > 0 {
 		fmt.Fprintln(out, "\nbenchmark summary:")
 		for _, l := range lines {
