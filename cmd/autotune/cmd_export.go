@@ -21,6 +21,7 @@ type exportOptions struct {
 	db     string
 	out    string
 	format string // one of exportFormats
+	trial  int    // trial to export; -1: the best
 }
 
 func newExportCmd() *cobra.Command {
@@ -38,6 +39,9 @@ need the option file and a restart), persist (the same with SET PERSIST, for
 MySQL 8.0 and later), json (a document with the trial, params, score and gain).`,
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
+			if o.trial < -1 {
+				return usagef("--trial %d: want a trial number (0, 1, ...)", o.trial)
+			}
 			return validateExportFormat(o.format)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,6 +52,7 @@ MySQL 8.0 and later), json (a document with the trial, params, score and gain).`
 	cmd.Flags().StringVar(&o.db, "db", "trials.db", "study database")
 	cmd.Flags().StringVarP(&o.out, "output", "o", "", "file to write (mode 0644); default standard output")
 	cmd.Flags().StringVar(&o.format, "format", "cnf", "output form: "+strings.Join(exportFormats, ", "))
+	cmd.Flags().IntVar(&o.trial, "trial", -1, "export this complete trial instead of the best")
 	return cmd
 }
 
@@ -90,6 +95,11 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 	best, base := search.Best(trials)
 	if best.Number < 0 {
 		return fmt.Errorf("study %q has no complete trial yet", o.study)
+	}
+	if o.trial >= 0 && o.trial != best.Number {
+		if best, err = completeTrial(trials, o.trial); err != nil {
+			return err
+		}
 	}
 	var w io.Writer = stdout
 	var f *os.File

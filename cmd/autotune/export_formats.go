@@ -203,3 +203,18 @@ func writeExportJSON(w io.Writer, sp *space.Space, st storage.Study, best, base 
 
 // round1 rounds to one decimal, as the text outputs print percentages.
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// completeTrial returns trial number n of trials, or an error naming --trial
+// when there is none or it is not complete (only measured configs export).
+func completeTrial(trials []search.Trial, n int) (search.Trial, error) {
+	for _, t := range trials {
+		if t.Number != n {
+			continue
+		}
+		if t.State != search.Complete {
+			return search.Trial{}, fmt.Errorf("--trial %d: the trial is %s, only a complete trial can be exported", n, t.State)
+		}
+		return t, nil
+	}
+	return search.Trial{}, fmt.Errorf("--trial %d: no such trial (the study has %d)", n, len(trials))
+}

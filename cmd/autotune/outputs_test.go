@@ -96,7 +96,7 @@ func TestExportFormatsGolden(t *testing.T) {
 	for _, f := range exportFormats {
 		t.Run(f, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := runExport(context.Background(), &exportOptions{study: "fix", db: db, format: f}, &out, exportNow); err != nil {
+			if err := runExport(context.Background(), &exportOptions{study: "fix", db: db, format: f, trial: -1}, &out, exportNow); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, "export-"+f+".golden", out.Bytes())
@@ -114,7 +114,7 @@ func TestExportFormatsGolden(t *testing.T) {
 		})
 	}
 	var out bytes.Buffer
-	if err := runExport(context.Background(), &exportOptions{study: "small", db: db, format: "sql"}, &out, exportNow); err != nil {
+	if err := runExport(context.Background(), &exportOptions{study: "small", db: db, format: "sql", trial: -1}, &out, exportNow); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "export-small-sql.golden", out.Bytes())
@@ -130,7 +130,7 @@ func TestExportFormatsGolden(t *testing.T) {
 func TestExportSQLStatements(t *testing.T) {
 	db := fixtureDB(t)
 	var out bytes.Buffer
-	if err := runExport(context.Background(), &exportOptions{study: "fix", db: db, format: "sql"}, &out, exportNow); err != nil {
+	if err := runExport(context.Background(), &exportOptions{study: "fix", db: db, format: "sql", trial: -1}, &out, exportNow); err != nil {
 		t.Fatal(err)
 	}
 	stmt := regexp.MustCompile(`^SET GLOBAL ([a-z_]+) = ([0-9.]+|ON|OFF|'[A-Za-z_]+');$`)
@@ -153,6 +153,30 @@ func TestExportSQLStatements(t *testing.T) {
 		"static:innodb_log_buffer_size", "static:innodb_flush_method", "static:innodb_doublewrite"} {
 		if !seen[k] {
 			t.Errorf("no line for %s in\n%s", k, out.String())
+		}
+	}
+}
+
+func TestExportTrial(t *testing.T) {
+	db := fixtureDB(t)
+	var out bytes.Buffer
+	if err := runExport(context.Background(), &exportOptions{study: "fix", db: db, format: "cnf", trial: 3}, &out, exportNow); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "# trial 3 (sampled)") || !strings.Contains(out.String(), "innodb_buffer_pool_size = 508M") {
+		t.Errorf("--trial 3 exported:\n%s", out.String())
+	}
+	for _, tc := range []struct {
+		trial int
+		want  string
+	}{
+		{5, "--trial 5: the trial is failed, only a complete trial can be exported"},
+		{9, "--trial 9: the trial is interrupted"},
+		{99, "--trial 99: no such trial (the study has 14)"},
+	} {
+		err := runExport(context.Background(), &exportOptions{study: "fix", db: db, format: "cnf", trial: tc.trial}, &bytes.Buffer{}, exportNow)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--trial %d: err = %v, want %q", tc.trial, err, tc.want)
 		}
 	}
 }
