@@ -24,6 +24,7 @@ demo: deps build
 	./$(BIN) trials --study demo --db $(DEMO_DB)
 	./$(BIN) export --study demo --db $(DEMO_DB) -o best.cnf
 	cat best.cnf
+	./$(BIN) report --study demo --db $(DEMO_DB) --out report
 
 # AUTOTUNE_REQUIRE_REAL=1 turns a missing server or sysbench into a test
 # failure instead of a skip.
@@ -31,4 +32,4 @@ test: deps
 	AUTOTUNE_REQUIRE_REAL=1 $(GO) test -timeout 40m -count=1 ./...
 
 clean:
-	rm -rf bin autotune-sandbox $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm best.cnf
+	rm -rf bin autotune-sandbox $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm best.cnf report

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what autotune needs and is missing, from Debian's packages:
 # mariadb-server (the server run as a sandbox; the system service is never
-# used) and sysbench. Go (>= 1.26, with gcc for cgo) must already be present.
+# used), sysbench, and chromium (headless, for the report rendering test).
+# Go (>= 1.26, with gcc for cgo) must already be present.
 set -euo pipefail
 
 need=()
@@ -14,6 +15,10 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 # The fault-injection tests build a small loop-mounted ext4 disk.
 command -v mkfs.ext4 >/dev/null 2>&1 || need+=(e2fsprogs)
 command -v fallocate >/dev/null 2>&1 || need+=(util-linux)
+# Headless Chromium renders `autotune report` pages in the tests.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  need+=(chromium)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"

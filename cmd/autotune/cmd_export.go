@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,9 +17,11 @@ import (
 )
 
 type exportOptions struct {
-	study string
-	db    string
-	out   string
+	study  string
+	db     string
+	out    string
+	format string // one of exportFormats
+	trial  int    // trial to export; -1: the best
 }
 
 func newExportCmd() *cobra.Command {
@@ -28,8 +31,19 @@ func newExportCmd() *cobra.Command {
 		Short: "Write the best trial of a study as a ready my.cnf",
 		Long: `export writes the best complete trial of a study as a [mysqld] option group holding
 the knobs that trial set, headed by comments: study, trial, score, tps against the
-baseline, server version and date. Without -o it prints to standard output.`,
+baseline, server version and date. Without -o it prints to standard output.
+
+--format picks the form: cnf (the option file, default), sql (SET GLOBAL
+statements for the dynamic knobs; the static ones are listed as comments, they
+need the option file and a restart), persist (the same with SET PERSIST, for
+MySQL 8.0 and later), json (a document with the trial, params, score and gain).`,
 		Args: cobra.NoArgs,
+		PreRunE: func(cmd *cobra.Command, args []string) error {
+			if o.trial < -1 {
+				return usagef("--trial %d: want a trial number (0, 1, ...)", o.trial)
+			}
+			return validateExportFormat(o.format)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExport(cmd.Context(), o, cmd.OutOrStdout(), time.Now())
 		},
@@ -37,6 +51,8 @@ baseline, server version and date. Without -o it prints to standard output.`,
 	cmd.Flags().StringVar(&o.study, "study", "default", "study name")
 	cmd.Flags().StringVar(&o.db, "db", "trials.db", "study database")
 	cmd.Flags().StringVarP(&o.out, "output", "o", "", "file to write (mode 0644); default standard output")
+	cmd.Flags().StringVar(&o.format, "format", "cnf", "output form: "+strings.Join(exportFormats, ", "))
+	cmd.Flags().IntVar(&o.trial, "trial", -1, "export this complete trial instead of the best")
 	return cmd
 }
 
@@ -80,6 +96,11 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 	if best.Number < 0 {
 		return fmt.Errorf("study %q has no complete trial yet", o.study)
 	}
+	if o.trial >= 0 && o.trial != best.Number {
+		if best, err = completeTrial(trials, o.trial); err != nil {
+			return err
+		}
+	}
 	var w io.Writer = stdout
 	var f *os.File
 	if o.out != "" {
@@ -89,7 +110,7 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 		}
 		w = f
 	}
-	if err := writeCnf(w, space.Default(), st, best, base, now); err != nil {
+	if err := writeExport(w, o.format, space.Default(), st, best, base, now); err != nil {
 		if f != nil {
 			f.Close()
 		}

@@ -41,6 +41,7 @@ type searchOptions struct {
 	seed      int64
 	lambda    float64
 	allowChg  bool
+	json      bool // progress as JSON lines
 }
 
 func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
@@ -60,6 +61,7 @@ func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Int64Var(&o.seed, "seed", 0, "sampler seed for a new study (0 = random); stored with the study")
 	fs.Float64Var(&o.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps")
 	fs.BoolVar(&o.allowChg, "allow-changes", false, "resume a study although its manifest changed (server version, host cores/RAM, benchmark settings); the change is recorded")
+	fs.BoolVar(&o.json, "json", false, "print progress as JSON lines, one event per line (log, phase, sample, trial, done, interrupted)")
 }
 
 // validate checks flag values; errors name the flag and the accepted form.
@@ -140,7 +142,9 @@ resumes the study later.`,
 // exists, and runs trials until the budget or trial cap is reached.
 func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	started := time.Now()
-	logf := func(format string, a ...any) { fmt.Fprintf(out, format+"\n", a...) }
+	prog := newTracker(chooseProgress(o.json, out), out, nil)
+	defer prog.close()
+	logf := prog.logf
 
 	host, err := runner.ReadHost()
 	if err != nil {
@@ -222,7 +226,7 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 		logf("loading the dataset once: %d tables x %d rows (sysbench prepare), then snapshotting it", o.tables, o.tableSize)
 		if err := sb.BuildSnapshot(ctx, ds, maxConn, bench.Prepare, logf); err != nil {
 			if ctx.Err() != nil {
-				return interruptedErr(out, o)
+				return interruptedErr(prog, o)
 			}
 			return fmt.Errorf("build dataset snapshot: %w", err)
 		}
@@ -239,29 +243,33 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tr := &trialRunner{sb: sb, bench: bench, sp: sp, warmup: o.warmup, duration: o.duration, lambda: o.lambda, maxConn: maxConn, logf: logf}
+	history, err := db.Trials(ctx, o.study)
+	if err != nil {
+		return err
+	}
+	prog.configure(o.study, o.budget, o.trials, st.Spent, started, sp, history)
+	prog.setTrialLength(o.warmup, o.duration)
+	tr := &trialRunner{sb: sb, bench: bench, sp: sp, warmup: o.warmup, duration: o.duration, lambda: o.lambda, maxConn: maxConn, logf: logf,
+		onPhase: prog.phase, onSample: prog.sample}
 	study := &search.Study{
 		Name: o.study, Strategy: strategy, Objective: tr.run, Store: db,
 		Budget: o.budget, Spent: st.Spent, Start: started, MaxTrials: o.trials,
-		OnTrial: func(e search.Event) { logf("%s", trialLine(sp, e)) },
+		OnTrial: prog.trial,
 	}
 	res, err := study.Run(ctx)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return interruptedErr(out, o)
+			return interruptedErr(prog, o)
 		}
 		return err
 	}
-	logf("study %q stopped: %s after %d trials, %s of budget used", o.study, res.Reason, len(res.Trials), res.Spent.Round(time.Second))
-	printOutcome(out, sp, res.Best, res.Baseline)
-	logf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", o.study, o.db)
+	prog.done(res, fmt.Sprintf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", o.study, o.db))
 	return nil
 }
 
-// interruptedErr prints how to resume and returns context.Canceled (exit 130).
-func interruptedErr(out io.Writer, o *searchOptions) error {
-	fmt.Fprintf(out, "\ninterrupted: the running trial was abandoned (not counted) and the server stopped.\nresume with the same command: autotune search --study %s --db %s ...\n", o.study, o.db)
-	return context.Canceled
+// interruptedErr reports how to resume and returns context.Canceled (exit 130).
+func interruptedErr(prog *tracker, o *searchOptions) error {
+	return prog.interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted) and the server stopped.\nresume with the same command: autotune search --study %s --db %s ...", o.study, o.db))
 }
 
 // gain returns the relative change of best over base in percent.

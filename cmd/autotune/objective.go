@@ -27,6 +27,10 @@ type trialRunner struct {
 	maxConn          int
 	logf             func(string, ...any)
 	diskFull         int // consecutive server starts that failed on a full disk
+	// onPhase and onSample, when set, report progress: the phase a trial
+	// enters (phaseRestoring, ...) and each per-second sample.
+	onPhase  func(t search.Trial, phase string)
+	onSample func(t search.Trial, s search.Sample)
 }
 
 // maxDiskFull is how many server starts in a row may fail on a full disk
@@ -42,6 +46,12 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 	out := search.Outcome{Phases: map[string]float64{}}
 	phase := func(name string, since time.Time) { out.Phases[name] = time.Since(since).Seconds() }
 
+	enter := func(p string) {
+		if r.onPhase != nil {
+			r.onPhase(t, p)
+		}
+	}
+	enter(phaseRestoring)
 	t0 := time.Now()
 	datadir, err := r.sb.Restore(ctx)
 	if err != nil {
@@ -60,6 +70,7 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 	if err := r.sp.WriteOptions(&opts, t.Params); err != nil {
 		return out, err
 	}
+	enter(phaseStarting)
 	t0 = time.Now()
 	srv, err := runner.Start(ctx, r.sb.Server, r.sb.Options(datadir, opts.String(), runner.NextLogName(t.Number), r.maxConn))
 	var se *runner.StartError
@@ -98,6 +109,12 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 
 	warm := r.warmup.Seconds()
 	end := (r.warmup + r.duration).Seconds()
+	measuring := warm <= 0
+	if measuring {
+		enter(phaseMeasuring)
+	} else {
+		enter(phaseWarmingUp)
+	}
 	t0 = time.Now()
 	// sysbench sometimes ends a run before printing its last interval
 	// line, so it runs one second longer than the window and the samples
@@ -113,6 +130,13 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 			s.LatMS = *iv.LatMS
 		}
 		out.Samples = append(out.Samples, s)
+		if !s.Warmup && !measuring {
+			measuring = true
+			enter(phaseMeasuring)
+		}
+		if r.onSample != nil {
+			r.onSample(t, s)
+		}
 	})
 	elapsed := time.Since(t0).Seconds()
 	out.Phases["warmup"] = min(elapsed, warm)
@@ -140,6 +164,7 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 		return out, nil
 	}
 
+	enter(phaseStopping)
 	t0 = time.Now()
 	stopped = true
 	if err := srv.Stop(stopTimeout); err != nil {

@@ -22,5 +22,6 @@ Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted (run the same command to res
 		return usageError{err}
 	})
 	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd())
+	root.AddCommand(newReportCmd(), newStudiesCmd(), newShowCmd())
 	return root
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/autotune/autotune/report"
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+// reportOptions are the flags of `autotune report`.
+type reportOptions struct {
+	study string
+	db    string
+	out   string
+}
+
+func (o *reportOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.study, "study", "default", "study name")
+	fs.StringVar(&o.db, "db", "trials.db", "study database")
+	fs.StringVar(&o.out, "out", "report", "directory for report.html and the PNG plots (created when missing)")
+}
+
+func (o *reportOptions) validate() error {
+	if o.out == "" {
+		return usagef("--out: want a directory path")
+	}
+	return nil
+}
+
+func newReportCmd() *cobra.Command {
+	o := &reportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Plot a study: PNG plots and one self-contained HTML page",
+		Long: `report draws the study's plots with gonum/plot into --out: the score of each trial
+with the best so far (score.png), the per-second tps of the baseline and of the
+best trial (tps.png), knob importance (importance.png) and the score against each
+important knob (knob-NAME.png); and report.html, one page that holds them all
+(as embedded images, so the file can be mailed alone) with the top 10 trials and
+their differences from the baseline.`,
+		Args: cobra.NoArgs,
+		PreRunE: func(cmd *cobra.Command, args []string) error {
+			return o.validate()
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReport(cmd.Context(), o, cmd.OutOrStdout(), time.Now())
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// runReport loads the study, renders the report and writes it into o.out.
+func runReport(ctx context.Context, o *reportOptions, out io.Writer, now time.Time) error {
+	rep, err := buildReport(ctx, o.db, o.study, now)
+	if err != nil {
+		return err
+	}
+	if err := rep.Write(o.out); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "wrote %s with %d plots (also as PNG files in %s)\n", filepath.Join(o.out, report.HTMLFile), len(rep.Images), o.out)
+	return nil
+}
+
+func buildReport(ctx context.Context, dbPath, study string, now time.Time) (*report.Report, error) {
+	db, st, trials, err := loadStudy(ctx, dbPath, study)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	best, base := search.Best(trials)
+	if best.Number < 0 {
+		return nil, fmt.Errorf("study %q has no complete trial yet: nothing to plot", study)
+	}
+	in := report.Input{Study: st.Name, ServerVersion: st.ServerVersion, Settings: st.Settings, Cores: st.Cores,
+		RAMBytes: st.RAMBytes, Created: st.Created, Spent: st.Spent, Generated: now, Space: space.Default(), Trials: trials}
+	if base.Number >= 0 {
+		if in.BaselineSamples, err = db.Samples(ctx, study, base.Number); err != nil {
+			return nil, err
+		}
+	}
+	if in.BestSamples, err = db.Samples(ctx, study, best.Number); err != nil {
+		return nil, err
+	}
+	return report.Build(in)
+}

@@ -1,0 +1,408 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+// Input is what a report shows: one study and its trials.
+type Input struct {
+	// Study is the study name.
+	Study string
+	// ServerVersion is the tuned server's version string.
+	ServerVersion string
+	// Settings is the study's benchmark settings as a JSON object (shown
+	// key by key, so settings added later need no change here); may be empty.
+	Settings string
+	// Cores and RAMBytes describe the study's host (RAM in bytes).
+	Cores    int
+	RAMBytes int64
+	// Created is when the study was created; Spent the budget used.
+	Created time.Time
+	Spent   time.Duration
+	// Generated is the report's date.
+	Generated time.Time
+	// Space is the knob space the trials were drawn from (defaults,
+	// rendering, scales).
+	Space *space.Space
+	// Trials is every trial of the study, ordered by number.
+	Trials []search.Trial
+	// BaselineSamples and BestSamples are the per-second samples of the
+	// baseline and of the best trial (warm-up included).
+	BaselineSamples, BestSamples []search.Sample
+}
+
+// Image is one rendered plot.
+type Image struct {
+	// File is the PNG's file name in the report directory, e.g. "score.png".
+	File string
+	// Title is the figure's caption.
+	Title string
+	// PNG is the encoded image.
+	PNG []byte
+}
+
+// Report is a rendered report: the self-contained HTML page (plots
+// embedded as data URIs) and the same plots as PNG files.
+type Report struct {
+	HTML   []byte
+	Images []Image
+}
+
+// HTMLFile is the name of the page in the report directory.
+const HTMLFile = "report.html"
+
+// TopN is how many trials the top table lists.
+const TopN = 10
+
+// Knobs with at least this importance share get a score-against-knob plot
+// (about one knob's share when all twelve matter alike), at most
+// maxKnobPlots of them.
+const (
+	importantShare = 0.08
+	maxKnobPlots   = 6
+)
+
+// Build renders the report. It returns an error when the study has no
+// complete trial (nothing to plot) or a plot fails to render. Knob
+// importance that cannot be computed (too few trials) leaves its plots out
+// with a note on the page.
+func Build(in Input) (*Report, error) {
+	if in.Space == nil {
+		in.Space = space.Default()
+	}
+	best, base := search.Best(in.Trials)
+	if best.Number < 0 {
+		return nil, fmt.Errorf("report: study %q has no complete trial yet", in.Study)
+	}
+	r := &Report{}
+	page := pageData{Title: "autotune report: study " + in.Study, Study: in.Study, Server: in.ServerVersion,
+		Generated: in.Generated.UTC().Format(time.RFC3339), Created: in.Created.UTC().Format(time.RFC3339),
+		Spent: in.Spent.Round(time.Second).String(), Cores: in.Cores, RAM: space.FormatBytes(in.RAMBytes),
+		Settings: settingsList(in.Settings)}
+	for _, t := range in.Trials {
+		page.Counts.Total++
+		switch t.State {
+		case search.Complete:
+			page.Counts.Complete++
+		case search.Failed:
+			page.Counts.Failed++
+			page.Failed = append(page.Failed, failedRow{Number: t.Number, Kind: string(t.Kind), Reason: excerpt(t.Failure, 300)})
+		case search.Interrupted:
+			page.Counts.Interrupted++
+		default:
+			page.Counts.Running++
+		}
+	}
+	page.Best = trialRow(in.Space, best, base, 1)
+	page.HasBaseline = base.Number >= 0
+	if page.HasBaseline {
+		page.Baseline = trialRow(in.Space, base, base, 0)
+	}
+
+	add := func(file, title, alt string, png []byte) {
+		r.Images = append(r.Images, Image{File: file, Title: title, PNG: png})
+		page.Figures = append(page.Figures, figure{ID: strings.TrimSuffix(file, ".png"), Title: title, Alt: alt,
+			// An attribute built here, not by the template: html/template
+			// would escape every '+' of the base64 text as "&#43;".
+			Src: template.HTMLAttr(`src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(png) + `"`)})
+	}
+	png, err := scorePlot(in.Trials, best, base)
+	if err != nil {
+		return nil, err
+	}
+	add("score.png", "Score per trial with the best so far", "score of each trial against its number", png)
+
+	if len(in.BaselineSamples)+len(in.BestSamples) > 0 {
+		png, err := tpsPlot(base, best, in.BaselineSamples, in.BestSamples)
+		if err != nil {
+			return nil, err
+		}
+		add("tps.png", "Per-second throughput of the baseline and the best trial", "tps per second of the baseline and the best trial", png)
+	} else {
+		page.Notes = append(page.Notes, "no per-second samples stored for the baseline or the best trial: no throughput plot")
+	}
+
+	imp, err := search.Importance(in.Space, in.Trials)
+	if err != nil {
+		page.Notes = append(page.Notes, "knob importance not shown: "+err.Error())
+	} else {
+		png, err := importancePlot(imp)
+		if err != nil {
+			return nil, err
+		}
+		add("importance.png", "Knob importance", "importance share of each knob", png)
+		for _, ki := range imp {
+			if ki.Importance < importantShare || len(page.Figures) >= 3+maxKnobPlots {
+				break
+			}
+			k, ok := in.Space.Knob(ki.Knob)
+			if !ok {
+				continue
+			}
+			png, err := knobPlot(k, in.Trials, best, ki.Importance)
+			if err != nil {
+				return nil, err
+			}
+			add("knob-"+k.Name+".png", fmt.Sprintf("Score against %s (importance %.0f %%)", k.Name, ki.Importance*100),
+				"score of each trial against "+k.Name, png)
+		}
+		page.ImportanceNote = fmt.Sprintf("Importance: per knob, the adjusted R² of the score regressed on that knob alone "+
+			"(log value for log-scale knobs, one-hot for choices), as a share of the total over all knobs, from %d complete trials. "+
+			"It is a marginal view: knobs the search moved together share credit, interactions are not seen. "+
+			"Knobs with a share of at least %.0f %% get a plot of their own.", page.Counts.Complete, importantShare*100)
+	}
+
+	top := topTrials(in.Trials, TopN)
+	for i, t := range top {
+		page.Top = append(page.Top, trialRow(in.Space, t, base, i+1))
+	}
+	page.Diff = diffTable(in.Space, top)
+
+	var b bytes.Buffer
+	if err := pageTmpl.Execute(&b, page); err != nil {
+		return nil, fmt.Errorf("report: render page: %w", err)
+	}
+	r.HTML = b.Bytes()
+	return r, nil
+}
+
+// Write writes the page (HTMLFile) and the PNG files into dir, creating it
+// (0755) when missing. Files are written with mode 0644.
+func (r *Report) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: --out %q: %w", dir, err)
+	}
+	for _, im := range r.Images {
+		if err := os.WriteFile(filepath.Join(dir, im.File), im.PNG, 0o644); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, HTMLFile), r.HTML, 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// topTrials returns up to n complete trials, best score first (ties by
+// trial number).
+func topTrials(trials []search.Trial, n int) []search.Trial {
+	var out []search.Trial
+	for _, t := range trials {
+		if t.State == search.Complete {
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+type pageData struct {
+	Title, Study, Server, Generated, Created, Spent, RAM string
+	Cores                                                int
+	Settings                                             []kv
+	Counts                                               struct{ Total, Complete, Failed, Interrupted, Running int }
+	Best, Baseline                                       row
+	HasBaseline                                          bool
+	Figures                                              []figure
+	Notes                                                []string
+	ImportanceNote                                       string
+	Top                                                  []row
+	Diff                                                 diff
+	Failed                                               []failedRow
+}
+
+type kv struct{ Key, Value string }
+
+type figure struct {
+	ID, Title, Alt string
+	Src            template.HTMLAttr
+}
+
+type row struct {
+	Rank, Number                        int
+	Kind, Score, TPS, SD, P95, Duration string
+	ScoreVsBase, TPSVsBase              string
+	Changes                             []string
+	Gain                                float64
+}
+
+type failedRow struct {
+	Number       int
+	Kind, Reason string
+}
+
+type diff struct {
+	Trials []int
+	Rows   []diffRow
+}
+
+type diffRow struct {
+	Knob, Default string
+	Cells         []diffCell
+}
+
+type diffCell struct {
+	Value   string
+	Changed bool
+}
+
+func f1(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func pct(v, base float64) string {
+	if base == 0 || math.IsNaN(base) || math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f %%", (v-base)/base*100)
+}
+
+func trialRow(sp *space.Space, t, base search.Trial, rank int) row {
+	r := row{Rank: rank, Number: t.Number, Kind: string(t.Kind), Score: f1(t.Score), TPS: f1(t.MeanTPS),
+		SD: f1(t.StdTPS), P95: f1(t.P95MS), Duration: t.Duration().Round(time.Second).String(),
+		ScoreVsBase: "-", TPSVsBase: "-", Changes: changes(sp, t.Params)}
+	if base.Number >= 0 {
+		r.ScoreVsBase, r.TPSVsBase = pct(t.Score, base.Score), pct(t.MeanTPS, base.MeanTPS)
+	}
+	return r
+}
+
+// changes lists the knobs of c that differ from the server default as
+// "name default → value" (knobs unknown to the space as "name = value").
+func changes(sp *space.Space, c space.Config) []string {
+	var out []string
+	for _, k := range sp.Knobs() {
+		v, ok := c[k.Name]
+		if !ok || v == k.Default {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s → %s", k.Name, k.Render(k.Default), k.Render(v)))
+	}
+	for _, n := range c.Names() {
+		if _, ok := sp.Knob(n); !ok {
+			out = append(out, n+" = "+c[n])
+		}
+	}
+	return out
+}
+
+// diffTable lays out the knobs any of trials changed from the default,
+// one row per knob, one column per trial.
+func diffTable(sp *space.Space, trials []search.Trial) diff {
+	d := diff{}
+	for _, t := range trials {
+		d.Trials = append(d.Trials, t.Number)
+	}
+	var names []string
+	defaults := map[string]string{}
+	render := map[string]func(string) string{}
+	for _, k := range sp.Knobs() {
+		names = append(names, k.Name)
+		defaults[k.Name] = k.Default
+		render[k.Name] = k.Render
+	}
+	extra := map[string]bool{}
+	for _, t := range trials {
+		for _, n := range t.Params.Names() {
+			if _, ok := sp.Knob(n); !ok && !extra[n] {
+				extra[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	for _, n := range names {
+		r := diffRow{Knob: n, Default: "?"}
+		rend := func(v string) string { return v }
+		if f, ok := render[n]; ok {
+			rend = f
+			r.Default = f(defaults[n])
+		}
+		any := false
+		for _, t := range trials {
+			v, ok := t.Params[n]
+			changed := ok && (v != defaults[n] || extra[n])
+			c := diffCell{Changed: changed}
+			if changed {
+				c.Value = rend(v)
+				any = true
+			}
+			r.Cells = append(r.Cells, c)
+		}
+		if any {
+			d.Rows = append(d.Rows, r)
+		}
+	}
+	return d
+}
+
+// settingsList flattens the settings JSON object into sorted key/value
+// pairs; text that is not a JSON object is shown as one value.
+func settingsList(s string) []kv {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return []kv{{Key: "settings", Value: s}}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]kv, 0, len(keys))
+	for _, k := range keys {
+		v := m[k]
+		var txt string
+		switch x := v.(type) {
+		case string:
+			txt = x
+		case float64:
+			txt = fmt.Sprintf("%g", x)
+		default:
+			b, _ := json.Marshal(x)
+			txt = string(b)
+		}
+		out = append(out, kv{Key: k, Value: txt})
+	}
+	return out
+}
+
+// excerpt shortens s to at most n bytes on a rune boundary, marking the cut.
+func excerpt(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + " …"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+//go:embed report.html.tmpl
+var pageSource string
+
+var pageTmpl = template.Must(template.New("report").Parse(pageSource))

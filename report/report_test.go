@@ -1,0 +1,74 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+func TestBuildNeedsACompleteTrial(t *testing.T) {
+	_, err := Build(Input{Study: "s", Trials: []search.Trial{{Number: 0, State: search.Failed, Kind: search.Baseline}}})
+	if err == nil || !strings.Contains(err.Error(), `study "s" has no complete trial`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestBuildToleratesUnknownKnobsAndSettings: trials may carry knobs this
+// catalogue does not know (a newer autotune wrote them) and settings with
+// fields it does not know; the page shows them as stored.
+func TestBuildToleratesUnknownKnobsAndSettings(t *testing.T) {
+	mk := func(n int, score float64, p space.Config) search.Trial {
+		return search.Trial{Number: n, State: search.Complete, Kind: search.Sampled, Params: p,
+			Started: time.Unix(0, 0), Ended: time.Unix(20, 0),
+			Outcome: search.Outcome{Score: score, MeanTPS: score + 10, StdTPS: 5}}
+	}
+	base := mk(0, 100, space.Config{})
+	base.Kind = search.Baseline
+	trials := []search.Trial{base, mk(1, 150, space.Config{"innodb_doublewrite": "OFF", "thread_pool_size": "8"}), mk(2, 120, space.Config{"innodb_doublewrite": "ON"})}
+	r, err := Build(Input{Study: "s", Settings: `{"workload":"oltp_read_only","score":{"p99_weight":0.2}}`, Trials: trials})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(r.HTML)
+	for _, want := range []string{"thread_pool_size = 8", "<td class=\"l\">thread_pool_size</td>", `{&#34;p99_weight&#34;:0.2}`, "innodb_doublewrite ON → OFF", "Best: trial 1"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestByteTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (byteTicks{}).Ticks(64<<20, 1<<30) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "64M 128M 256M 512M 1G" {
+		t.Errorf("labels %q", got)
+	}
+	n := 0
+	for _, tk := range (byteTicks{}).Ticks(2<<20, 16<<30) {
+		if tk.Label != "" {
+			n++
+		}
+	}
+	if n > 7 {
+		t.Errorf("%d labels over 2M..16G: too crowded", n)
+	}
+}
+
+func TestExcerptAndSettings(t *testing.T) {
+	if got := excerpt("ééé", 3); got != "é …" {
+		t.Errorf("excerpt cut inside a rune: %q", got)
+	}
+	if got := settingsList("not json"); len(got) != 1 || got[0].Value != "not json" {
+		t.Errorf("settingsList(not json) = %v", got)
+	}
+	if got := settingsList(`{"b":2,"a":"x"}`); len(got) != 2 || got[0].Key != "a" || got[1].Value != "2" {
+		t.Errorf("settingsList = %v", got)
+	}
+}
