@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"strconv"
 	"time"
 )
@@ -189,9 +191,30 @@ func (sb *Sandbox) initDatadir(ctx context.Context, dir string) error {
 	cmd.Env = append(os.Environ(), "UMASK=0600", "UMASK_DIR=0700")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("initialise datadir %s: %w: %s", dir, err, tail(out, 800))
+		return fmt.Errorf("initialise datadir %s: %w: %s", dir, err, initErrors(out))
 	}
 	return os.Chmod(dir, 0o700)
+}
+
+var initErrorLine = regexp.MustCompile(`(?i)\[(ERROR|FATAL)\]|\berror\b|can't|cannot|failed|abort`)
+
+// initErrors returns the lines of an init tool's output that name the
+// failure (at most 15), or its tail when none does: mariadb-install-db
+// ends every failure with a long help text that hides the cause.
+func initErrors(out []byte) string {
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if initErrorLine.MatchString(l) && !strings.Contains(l, "bug report") {
+			lines = append(lines, strings.TrimSpace(l))
+			if len(lines) == 15 {
+				break
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return tail(out, 800)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Restore replaces the trial datadir with a copy of the snapshot
