@@ -148,6 +148,8 @@ type StartOptions struct {
 	MaxConnections int
 	// ReadyTimeout bounds the wait for readiness (default 120 s).
 	ReadyTimeout time.Duration
+	// Launch wraps the server (allocator, CPU placement, NUMA policy).
+	Launch Launch
 }
 
 // Start writes the my.cnf, launches the server as a child in its own
@@ -198,7 +200,7 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 	}
 	// --defaults-file must be the first argument, or the server reads the
 	// system config and then aborts on it (mariadb-on-this-machine.md §2.1).
-	cmd := exec.Command(bin.Path, "--defaults-file="+o.ConfigFile)
+	cmd := o.Launch.Command(bin.Path, "--defaults-file="+o.ConfigFile)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout, cmd.Stderr = nil, nil
 	if err := cmd.Start(); err != nil {
