@@ -264,8 +264,8 @@ func TestResolveOffline(t *testing.T) {
 
 func TestIntersect(t *testing.T) {
 	a := ServerInfo{Version: Version{MariaDB, 10, 11, 19}, Vars: map[string]ServerVar{
-		"x": {Name: "x", HasRange: true, Min: 1, Max: 100, Block: 2, Enum: nil, ReadOnlyKnown: true},
-		"e": {Name: "e", Enum: []string{"a", "b", "c"}, ReadOnlyKnown: true},
+		"x":      {Name: "x", HasRange: true, Min: 1, Max: 100, Block: 2, Enum: nil, ReadOnlyKnown: true},
+		"e":      {Name: "e", Enum: []string{"a", "b", "c"}, ReadOnlyKnown: true},
 		"only_a": {Name: "only_a"},
 	}}
 	b := ServerInfo{Version: Version{MariaDB, 10, 11, 20}, BinlogOn: true, Vars: map[string]ServerVar{

@@ -126,11 +126,11 @@ func (o *spaceOptions) findServers(ctx context.Context) (servers, error) {
 
 // resolved is a study's space and what it was resolved against.
 type resolved struct {
-	sp       *space.Space
-	info     space.ServerInfo
-	fac      runner.Facilities
-	servers  servers
-	benches  []build
+	sp         *space.Space
+	info       space.ServerInfo
+	fac        runner.Facilities
+	servers    servers
+	benches    []build
 	durability space.Durability
 }
 
