@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -228,4 +229,90 @@ func Probe(ctx context.Context, bin Binary, dir string) (space.ServerInfo, error
 		verr = fmt.Errorf("stop probe server: %w", err)
 	}
 	return info, verr
+}
+
+// varName matches a system variable name; anything else is refused before
+// it reaches SQL.
+var varName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// ReadGlobals returns SELECT @@GLOBAL.name for each name, in one query
+// (SELECT @@GLOBAL reads long values whole, unlike SHOW GLOBAL VARIABLES).
+// NULL reads as "". It returns an error for a malformed name or a failed
+// query (e.g. an unknown variable, MySQL error 1193).
+func (s *Server) ReadGlobals(ctx context.Context, names []string) (map[string]string, error) {
+	if len(names) == 0 {
+		return map[string]string{}, nil
+	}
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	for i, n := range names {
+		if !varName.MatchString(n) {
+			return nil, fmt.Errorf("read variables: %q is not a variable name", n)
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("@@GLOBAL." + n)
+	}
+	db, err := sql.Open("mysql", s.DSN(""))
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	vals := make([]sql.NullString, len(names))
+	ptrs := make([]any, len(names))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := db.QueryRowContext(qctx, b.String()).Scan(ptrs...); err != nil {
+		return nil, fmt.Errorf("read variables: %w", err)
+	}
+	out := make(map[string]string, len(names))
+	for i, n := range names {
+		out[n] = vals[i].String
+	}
+	return out, nil
+}
+
+// Assignment is one SET GLOBAL: a variable and its value. Quoted values
+// are sent as string literals, others as numbers.
+type Assignment struct {
+	Var, Value string
+	Quoted     bool
+}
+
+// safeValue matches the canonical knob values autotune sends: numbers,
+// and enum words such as READ-COMMITTED or O_DIRECT.
+var safeValue = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
+
+// SetGlobals applies the assignments in order with SET GLOBAL on one
+// connection, stopping at the first the server refuses. The error names
+// the assignment and carries the server's message (its number is kept for
+// errors.As with *mysql.MySQLError).
+func (s *Server) SetGlobals(ctx context.Context, as []Assignment) error {
+	db, err := sql.Open("mysql", s.DSN(""))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, a := range as {
+		if !varName.MatchString(a.Var) || !safeValue.MatchString(a.Value) {
+			return fmt.Errorf("SET GLOBAL %s = %s: not a plain variable name and value", a.Var, a.Value)
+		}
+		v := a.Value
+		if a.Quoted {
+			v = "'" + v + "'"
+		}
+		// innodb_log_file_size resizes the redo log online (2-3 s here).
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		_, err := db.ExecContext(qctx, "SET GLOBAL "+a.Var+" = "+v)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("SET GLOBAL %s = %s: %w", a.Var, v, err)
+		}
+	}
+	return nil
 }

@@ -175,6 +175,23 @@ func (s *Space) Searched(name string) bool {
 	return false
 }
 
+// Variable returns the server's system variable for knob name (e.g.
+// "tx_isolation" for transaction_isolation on MariaDB 10.11), as Resolve
+// found it; the knob's name when the space was not resolved against a
+// server.
+func (s *Space) Variable(name string) string {
+	k, ok := s.Knob(name)
+	if !ok {
+		return name
+	}
+	for _, e := range s.entries {
+		if e.Knob.Name == k.Name && e.Variable != "" {
+			return e.Variable
+		}
+	}
+	return k.Name
+}
+
 // Knob returns the knob called name (dashes and underscores are equal; a
 // variable alias such as tx_isolation finds transaction_isolation).
 func (s *Space) Knob(name string) (Knob, bool) {

@@ -89,7 +89,7 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 		}
 		w = f
 	}
-	if err := writeCnf(w, space.Default(), st, best, base, now); err != nil {
+	if err := writeCnf(w, space.Lookup(), st, best, base, now); err != nil {
 		if f != nil {
 			f.Close()
 		}
@@ -125,6 +125,12 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	if bs.Workload != "" {
 		fmt.Fprintf(w, "# workload: sysbench %s, %d threads, %d tables x %d rows, %gs warm-up + %gs measured\n",
 			bs.Workload, bs.Threads, bs.Tables, bs.TableSize, bs.WarmupS, bs.DurationS)
+	}
+	if bs.Space != nil {
+		fmt.Fprintf(w, "# durability: %s\n", durabilityNote(bs.Space.Durability))
+	}
+	for _, l := range environmentNotes(sp, best.Params) {
+		fmt.Fprintf(w, "# %s\n", l)
 	}
 	fmt.Fprintf(w, "# exported: %s\n", now.UTC().Format(time.RFC3339))
 	if len(best.Params) == 0 {

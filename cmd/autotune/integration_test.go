@@ -267,7 +267,7 @@ func startWithExport(t *testing.T, work, cnf, body string) {
 		if err := querySandbox(ctx, srv, "SELECT @@GLOBAL."+name, &v); err != nil {
 			t.Fatalf("read %s: %v", name, err)
 		}
-		k, ok := space.Default().Knob(name)
+		k, ok := space.Lookup().Knob(name)
 		if !ok {
 			t.Fatalf("exported unknown knob %s", name)
 		}

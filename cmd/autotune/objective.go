@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -13,9 +15,11 @@ import (
 	"github.com/autotune/autotune/space"
 )
 
-// trialRunner measures one trial on the sandbox: restore the snapshot,
-// start the server with the trial's knobs, run the benchmark through
-// warm-up and measurement, stop, score.
+// trialRunner measures one trial on the sandbox: check the config against
+// the memory budget, restore the snapshot, start the server with the
+// trial's knobs under the trial's runtime environment (or, in dynamic
+// mode, apply dynamic-only changes to the running server), read the knobs
+// back, run the benchmark through warm-up and measurement, stop, score.
 type trialRunner struct {
 	sb               *runner.Sandbox
 	bench            runner.Sysbench
@@ -24,52 +28,196 @@ type trialRunner struct {
 	lambda           float64
 	maxConn          int
 	logf             func(string, ...any)
+
+	servers servers                    // server builds by name
+	benches map[string]string          // benchmark builds by name
+	fac     runner.Facilities          // launcher facilities of the host
+	vars    map[string]space.ServerVar // the server's variables, for the memory estimate
+	budget  int64                      // memory budget in bytes (0: none)
+	dynamic bool                       // --apply dynamic
+
+	live    *runner.Server // dynamic mode: the server kept running after a trial
+	liveCfg space.Config   // ... and the config it runs
+	liveEnv string         // ... and its environment and build key
 }
 
 // stopTimeout bounds a clean shutdown before SIGKILL; a 4G pool with many
 // dirty pages needs about 2 s here (mariadb-on-this-machine.md §2.4).
 const stopTimeout = 2 * time.Minute
 
+// close stops a server kept running by dynamic mode.
+func (r *trialRunner) close() {
+	if r.live != nil {
+		_ = r.live.Stop(stopTimeout)
+		r.live = nil
+	}
+}
+
+// envKey identifies what a running server cannot change without a
+// restart besides its options: build and runtime environment.
+func envKey(cfg space.Config) string {
+	var b strings.Builder
+	for _, n := range []string{"server_build", "benchmark_build", "allocator", "cpu_placement", "numa_policy"} {
+		b.WriteString(n + "=" + cfg[n] + ";")
+	}
+	return b.String()
+}
+
+// dynamicChanges returns the SET GLOBAL assignments that turn a server
+// running prev into one running cfg, and false when some change needs a
+// restart (a read-only knob, a build or environment knob other than the
+// benchmark connection, or a knob this space does not know).
+func (r *trialRunner) dynamicChanges(prev, cfg space.Config) ([]runner.Assignment, bool) {
+	if envKey(prev) != envKey(cfg) {
+		return nil, false
+	}
+	var as []runner.Assignment
+	for _, k := range r.sp.All() {
+		a, inA := prev[k.Name]
+		b, inB := cfg[k.Name]
+		if !inA {
+			a = k.Default
+		}
+		if !inB {
+			b = k.Default
+		}
+		if a == b {
+			continue
+		}
+		if k.Layer == space.LayerEnvironment && k.Name == "benchmark_connection" {
+			continue // the benchmark's, not the server's
+		}
+		if k.Layer != space.LayerServer || !k.Dynamic {
+			return nil, false
+		}
+		as = append(as, runner.Assignment{Var: r.sp.Variable(k.Name), Value: b, Quoted: k.Kind == space.Enum || k.Kind == space.Bool})
+	}
+	for _, n := range cfg.Names() {
+		if _, ok := r.sp.Knob(n); !ok {
+			return nil, false
+		}
+	}
+	return as, true
+}
+
 // run implements search.Objective.
 func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, error) {
 	out := search.Outcome{Phases: map[string]float64{}}
 	phase := func(name string, since time.Time) { out.Phases[name] = time.Since(since).Seconds() }
+	cfg := t.Params
 
-	t0 := time.Now()
-	datadir, err := r.sb.Restore(ctx)
+	// Rejected before any server starts: over the memory budget.
+	if r.budget > 0 {
+		est := space.EstimateMemory(cfg, r.vars, r.maxConn)
+		if est.Total > r.budget {
+			r.close()
+			out.Rejected = true
+			out.Failure = fmt.Sprintf("rejected before start: estimated memory %s exceeds the memory budget %s (--memory-budget)", est, space.HumanBytes(r.budget))
+			return out, nil
+		}
+	}
+	place, err := runner.PlacementFor(cfg, r.fac)
 	if err != nil {
-		return out, err
-	}
-	phase("restore", t0)
-
-	var opts bytes.Buffer
-	if err := r.sp.WriteOptions(&opts, t.Params); err != nil {
-		return out, err
-	}
-	t0 = time.Now()
-	srv, err := runner.Start(ctx, r.sb.Server, r.sb.Options(datadir, opts.String(), runner.NextLogName(t.Number), r.maxConn))
-	var se *runner.StartError
-	if errors.As(err, &se) {
-		out.Failure = se.Error()
-		out.ErrorLog = se.Excerpt
+		r.close()
+		out.Failure = "runtime environment: " + err.Error()
 		return out, nil
 	}
-	if err != nil {
-		return out, err
+	bin := r.servers.first()
+	if name := cfg["server_build"]; name != "" {
+		b, ok := r.servers.bins[name]
+		if !ok {
+			out.Failure = fmt.Sprintf("server_build %q: not among the builds of this run (--server-build)", name)
+			return out, nil
+		}
+		bin = b
 	}
-	phase("start", t0)
-	out.Restarted = true
-	out.ServerVersion = srv.Version
-	stopped := false
+	bench := r.bench
+	if name := cfg["benchmark_build"]; name != "" {
+		p, ok := r.benches[name]
+		if !ok {
+			out.Failure = fmt.Sprintf("benchmark_build %q: not among the builds of this run (--benchmark-build)", name)
+			return out, nil
+		}
+		bench.Path = p
+	}
+	bench.Launch, bench.TCP = place.Bench, place.TCP
+
+	var srv *runner.Server
+	if as, ok := r.dynamicChanges(r.liveCfg, cfg); r.dynamic && r.live != nil && !r.live.Exited() && ok {
+		t0 := time.Now()
+		if err := r.live.SetGlobals(ctx, as); err != nil {
+			if ctx.Err() != nil {
+				return out, ctx.Err()
+			}
+			r.close()
+			out.Failure = "the server refused a dynamic change: " + err.Error()
+			return out, nil
+		}
+		phase("apply", t0)
+		srv = r.live
+		out.ServerVersion = srv.Version
+	} else {
+		r.close()
+		t0 := time.Now()
+		datadir, err := r.sb.Restore(ctx)
+		if err != nil {
+			return out, err
+		}
+		phase("restore", t0)
+
+		var opts bytes.Buffer
+		if err := r.sp.WriteOptions(&opts, cfg); err != nil {
+			return out, err
+		}
+		o := r.sb.Options(datadir, opts.String(), runner.NextLogName(t.Number), r.maxConn)
+		o.Launch = place.Server
+		t0 = time.Now()
+		s, err := runner.Start(ctx, bin, o)
+		var se *runner.StartError
+		if errors.As(err, &se) {
+			out.Failure = se.Error()
+			out.ErrorLog = se.Excerpt
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		phase("start", t0)
+		srv = s
+		out.Restarted = true
+		out.ServerVersion = srv.Version
+	}
+	keep := false
 	defer func() {
-		if !stopped {
+		if keep {
+			r.live, r.liveCfg, r.liveEnv = srv, cfg.Clone(), envKey(cfg)
+			return
+		}
+		if r.live == srv {
+			r.live = nil
+		}
+		if !srv.Exited() {
 			_ = srv.Stop(stopTimeout)
 		}
 	}()
 
+	// The server must run what the trial records (read-back).
+	if fail, err := r.readBack(ctx, srv, cfg); err != nil {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		out.Failure = "read back the knobs: " + err.Error()
+		out.ErrorLog = runner.LogExcerpt(srv.ErrorLog)
+		return out, nil
+	} else if fail != "" {
+		out.Failure = fail
+		out.ErrorLog = runner.LogExcerpt(srv.ErrorLog)
+		return out, nil
+	}
+
 	warm := r.warmup.Seconds()
-	t0 = time.Now()
-	res, berr := r.bench.Run(ctx, srv, r.warmup+r.duration, func(iv runner.Interval) {
+	t0 := time.Now()
+	res, berr := bench.Run(ctx, srv, r.warmup+r.duration, func(iv runner.Interval) {
 		s := search.Sample{T: iv.Time, Warmup: iv.Time <= warm, TPS: iv.TPS, QPS: iv.QPS,
 			Reads: iv.Reads, Writes: iv.Writes, Other: iv.Other, LatPct: iv.LatPct,
 			ErrPS: iv.ErrPS, ReconnPS: iv.ReconnPS}
@@ -93,7 +241,6 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 		if srv.Exited() {
 			out.Failure = "server crashed during the benchmark: " + firstNonEmpty(runnerErrorLine(srv.ErrorLog), berr.Error())
 			out.ErrorLog = runner.LogExcerpt(srv.ErrorLog)
-			stopped = true
 			return out, nil
 		}
 		out.Failure = berr.Error()
@@ -104,22 +251,65 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 		return out, nil
 	}
 
-	t0 = time.Now()
-	stopped = true
-	if err := srv.Stop(stopTimeout); err != nil {
-		// Measured fine; a slow or failed shutdown does not void the numbers
-		// (the next trial restores the snapshot anyway), but is recorded.
-		out.ErrorLog = "shutdown: " + err.Error() + "\n" + runner.LogExcerpt(srv.ErrorLog)
-	}
-	phase("stop", t0)
-
 	score, mean, sd, p95, err := search.Score(out.Samples, r.lambda)
 	if err != nil {
 		out.Failure = err.Error()
 		return out, nil
 	}
 	out.Score, out.MeanTPS, out.StdTPS, out.P95MS = score, mean, sd, p95
+
+	if r.dynamic && !srv.Exited() {
+		keep = true // the next trial may reuse it
+		return out, nil
+	}
+	t0 = time.Now()
+	keep = false
+	if err := srv.Stop(stopTimeout); err != nil {
+		// Measured fine; a slow or failed shutdown does not void the numbers
+		// (the next trial restores the snapshot anyway), but is recorded.
+		out.ErrorLog = "shutdown: " + err.Error() + "\n" + runner.LogExcerpt(srv.ErrorLog)
+	}
+	phase("stop", t0)
 	return out, nil
+}
+
+// readBack reads every server knob of cfg back from the server (SELECT
+// @@GLOBAL) and returns a failure text naming each knob the server does
+// not run as configured, classified as in
+// shared/cases/mycnf-readback-normalization ("" when all match).
+func (r *trialRunner) readBack(ctx context.Context, srv *runner.Server, cfg space.Config) (string, error) {
+	var names, vars []string
+	for _, n := range cfg.Names() {
+		k, ok := r.sp.Knob(n)
+		if !ok || k.Layer != space.LayerServer {
+			continue
+		}
+		names = append(names, k.Name)
+		vars = append(vars, r.sp.Variable(k.Name))
+	}
+	got, err := srv.ReadGlobals(ctx, vars)
+	if err != nil {
+		return "", err
+	}
+	log, _ := os.ReadFile(srv.ErrorLog)
+	warnings := space.ServerWarnings(string(log))
+	var bad []string
+	for i, n := range names {
+		k, _ := r.sp.Knob(n)
+		rb := space.CompareValue(&k, vars[i], cfg[n], got[vars[i]], warnings)
+		if rb.Status == space.Match {
+			continue
+		}
+		s := fmt.Sprintf("%s: configured %s, server runs %s (%s)", n, k.Render(cfg[n]), got[vars[i]], rb.Status)
+		if rb.Warning != "" {
+			s += ": " + rb.Warning
+		}
+		bad = append(bad, s)
+	}
+	if len(bad) == 0 {
+		return "", nil
+	}
+	return "the server does not run the configured values: " + strings.Join(bad, "; "), nil
 }
 
 // runnerErrorLine returns the first [ERROR] line of an error log.
