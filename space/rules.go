@@ -197,9 +197,17 @@ func (r *Rules) applyRule(e *Entry, rule KnobRule) error {
 		if rule.Min != "" || rule.Max != "" {
 			return fmt.Errorf("%s: a %s knob takes choices, not min/max", at, k.Kind)
 		}
+		// Spell choices against the catalogue's full list, so a value the
+		// server or host lacks reads as "not offered", not as a typo.
+		full := k
+		for _, ck := range Catalogue() {
+			if ck.Name == k.Name && len(ck.Choices) > 0 {
+				full = ck
+			}
+		}
 		want := map[string]bool{}
 		for _, c := range rule.Choices {
-			v, err := k.Canonical(c)
+			v, err := full.Canonical(c)
 			if err != nil {
 				return fmt.Errorf("%s: choice %q: %w", at, c, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -90,7 +91,11 @@ func (r *trialRunner) dynamicChanges(prev, cfg space.Config) ([]runner.Assignmen
 		if k.Layer != space.LayerServer || !k.Dynamic {
 			return nil, false
 		}
-		as = append(as, runner.Assignment{Var: r.sp.Variable(k.Name), Value: b, Quoted: k.Kind == space.Enum || k.Kind == space.Bool})
+		// Numeric values go unquoted: the variables behind numeric enum
+		// knobs (innodb_flush_neighbors) are integers and refuse strings
+		// (error 1232); no ENUM variable in the catalogue has numeric names.
+		_, numErr := strconv.ParseFloat(b, 64)
+		as = append(as, runner.Assignment{Var: r.sp.Variable(k.Name), Value: b, Quoted: numErr != nil})
 	}
 	for _, n := range cfg.Names() {
 		if _, ok := r.sp.Knob(n); !ok {
