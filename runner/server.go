@@ -198,11 +198,19 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 	if err := os.WriteFile(o.ConfigFile, cnf.Bytes(), 0o600); err != nil {
 		return nil, fmt.Errorf("write server config: %w", err)
 	}
+	// WriteFile keeps the mode of an existing file; a world-writable
+	// option file is ignored by the server.
+	if err := os.Chmod(o.ConfigFile, 0o600); err != nil {
+		return nil, fmt.Errorf("write server config: %w", err)
+	}
 	// --defaults-file must be the first argument, or the server reads the
 	// system config and then aborts on it (mariadb-on-this-machine.md §2.1).
 	cmd := o.Launch.Command(bin.Path, "--defaults-file="+o.ConfigFile)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Stdout, cmd.Stderr = nil, nil
+	// The option reader warns on stderr before the error log is open (e.g.
+	// "World-writable config file ... is ignored").
+	stderr := &tailBuffer{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = nil, stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("launch %s: %w", bin.Path, err)
 	}
@@ -230,6 +238,11 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 		}
 		v, err := s.query(ctx, "SELECT VERSION()")
 		if err == nil {
+			log, _ := os.ReadFile(o.ErrorLog)
+			if w := IgnoredConfigWarning(stderr.String() + "\n" + string(log)); w != "" {
+				s.kill()
+				return nil, &StartError{Reason: "the server ignored an option file, so it would not run the trial's values", Excerpt: "[ERROR] " + w + "\n" + LogExcerpt(o.ErrorLog)}
+			}
 			s.Version = v
 			return s, nil
 		}

@@ -151,7 +151,7 @@ func Catalogue() []Knob {
 			Name: "innodb_file_format", Seed: "4.1", Group: "innodb", Kind: Enum,
 			Choices: []string{"Antelope", "Barracuda"}, Default: "Barracuda", Dynamic: true,
 			Avail: []Avail{
-				{Flavor: MariaDB, Until: "10.3.1", Gone: "removed in MariaDB 10.3.1 (Barracuda is implicit; the nearest knob today is innodb_default_row_format, which affects new tables only); " + goneNoOp1011},
+				{Flavor: MariaDB, Until: "10.3.1", Gone: "removed in MariaDB 10.3.1 (Barracuda is implicit; the nearest knob today is innodb_default_row_format, which affects new tables only); " + goneNoOp1011, Tolerated: true},
 				{Flavor: MySQL, Until: "8.0.0", Gone: "removed in MySQL 8.0 (Barracuda is implicit; see innodb_default_row_format)"},
 			},
 			Source: kbInnoDB + "innodb_file_format (removed 10.3.1); " + myInnoDB + "removed in 8.0",
@@ -179,7 +179,7 @@ func Catalogue() []Knob {
 			Name: "innodb_buffer_pool_instances", Seed: "4.5", Group: "innodb", Kind: Int,
 			Min: 1, Max: 64, Scale: Log, Step: 1, Default: "1", Unit: "instances",
 			Avail: []Avail{
-				{Flavor: MariaDB, Until: "10.6.0", Gone: "removed in MariaDB 10.6.0 (there is a single buffer pool); " + goneNoOp1011},
+				{Flavor: MariaDB, Until: "10.6.0", Gone: "removed in MariaDB 10.6.0 (there is a single buffer pool); " + goneNoOp1011, Tolerated: true},
 				{Flavor: MySQL},
 			},
 			Source: kbInnoDB + "innodb_buffer_pool_instances (deprecated 10.5.1, removed 10.6.0); " + myInnoDB + "innodb_buffer_pool_instances (1-64; default 8, or 1 when the pool is under 1 GiB)",
@@ -283,7 +283,7 @@ func Catalogue() []Knob {
 			Name: "innodb_thread_concurrency", Seed: "4.20", Group: "innodb", Kind: Int,
 			Min: 0, Max: 64, Scale: Linear, Step: 1, Default: "0", Unit: "threads", Dynamic: true,
 			Avail: []Avail{
-				{Flavor: MariaDB, Until: "10.6.0", Gone: "removed in MariaDB 10.6.0 (MariaDB's counterpart is thread_handling=pool-of-threads with thread_pool_size, both searched); " + goneNoOp1011},
+				{Flavor: MariaDB, Until: "10.6.0", Gone: "removed in MariaDB 10.6.0 (MariaDB's counterpart is thread_handling=pool-of-threads with thread_pool_size, both searched); " + goneNoOp1011, Tolerated: true},
 				{Flavor: MySQL},
 			},
 			Source: kbInnoDB + "innodb_thread_concurrency (deprecated 10.5.5, removed 10.6.0); " + myInnoDB + "innodb_thread_concurrency (0-1000, default 0 = unlimited)",
@@ -383,7 +383,7 @@ func Catalogue() []Knob {
 			Name: "innodb_log_files_in_group", Group: "innodb", Kind: Int,
 			Min: 1, Max: 4, Scale: Linear, Step: 1, Default: "2", Unit: "files",
 			Avail: []Avail{
-				{Flavor: MariaDB, Until: "10.5.2", Gone: "removed in MariaDB 10.5.2 (a single ib_logfile0); " + goneNoOp1011},
+				{Flavor: MariaDB, Until: "10.5.2", Gone: "removed in MariaDB 10.5.2 (a single ib_logfile0); " + goneNoOp1011, Tolerated: true},
 				{Flavor: MySQL},
 			},
 			Source: kbInnoDB + "innodb_log_files_in_group (ignored since 10.5.2, removed 10.6); " + myInnoDB + "innodb_log_files_in_group (deprecated 8.0.30)",
@@ -427,7 +427,7 @@ func Catalogue() []Knob {
 		{
 			Name: "innodb_large_prefix", Group: "innodb", Kind: Bool, Default: "ON", Dynamic: true,
 			Avail: []Avail{
-				{Flavor: MariaDB, Until: "10.3.1", Gone: "removed in MariaDB 10.3.1 (large prefixes are always on); " + goneNoOp1011},
+				{Flavor: MariaDB, Until: "10.3.1", Gone: "removed in MariaDB 10.3.1 (large prefixes are always on); " + goneNoOp1011, Tolerated: true},
 				{Flavor: MySQL, Until: "8.0.0", Gone: "removed in MySQL 8.0"},
 			},
 			Source: kbInnoDB + "innodb_large_prefix (removed 10.3.1)",
@@ -437,7 +437,7 @@ func Catalogue() []Knob {
 			Name: "innodb_adaptive_max_sleep_delay", Group: "innodb", Kind: Int,
 			Min: 0, Max: 1000000, Scale: Linear, Step: 1000, Default: "150000", Unit: "microseconds", Dynamic: true,
 			Avail: []Avail{
-				{Flavor: MariaDB, Until: "10.6.0", Gone: "removed in MariaDB 10.6.0 with innodb_thread_concurrency; " + goneNoOp1011},
+				{Flavor: MariaDB, Until: "10.6.0", Gone: "removed in MariaDB 10.6.0 with innodb_thread_concurrency; " + goneNoOp1011, Tolerated: true},
 				{Flavor: MySQL},
 			},
 			Source: kbInnoDB + "innodb_adaptive_max_sleep_delay (deprecated 10.5.5, removed 10.6.0); " + myInnoDB + "innodb_adaptive_max_sleep_delay",
@@ -447,7 +447,7 @@ func Catalogue() []Knob {
 			Name: "innodb_undo_logs", Group: "innodb", Kind: Int,
 			Min: 1, Max: 128, Scale: Linear, Step: 1, Default: "128", Unit: "rollback segments",
 			Avail: []Avail{
-				{Flavor: MariaDB, Until: "10.6.0", Gone: "removed in MariaDB 10.6.0 (always 128 rollback segments); " + goneNoOp1011},
+				{Flavor: MariaDB, Until: "10.6.0", Gone: "removed in MariaDB 10.6.0 (always 128 rollback segments); " + goneNoOp1011, Tolerated: true},
 				{Flavor: MySQL, Until: "8.0.2", Gone: "removed in MySQL 8.0.2 (see innodb_rollback_segments)"},
 			},
 			Source: kbInnoDB + "innodb_undo_logs (deprecated 10.5.0, removed 10.6.0)",

@@ -101,6 +101,10 @@ type Avail struct {
 	// Gone says what happens from Until on, in words shown to the user, e.g.
 	// "removed in MariaDB 10.6.0; the option is accepted as a no-op".
 	Gone string
+	// Tolerated is true when, from Until on, the server still accepts the
+	// startup option as a no-op (with a "was removed" warning) instead of
+	// aborting on an unknown variable.
+	Tolerated bool
 }
 
 // Knob describes one setting of the search space. Numeric ranges (Min,

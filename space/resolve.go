@@ -576,3 +576,21 @@ func Intersect(infos []ServerInfo) ServerInfo {
 	}
 	return out
 }
+
+// ToleratedOption reports whether a server of version v accepts the
+// startup option name (underscores) as a removed no-op, per the
+// catalogue: such an option in a user's my.cnf does not abort the server,
+// it is only ignored with a warning.
+func ToleratedOption(name string, v Version) bool {
+	for _, k := range Catalogue() {
+		if k.Name != name {
+			continue
+		}
+		for _, a := range availFor(k, v.Flavor) {
+			if a.Tolerated && a.Until != "" && v.Compare(release(a.Flavor, a.Until)) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}

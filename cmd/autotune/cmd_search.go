@@ -157,7 +157,7 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 		return err
 	}
 	bin := rs.servers.first()
-	plan, err := o.knobs.plan(rs, host)
+	plan, err := o.knobs.plan(ctx, rs, host)
 	if err != nil {
 		return err
 	}

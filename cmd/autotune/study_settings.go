@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -31,11 +33,13 @@ type studySpaceOptions struct {
 	spaceOptions
 	memoryBudget string
 	apply        string
+	baselineCnf  string
 }
 
 func (o *studySpaceOptions) AddFlags(fs *pflag.FlagSet) {
 	o.spaceOptions.AddFlags(fs)
 	fs.StringVar(&o.memoryBudget, "memory-budget", "75%", "memory a config may use, as a size (12G) or a share of RAM (75%); a config whose MySQLTuner-style estimate (global buffers + per-connection buffers x max_connections) exceeds it is rejected without starting a server")
+	fs.StringVar(&o.baselineCnf, "baseline-cnf", "", "your current my.cnf: read by the MySQL option-file rules, its knob values become trial 0 and the base of every trial; export then shows the change against it")
 	fs.StringVar(&o.apply, "apply", applyRestart, "restart: every trial restores the dataset and restarts the server; dynamic: when only dynamic knobs change from the previous trial, apply them with SET GLOBAL on the running server (faster, but the trial inherits the previous trial's dataset and cache state)")
 }
 
@@ -45,6 +49,11 @@ func (o *studySpaceOptions) validate() error {
 	}
 	if _, err := parseBudget(o.memoryBudget, 1<<40); err != nil {
 		return usagef("--memory-budget: %v", err)
+	}
+	if o.baselineCnf != "" {
+		if _, err := os.Stat(o.baselineCnf); err != nil {
+			return usagef("--baseline-cnf %q: %v", o.baselineCnf, err)
+		}
 	}
 	if o.apply != applyRestart && o.apply != applyDynamic {
 		return usagef("--apply %q: want %s or %s", o.apply, applyRestart, applyDynamic)
@@ -72,13 +81,14 @@ func parseBudget(s string, ram int64) (int64, error) {
 // spaceSettings are the space settings stored with a study: changing them
 // changes what the study measures, so a resumed study must keep them.
 type spaceSettings struct {
-	Durability      string  `json:"durability"`
-	SpaceFile       string  `json:"space_file,omitempty"`
-	SpaceFileSHA256 string  `json:"space_file_sha256,omitempty"`
-	ServerBuilds    []build `json:"server_builds,omitempty"`
-	BenchmarkBuilds []build `json:"benchmark_builds,omitempty"`
-	MemoryBudget    int64   `json:"memory_budget_bytes"`
-	Apply           string  `json:"apply"`
+	Durability      string    `json:"durability"`
+	SpaceFile       string    `json:"space_file,omitempty"`
+	SpaceFileSHA256 string    `json:"space_file_sha256,omitempty"`
+	ServerBuilds    []build   `json:"server_builds,omitempty"`
+	BenchmarkBuilds []build   `json:"benchmark_builds,omitempty"`
+	MemoryBudget    int64     `json:"memory_budget_bytes"`
+	Apply           string    `json:"apply"`
+	Baseline        *baseline `json:"baseline,omitempty"`
 }
 
 // studyPlan is what runSearch needs beyond the resolved space: the stored
@@ -89,10 +99,11 @@ type studyPlan struct {
 	budget   int64
 	apply    string
 	bpLimit  float64
+	notes    []string
 }
 
 // plan derives the study plan from the resolved space and the host.
-func (o *studySpaceOptions) plan(rs resolved, host runner.Host) (studyPlan, error) {
+func (o *studySpaceOptions) plan(ctx context.Context, rs resolved, host runner.Host) (studyPlan, error) {
 	budget, err := parseBudget(o.memoryBudget, host.RAMBytes)
 	if err != nil {
 		return studyPlan{}, usagef("--memory-budget: %v", err)
@@ -118,7 +129,17 @@ func (o *studySpaceOptions) plan(rs resolved, host runner.Host) (studyPlan, erro
 	if err := rs.sp.Limit("innodb_buffer_pool_size", limit); err != nil && rs.sp.Searched("innodb_buffer_pool_size") {
 		return studyPlan{}, fmt.Errorf("--memory-budget %s: %w", space.HumanBytes(budget), err)
 	}
-	return studyPlan{settings: st, base: rs.sp.Fixed(), budget: budget, apply: o.apply, bpLimit: limit}, nil
+	p := studyPlan{settings: st, base: rs.sp.Fixed(), budget: budget, apply: o.apply, bpLimit: limit}
+	if o.baselineCnf != "" {
+		bl, err := loadBaseline(ctx, o.baselineCnf, rs.sp, rs.info, rs.servers.first())
+		if err != nil {
+			return studyPlan{}, err
+		}
+		st.Baseline = &bl
+		p.base = bl.Config.Merge(rs.sp.Fixed())
+		p.notes = bl.Notes
+	}
+	return p, nil
 }
 
 // report prints what the study searches.
@@ -140,6 +161,12 @@ func (p studyPlan) report(out io.Writer, sp *space.Space) {
 	}
 	fmt.Fprintf(out, "not searched on this server: %d knobs (autotune knobs shows why)\n", len(unsup))
 	fmt.Fprintf(out, "memory budget %s; apply mode %s\n", space.HumanBytes(p.budget), p.apply)
+	if bl := p.settings.Baseline; bl != nil {
+		fmt.Fprintf(out, "baseline (trial 0) from %s: %s\n", bl.File, strings.Join(sp.Changes(bl.Config), " "))
+		for _, n := range p.notes {
+			fmt.Fprintf(out, "  note: %s\n", n)
+		}
+	}
 }
 
 // setup hands the plan's runtime parts to the trial runner.
@@ -195,4 +222,29 @@ func environmentNotes(sp *space.Space, cfg space.Config) []string {
 		out = append(out, "not an option: "+k.Name+"="+v+how)
 	}
 	return out
+}
+
+// writeFileMode writes b to path through a temporary file in the same
+// directory, renamed over path, with exactly mode (not subject to the
+// umask, and not the mode of a file it replaces): a world-writable option
+// file is ignored by the server (shared/cases/mycnf-writer-file-mode).
+func writeFileMode(path string, b []byte, mode os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after a successful rename there is nothing to remove
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
