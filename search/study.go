@@ -58,6 +58,11 @@ type Study struct {
 	// It holds the pinned knobs (durability policy, space file) and the
 	// user's baseline my.cnf (--baseline-cnf); nil is the server defaults.
 	Base space.Config
+	// Prepare, when set, makes a sampled trial's configuration (Base with
+	// the proposal on top) consistent before it is recorded and measured:
+	// the space's constraint repair (space.Space.Repair), which must see
+	// the merged configuration.
+	Prepare func(space.Config) space.Config
 	// Now returns the current time (time.Now when nil).
 	Now func() time.Time
 }
@@ -211,6 +216,9 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		params := p.Config
 		if p.Kind != Retry {
 			params = s.Base.Merge(p.Config)
+		}
+		if p.Kind == Sampled && s.Prepare != nil {
+			params = s.Prepare(params)
 		}
 		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: params, Started: now()}
 		next++

@@ -22,15 +22,23 @@ import (
 //     pool" rule is not used: a 1G log against a 128M pool measured
 //     neutral here, mariadb-on-this-machine.md §5.) The log is lowered to
 //     the pool size, rounded down to its step.
+//   - innodb_log_buffer_size <= innodb_log_file_size. MariaDB 10.11
+//     refuses a redo log smaller than its buffer (SET GLOBAL
+//     innodb_log_file_size: error 1210 "innodb_log_file_size must be at
+//     least innodb_log_buffer_size"); the buffer is lowered to the log
+//     size (applied after the log was fitted to the pool).
 //   - innodb_max_dirty_pages_pct_lwm <= innodb_max_dirty_pages_pct. The
 //     server lowers the low-water mark to the maximum otherwise (read back
 //     on 10.11.19: lwm 78.033 with max 38.508 ran as 38.508). The mark is
 //     lowered to the maximum.
-//   - query_cache_type=OFF keeps query_cache_size at its default. MariaDB
-//     10.11 turns the query cache ON at start whenever query_cache_size is
-//     not the default, even with query_cache_type=OFF written explicitly
-//     (read back on 10.11.19 with 6M in either line order); with the cache
-//     off the size does nothing, so the size goes back to the default.
+//   - query_cache_type=OFF leaves query_cache_size out. MariaDB 10.11 turns
+//     the query cache ON at start whenever query_cache_size is in the
+//     option file with a non-zero value, even the default 1M and even with
+//     query_cache_type=OFF written explicitly, in either line order (read
+//     back on 10.11.19); with the cache off the size does nothing.
+//   - thread_handling other than pool-of-threads leaves thread_pool_size
+//     out: the size only matters to the pool, and without the pool SET
+//     GLOBAL thread_pool_size reads back as 0 (10.11.19).
 //
 // Knobs absent from cfg are left alone (the server's own defaults are
 // consistent). Repair is deterministic, so a sampler that proposed the
@@ -67,6 +75,17 @@ func (s *Space) Repair(cfg Config) (Config, []string) {
 			}
 		}
 	}
+	if l, ok := num("innodb_log_file_size"); ok {
+		if b, ok := num("innodb_log_buffer_size"); ok && b > l {
+			if k, ok := s.Knob("innodb_log_buffer_size"); ok {
+				step := float64(max(k.Step, 1))
+				if v, err := k.FromFloat(floorTo(l, step)); err == nil {
+					out[k.Name] = v
+					notes = append(notes, fmt.Sprintf("innodb_log_buffer_size %s lowered to innodb_log_file_size %s", k.Render(cfg[k.Name]), k.Render(v)))
+				}
+			}
+		}
+	}
 	if m, ok := num("innodb_max_dirty_pages_pct"); ok {
 		if l, ok := num("innodb_max_dirty_pages_pct_lwm"); ok && l > m {
 			if k, ok := s.Knob("innodb_max_dirty_pages_pct_lwm"); ok {
@@ -77,12 +96,14 @@ func (s *Space) Repair(cfg Config) (Config, []string) {
 			}
 		}
 	}
-	if out["query_cache_type"] == "OFF" {
-		if k, ok := s.Knob("query_cache_size"); ok {
-			if v, set := out[k.Name]; set && v != k.Default {
-				out[k.Name] = k.Default
-				notes = append(notes, fmt.Sprintf("query_cache_size %s reset to the default %s: query_cache_type is OFF", k.Render(v), k.Render(k.Default)))
-			}
+	if v, set := out["query_cache_size"]; set && out["query_cache_type"] == "OFF" {
+		delete(out, "query_cache_size")
+		notes = append(notes, fmt.Sprintf("query_cache_size %s left out: query_cache_type is OFF", v))
+	}
+	if h, ok := out["thread_handling"]; ok && h != "pool-of-threads" {
+		if v, set := out["thread_pool_size"]; set {
+			delete(out, "thread_pool_size")
+			notes = append(notes, fmt.Sprintf("thread_pool_size %s left out: thread_handling is %s", v, h))
 		}
 	}
 	return out, notes

@@ -130,6 +130,12 @@ func TestChangesAndLimit(t *testing.T) {
 	if _, err := k.Normalize("2G"); err == nil {
 		t.Fatal("2G must be outside the limited range")
 	}
+	if err := sp.Limit("innodb_buffer_pool_size", float64(1<<30)+12345); err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := sp.Knob("innodb_buffer_pool_size"); k.Max != float64(1<<30) {
+		t.Fatalf("Max = %g: a limit rounds down to the step", k.Max)
+	}
 	if err := sp.Limit("innodb_buffer_pool_size", 1); err == nil {
 		t.Fatal("limit under the minimum must fail")
 	}

@@ -210,6 +210,9 @@ func (s *Space) Limit(name string, max float64) error {
 	if !ok {
 		return fmt.Errorf("space: no knob %s", name)
 	}
+	if k := s.all[i]; k.Kind == Int || k.Kind == Bytes {
+		max = floorTo(max, float64(max64(k.Step, 1))) // the range ends stay multiples of the step
+	}
 	if max < s.all[i].Min {
 		return fmt.Errorf("space: knob %s: limit %g below its minimum %g", name, max, s.all[i].Min)
 	}
@@ -308,4 +311,11 @@ func (s *Space) WriteOptions(w io.Writer, c Config) error {
 		}
 	}
 	return nil
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
 }

@@ -239,6 +239,7 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 		Budget: o.budget, Spent: st.Spent, Start: started, MaxTrials: o.trials,
 		OnTrial: func(e search.Event) { logf("%s", trialLine(sp, e)) },
 		Base:    plan.base,
+		Prepare: func(c space.Config) space.Config { r, _ := sp.Repair(c); return r },
 	}
 	res, err := study.Run(ctx)
 	if err != nil {
