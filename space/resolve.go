@@ -594,3 +594,19 @@ func ToleratedOption(name string, v Version) bool {
 	}
 	return false
 }
+
+// VariableName returns the system variable that holds knob name on a
+// server of version v (e.g. "tx_isolation" for transaction_isolation on
+// MariaDB 10.11), per the catalogue; the name itself when the catalogue
+// has no other name for it there.
+func VariableName(name string, v Version) string {
+	for _, k := range Catalogue() {
+		if k.Name != name {
+			continue
+		}
+		if names, _ := variableNames(k, v); len(names) > 0 {
+			return names[0]
+		}
+	}
+	return name
+}

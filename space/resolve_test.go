@@ -284,3 +284,25 @@ func TestIntersect(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+func TestVariableName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    Version
+		want string
+	}{
+		{"transaction_isolation", Version{MariaDB, 10, 11, 19}, "tx_isolation"},
+		{"transaction_isolation", Version{MariaDB, 11, 4, 0}, "transaction_isolation"},
+		{"transaction_isolation", Version{MySQL, 8, 0, 36}, "transaction_isolation"},
+		{"innodb_buffer_pool_size", Version{MariaDB, 10, 11, 19}, "innodb_buffer_pool_size"},
+		{"not_a_knob", Version{MariaDB, 10, 11, 19}, "not_a_knob"},
+	} {
+		if got := VariableName(tc.name, tc.v); got != tc.want {
+			t.Errorf("VariableName(%s, %s) = %s, want %s", tc.name, tc.v, got, tc.want)
+		}
+	}
+	if !ToleratedOption("innodb_buffer_pool_instances", Version{MariaDB, 10, 11, 19}) || ToleratedOption("innodb_support_xa", Version{MariaDB, 10, 11, 19}) ||
+		ToleratedOption("innodb_buffer_pool_instances", Version{MariaDB, 10, 5, 0}) {
+		t.Error("ToleratedOption: buffer_pool_instances is a no-op on 10.11, support_xa aborts, and on 10.5 the former still exists")
+	}
+}
