@@ -11,6 +11,11 @@ if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ] \
 fi
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+# Optional: what the runtime-environment knobs use (allocator via LD_PRELOAD,
+# NUMA policy). Without them those knobs are reported unsupported.
+ldconfig -p 2>/dev/null | grep -q libtcmalloc_minimal.so.4 || need+=(libtcmalloc-minimal4)
+ldconfig -p 2>/dev/null | grep -q libjemalloc.so.2 || need+=(libjemalloc2)
+command -v numactl >/dev/null 2>&1 || need+=(numactl)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
