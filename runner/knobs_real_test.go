@@ -61,10 +61,11 @@ func TestEveryTunableKnobAcceptedAndReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	info, err := Probe(ctx, bin, dir)
+	infos, err := Probe(ctx, dir, bin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	info := infos[0]
 	fac := DetectFacilities(ctx)
 	sp, err := space.Resolve(space.Catalogue(), fac.Env(space.Env{Server: &info, Durability: space.Relaxed}))
 	if err != nil {

@@ -202,33 +202,48 @@ func ParseHelpVariables(out []byte) map[string]string {
 	return m
 }
 
-// Probe starts bin on a fresh, tiny datadir in the sandbox directory dir
-// (created if needed; see OpenSandbox), reads its variables (Variables)
-// and stops it; the datadir is removed afterwards. A fresh MariaDB datadir
-// takes about a second to initialise here. It returns *StartError when the
-// server does not start, other errors for sandbox trouble.
-func Probe(ctx context.Context, bin Binary, dir string) (space.ServerInfo, error) {
-	sb, err := OpenSandbox(dir, bin)
+// Probe starts each server binary in turn on one fresh, tiny datadir in
+// the sandbox directory dir (created if needed; see OpenSandbox), reads
+// its variables (Variables) and stops it; the datadir is removed
+// afterwards. The datadir is initialised with the first binary's tools
+// (mariadb-install-db next to it or on PATH), so further builds need not
+// come with their own; they must read the same datadir format (same
+// flavour and major.minor version). A fresh MariaDB datadir takes about a
+// second to initialise here. It returns the descriptions in the order of
+// bins, *StartError when a server does not start, other errors for
+// sandbox trouble.
+func Probe(ctx context.Context, dir string, bins ...Binary) ([]space.ServerInfo, error) {
+	if len(bins) == 0 {
+		return nil, fmt.Errorf("probe: no server binary")
+	}
+	sb, err := OpenSandbox(dir, bins[0])
 	if err != nil {
-		return space.ServerInfo{}, err
+		return nil, err
 	}
 	data := sb.path("probe-data")
 	if err := os.RemoveAll(data); err != nil {
-		return space.ServerInfo{}, err
+		return nil, err
 	}
 	defer os.RemoveAll(data)
 	if err := sb.initDatadir(ctx, data); err != nil {
-		return space.ServerInfo{}, err
+		return nil, err
 	}
-	srv, err := Start(ctx, bin, sb.Options(data, "", "probe-"+strconv.FormatInt(time.Now().UnixNano(), 36)+".err", 20))
-	if err != nil {
-		return space.ServerInfo{}, err
+	var out []space.ServerInfo
+	for _, bin := range bins {
+		srv, err := Start(ctx, bin, sb.Options(data, "", "probe-"+strconv.FormatInt(time.Now().UnixNano(), 36)+".err", 20))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", bin.Path, err)
+		}
+		info, verr := srv.Variables(ctx, bin)
+		if err := srv.Stop(time.Minute); err != nil && verr == nil {
+			verr = fmt.Errorf("stop probe server: %w", err)
+		}
+		if verr != nil {
+			return nil, fmt.Errorf("%s: %w", bin.Path, verr)
+		}
+		out = append(out, info)
 	}
-	info, verr := srv.Variables(ctx, bin)
-	if err := srv.Stop(time.Minute); err != nil && verr == nil {
-		verr = fmt.Errorf("stop probe server: %w", err)
-	}
-	return info, verr
+	return out, nil
 }
 
 // varName matches a system variable name; anything else is refused before

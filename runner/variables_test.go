@@ -128,10 +128,11 @@ func TestProbeReadsLiveServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := Probe(ctx, bin, t.TempDir())
+	infos, err := Probe(ctx, t.TempDir(), bin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	info := infos[0]
 	bp, ok := info.Vars["innodb_buffer_pool_size"]
 	if !ok || !bp.HasRange || bp.Value == "" || !bp.ReadOnlyKnown {
 		t.Fatalf("innodb_buffer_pool_size: %+v", bp)

@@ -151,21 +151,20 @@ func (o *spaceOptions) resolveSpace(ctx context.Context, probeDir string, logf f
 	if r.benches, err = parseBuilds("--benchmark-build", o.benchBuilds); err != nil {
 		return r, err
 	}
-	var infos []space.ServerInfo
+	var bins []runner.Binary
 	for _, name := range r.servers.names {
-		bin := r.servers.bins[name]
-		info, err := runner.Probe(ctx, bin, probeDir)
-		if err != nil {
-			return r, fmt.Errorf("read the variables of %s (a server started on a fresh datadir): %w", bin.Path, err)
+		bins = append(bins, r.servers.bins[name])
+	}
+	infos, err := runner.Probe(ctx, probeDir, bins...)
+	if err != nil {
+		return r, fmt.Errorf("read the server variables (each build started on a fresh datadir): %w", err)
+	}
+	for i, info := range infos[1:] {
+		a, b := infos[0].Version, info.Version
+		if a.Flavor != b.Flavor || a.Major != b.Major || a.Minor != b.Minor {
+			return r, usagef("--server-build %s is %s but %s is %s: builds must share flavour and major.minor version (the dataset snapshot is shared)",
+				r.servers.names[i+1], b, r.servers.names[0], a)
 		}
-		if len(infos) > 0 {
-			a, b := infos[0].Version, info.Version
-			if a.Flavor != b.Flavor || a.Major != b.Major || a.Minor != b.Minor {
-				return r, usagef("--server-build %s is %s but %s is %s: builds must share flavour and major.minor version (the dataset snapshot is shared)",
-					name, b, r.servers.names[0], a)
-			}
-		}
-		infos = append(infos, info)
 	}
 	r.info = space.Intersect(infos)
 	r.fac = runner.DetectFacilities(ctx)
