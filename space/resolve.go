@@ -232,8 +232,8 @@ func resolveKnob(k Knob, env Env) Entry {
 	return e
 }
 
-// availFor returns the Avail rows of k for flavour fl, and whether k has
-// rows at all.
+// availFor returns the Avail rows of k that apply to flavour fl (MySQL
+// rows apply to Percona Server too).
 func availFor(k Knob, fl Flavor) []Avail {
 	var out []Avail
 	for _, a := range k.Avail {
@@ -241,7 +241,6 @@ func availFor(k Knob, fl Flavor) []Avail {
 			out = append(out, a)
 		}
 	}
-	// Percona rows override MySQL rows only when present; both apply.
 	return out
 }
 
