@@ -367,20 +367,30 @@ func StopStale(ctx context.Context, pidFile string) error {
 	if name != "mariadbd" && name != "mysqld" {
 		return nil // pid reused by something else
 	}
+	// SIGTERM again every 2 s: a server still starting up can lose one
+	// (seen under load: a stale server that got SIGTERM right after
+	// writing its pid file slept on for 30 s). After 30 s, SIGKILL; the
+	// error comes only if the process survives that too.
 	_ = syscall.Kill(pid, syscall.SIGTERM)
-	deadline := time.Now().Add(30 * time.Second)
+	start := time.Now()
+	lastTerm := start
+	var killedAt time.Time
 	for alive(pid) {
-		if time.Now().After(deadline) {
+		now := time.Now()
+		switch {
+		case !killedAt.IsZero() && now.Sub(killedAt) > 10*time.Second:
+			return fmt.Errorf("stale server pid %d from %s does not exit, even after SIGKILL", pid, pidFile)
+		case killedAt.IsZero() && now.Sub(start) > 30*time.Second:
 			_ = syscall.Kill(pid, syscall.SIGKILL)
-			deadline = time.Now().Add(10 * time.Second)
+			killedAt = now
+		case killedAt.IsZero() && now.Sub(lastTerm) > 2*time.Second:
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+			lastTerm = now
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("stale server pid %d from %s does not exit", pid, pidFile)
 		}
 	}
 	return nil
