@@ -3,6 +3,7 @@ module github.com/autotune/autotune
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/c-bata/goptuna v0.9.0
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/mattn/go-sqlite3 v1.14.53

@@ -151,6 +151,8 @@ type StartOptions struct {
 	ReadyTimeout time.Duration
 	// MaxStart bounds the whole start, progress or not (default 30 min).
 	MaxStart time.Duration
+	// Launch wraps the server (allocator, CPU placement, NUMA policy).
+	Launch Launch
 }
 
 // Start writes the my.cnf, launches the server as a child in its own
@@ -203,16 +205,24 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 	if err := os.WriteFile(o.ConfigFile, cnf.Bytes(), 0o600); err != nil {
 		return nil, fmt.Errorf("write server config: %w", err)
 	}
+	// WriteFile keeps the mode of an existing file; a world-writable
+	// option file is ignored by the server.
+	if err := os.Chmod(o.ConfigFile, 0o600); err != nil {
+		return nil, fmt.Errorf("write server config: %w", err)
+	}
 	// --defaults-file must be the first argument, or the server reads the
 	// system config and then aborts on it (mariadb-on-this-machine.md §2.1).
-	cmd := exec.Command(bin.Path, "--defaults-file="+o.ConfigFile)
+	cmd := o.Launch.Command(bin.Path, "--defaults-file="+o.ConfigFile)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Stdout, cmd.Stderr = nil, nil
+	// The option reader warns on stderr before the error log is open (e.g.
+	// "World-writable config file ... is ignored").
+	stderr := &tailBuffer{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = nil, stderr
 	// Files the server creates (error log, data files) are 0600 and its
 	// directories 0700 (the UMASK and UMASK_DIR variables of mysqld_safe,
 	// honoured by the server itself: MariaDB KB "mariadbd Options", MySQL
 	// manual "Environment Variables").
-	cmd.Env = append(os.Environ(), "UMASK=0600", "UMASK_DIR=0700")
+	cmd.Env = append(cmd.Environ(), "UMASK=0600", "UMASK_DIR=0700")
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("launch %s: %w", bin.Path, err)
 	}
@@ -257,6 +267,11 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 		}
 		v, err := s.query(ctx, "SELECT VERSION()")
 		if err == nil {
+			log, _ := os.ReadFile(o.ErrorLog)
+			if w := IgnoredConfigWarning(stderr.String() + "\n" + string(log)); w != "" {
+				s.kill()
+				return nil, &StartError{Reason: "the server ignored an option file, so it would not run the trial's values", Excerpt: "[ERROR] " + w + "\n" + LogExcerpt(o.ErrorLog)}
+			}
 			s.Version = v
 			return s, nil
 		}
@@ -414,18 +429,25 @@ func StopStale(ctx context.Context, pidFile string) error {
 	if name != "mariadbd" && name != "mysqld" {
 		return nil // pid reused by something else
 	}
+	// SIGTERM again every 2 s: a server still starting up can lose one
+	// (seen under load: a stale server that got SIGTERM right after
+	// writing its pid file slept on for 30 s). After 30 s, SIGKILL; the
+	// error comes only if the process survives that too.
 	_ = syscall.Kill(pid, syscall.SIGTERM)
-	termDeadline := time.Now().Add(30 * time.Second)
-	killed := false
-	var killDeadline time.Time
+	start := time.Now()
+	lastTerm := start
+	var killedAt time.Time
 	for alive(pid) {
 		now := time.Now()
-		if !killed && now.After(termDeadline) {
+		switch {
+		case !killedAt.IsZero() && now.Sub(killedAt) > 10*time.Second:
+			return fmt.Errorf("stale server pid %d from %s does not exit, even after SIGKILL", pid, pidFile)
+		case killedAt.IsZero() && now.Sub(start) > 30*time.Second:
 			_ = syscall.Kill(pid, syscall.SIGKILL)
-			killed, killDeadline = true, now.Add(10*time.Second)
-		}
-		if killed && now.After(killDeadline) {
-			return fmt.Errorf("stale server pid %d from %s survives SIGKILL", pid, pidFile)
+			killedAt = now
+		case killedAt.IsZero() && now.Sub(lastTerm) > 2*time.Second:
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+			lastTerm = now
 		}
 		select {
 		case <-ctx.Done():

@@ -26,17 +26,26 @@ type Sysbench struct {
 	Tables, TableSize int
 	// Threads is --threads of the run.
 	Threads int
+	// TCP connects over TCP 127.0.0.1 and the server's port instead of
+	// the unix socket.
+	TCP bool
+	// Launch wraps sysbench (CPU placement).
+	Launch Launch
 }
 
 func (s Sysbench) args(srv *Server, extra ...string) []string {
-	a := []string{s.Workload,
-		"--db-driver=mysql",
-		"--mysql-socket=" + srv.Socket,
+	a := []string{s.Workload, "--db-driver=mysql"}
+	if s.TCP {
+		a = append(a, "--mysql-host=127.0.0.1", "--mysql-port="+strconv.Itoa(srv.Port))
+	} else {
+		a = append(a, "--mysql-socket="+srv.Socket)
+	}
+	a = append(a,
 		"--mysql-user=root",
 		"--mysql-db=sbtest",
-		"--tables=" + strconv.Itoa(s.Tables),
-		"--table-size=" + strconv.Itoa(s.TableSize),
-	}
+		"--tables="+strconv.Itoa(s.Tables),
+		"--table-size="+strconv.Itoa(s.TableSize),
+	)
 	return append(a, extra...)
 }
 
@@ -45,7 +54,7 @@ func (s Sysbench) command(ctx context.Context, args []string) *exec.Cmd {
 	if path == "" {
 		path = "sysbench"
 	}
-	cmd := exec.CommandContext(ctx, path, args...)
+	cmd := s.Launch.CommandContext(ctx, path, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 5 * time.Second

@@ -19,6 +19,11 @@ command -v fallocate >/dev/null 2>&1 || need+=(util-linux)
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
   need+=(chromium)
 fi
+# Optional: what the runtime-environment knobs use (allocator via LD_PRELOAD,
+# NUMA policy). Without them those knobs are reported unsupported.
+ldconfig -p 2>/dev/null | grep -q libtcmalloc_minimal.so.4 || need+=(libtcmalloc-minimal4)
+ldconfig -p 2>/dev/null | grep -q libjemalloc.so.2 || need+=(libjemalloc2)
+command -v numactl >/dev/null 2>&1 || need+=(numactl)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"

@@ -121,6 +121,10 @@ func (s *Sampler) Ask(ctx context.Context) (Proposal, error) {
 		}
 		cfg[k.Name] = v
 	}
+	// Dependent knobs (io_capacity_max >= io_capacity, redo log <= buffer
+	// pool): the repair is deterministic, so the sampler still sees a
+	// well-defined objective over what it proposed.
+	cfg, _ = s.space.Repair(cfg)
 	return Proposal{Config: cfg, Kind: Sampled, handle: id}, nil
 }
 

@@ -53,6 +53,16 @@ type Study struct {
 	MaxTrials int
 	// OnTrial, when set, is called after each finished trial.
 	OnTrial func(Event)
+	// Base is set under every trial's configuration: the baseline trial
+	// measures Base itself, a sampled trial Base with the proposal on top.
+	// It holds the pinned knobs (durability policy, space file) and the
+	// user's baseline my.cnf (--baseline-cnf); nil is the server defaults.
+	Base space.Config
+	// Prepare, when set, makes a sampled trial's configuration (Base with
+	// the proposal on top) consistent before it is recorded and measured:
+	// the space's constraint repair (space.Space.Repair), which must see
+	// the merged configuration.
+	Prepare func(space.Config) space.Config
 	// Now returns the current time (time.Now when nil).
 	Now func() time.Time
 	// StoreRetry is how long recording a finished trial is retried when
@@ -165,7 +175,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		switch t.State {
 		case Complete:
 			err = obs.Observe(t.Params, t.Score)
-		case Failed:
+		case Failed, Rejected:
 			err = obs.Observe(t.Params, pen)
 		}
 		if err != nil {
@@ -186,7 +196,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		}
 		finished := 0
 		for _, t := range trials {
-			if t.State == Complete || t.State == Failed {
+			if t.State.Finished() {
 				finished++
 			}
 		}
@@ -207,7 +217,14 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			}
 			return res(""), fmt.Errorf("propose trial %d: %w", next, err)
 		}
-		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: p.Config, Started: now()}
+		params := p.Config
+		if p.Kind != Retry {
+			params = s.Base.Merge(p.Config)
+		}
+		if p.Kind == Sampled && s.Prepare != nil {
+			params = s.Prepare(params)
+		}
+		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: params, Started: now()}
 		next++
 		if err := s.Store.BeginTrial(ctx, t); err != nil {
 			return res(""), fmt.Errorf("record start of trial %d: %w", t.Number, err)
@@ -221,6 +238,8 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			if t.Failure == "" {
 				t.Failure = oerr.Error()
 			}
+		case out.Rejected:
+			t.State = Rejected
 		case out.Failure != "":
 			t.State = Failed
 		default:
@@ -241,11 +260,11 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			}
 			return res(""), fmt.Errorf("trial %d: %w", t.Number, oerr)
 		}
-		if t.State == Failed && t.Kind == Baseline {
+		if (t.State == Failed || t.State == Rejected) && t.Kind == Baseline {
 			return res(""), fmt.Errorf("%w: %s", ErrBaselineFailed, t.Failure)
 		}
 		value := t.Score
-		if t.State == Failed {
+		if t.State == Failed || t.State == Rejected {
 			value = penalty(trials)
 		}
 		if err := s.Strategy.Tell(ctx, p, value); err != nil {
@@ -280,7 +299,7 @@ func pending(trials []Trial) []Proposal {
 		}
 		redone := false
 		for _, u := range trials[i+1:] {
-			if (u.State == Complete || u.State == Failed) && u.Params.Key() == t.Params.Key() {
+			if u.State.Finished() && u.Params.Key() == t.Params.Key() {
 				redone = true
 				break
 			}

@@ -146,8 +146,11 @@ func TestStudyBaselineFirstAndFindsBetter(t *testing.T) {
 		if tr.State != Complete && tr.State != Failed {
 			t.Fatalf("trial %d state %s", tr.Number, tr.State)
 		}
-		if tr.Kind == Sampled && len(tr.Params) != len(space.Default().Knobs()) {
-			t.Fatalf("trial %d sets %d knobs", tr.Number, len(tr.Params))
+		// Every searched knob is set, except the ones the space's repair
+		// leaves out (query_cache_size with the cache OFF, thread_pool_size
+		// without the pool).
+		if n := len(space.Default().Knobs()); tr.Kind == Sampled && (len(tr.Params) > n || len(tr.Params) < n-2) {
+			t.Fatalf("trial %d sets %d knobs of %d", tr.Number, len(tr.Params), n)
 		}
 	}
 }

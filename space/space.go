@@ -43,58 +43,163 @@ func (c Config) Key() string {
 	return b.String()
 }
 
-// Space is an ordered set of knobs to search.
-type Space struct {
-	knobs []Knob
-	index map[string]int
+// Merge returns a copy of c with every value of over set on top.
+func (c Config) Merge(over Config) Config {
+	out := c.Clone()
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
 }
 
-// New returns a space over knobs, in their order. It returns an error when
-// two knobs share a name or a knob's range or default is invalid.
+// Space is an ordered set of knobs: the searched ones, and the ones known
+// to the space but not searched (pinned or excluded) that a configuration
+// may still set. Built by New (every knob searched) or Resolve.
+type Space struct {
+	all      []Knob         // every usable knob, catalogue order
+	index    map[string]int // name and variable aliases → position in all
+	searched []Knob         // the knobs a strategy samples, in order
+	fixed    Config         // pinned values, set in every trial
+	entries  []Entry        // the resolution report (nil from New)
+}
+
+// New returns a space searching knobs, in their order. It returns an error
+// when two knobs share a name or a knob's range or default is invalid.
 func New(knobs []Knob) (*Space, error) {
-	s := &Space{index: make(map[string]int, len(knobs))}
+	s := &Space{index: make(map[string]int, len(knobs)), fixed: Config{}}
 	for _, k := range knobs {
+		if err := checkKnob(k); err != nil {
+			return nil, err
+		}
 		if _, dup := s.index[k.Name]; dup {
 			return nil, fmt.Errorf("space: knob %s listed twice", k.Name)
 		}
-		switch k.Kind {
-		case Int, Bytes, Float:
-			if !(k.Min <= k.Max) {
-				return nil, fmt.Errorf("space: knob %s: empty range [%g, %g]", k.Name, k.Min, k.Max)
-			}
-			if k.Scale == Log && k.Min <= 0 {
-				return nil, fmt.Errorf("space: knob %s: log scale needs a positive minimum, got %g", k.Name, k.Min)
-			}
-		case Enum:
-			if len(k.Choices) == 0 {
-				return nil, fmt.Errorf("space: knob %s: enum without choices", k.Name)
-			}
-		}
-		s.index[k.Name] = len(s.knobs)
-		s.knobs = append(s.knobs, k)
+		s.index[k.Name] = len(s.all)
+		s.all = append(s.all, k)
 	}
+	s.searched = append([]Knob(nil), s.all...)
 	return s, nil
 }
 
-// Default returns the space over Catalogue().
+// checkKnob validates one row: a non-empty range, a positive minimum on a
+// log scale, choices for an enum.
+func checkKnob(k Knob) error {
+	switch k.Kind {
+	case Int, Bytes, Float:
+		if !(k.Min <= k.Max) {
+			return fmt.Errorf("space: knob %s: empty range [%g, %g]", k.Name, k.Min, k.Max)
+		}
+		if k.Scale == Log && k.Min <= 0 {
+			return fmt.Errorf("space: knob %s: log scale needs a positive minimum, got %g", k.Name, k.Min)
+		}
+	case Enum:
+		if len(k.Choices) == 0 {
+			return fmt.Errorf("space: knob %s: enum without choices", k.Name)
+		}
+	}
+	return nil
+}
+
+// Default returns the space searched without a live server: the catalogue
+// resolved for MariaDB 10.11 (the server this project targets) under
+// --durability strict, with no environment or build choices detected.
+// Studies use Resolve against the live server instead; Default serves
+// tests and listings of stored trials.
 func Default() *Space {
-	s, err := New(Catalogue())
+	s, err := Resolve(Catalogue(), Env{Version: Version{Flavor: MariaDB, Major: 10, Minor: 11}, Durability: Strict})
 	if err != nil {
 		panic(err) // the catalogue is a constant table; its own tests cover it
 	}
 	return s
 }
 
-// Knobs returns the knobs in order. The slice must not be modified.
-func (s *Space) Knobs() []Knob { return s.knobs }
+// Lookup returns a space that knows every knob of the catalogue (searched
+// or not, whatever the server), for reading and rendering stored
+// configurations: trials listings and export.
+func Lookup() *Space {
+	var ks []Knob
+	for _, k := range Catalogue() {
+		if k.Kind == Enum && len(k.Choices) == 0 {
+			k.Choices = []string{} // build knobs: choices come from the study
+		}
+		ks = append(ks, k)
+	}
+	s := &Space{index: map[string]int{}, fixed: Config{}}
+	for _, k := range ks {
+		s.add(k)
+	}
+	return s
+}
 
-// Knob returns the knob called name (dashes and underscores are equal).
+// add appends k to the known knobs and indexes its name and variable
+// aliases.
+func (s *Space) add(k Knob) {
+	s.index[k.Name] = len(s.all)
+	for _, a := range k.Avail {
+		if a.Variable != "" {
+			if _, taken := s.index[a.Variable]; !taken {
+				s.index[a.Variable] = len(s.all)
+			}
+		}
+	}
+	s.all = append(s.all, k)
+}
+
+// Knobs returns the searched knobs in order. The slice must not be
+// modified.
+func (s *Space) Knobs() []Knob { return s.searched }
+
+// All returns every knob the space knows (searched, pinned, excluded), in
+// catalogue order. The slice must not be modified.
+func (s *Space) All() []Knob { return s.all }
+
+// Fixed returns the pinned values (durability policy, space file): a copy
+// the caller may modify.
+func (s *Space) Fixed() Config { return s.fixed.Clone() }
+
+// Entries returns the resolution report: one entry per catalogue knob with
+// its status and reason (nil for a space built by New).
+func (s *Space) Entries() []Entry { return s.entries }
+
+// Searched reports whether the strategy samples knob name.
+func (s *Space) Searched(name string) bool {
+	k, ok := s.Knob(name)
+	if !ok {
+		return false
+	}
+	for _, x := range s.searched {
+		if x.Name == k.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// Variable returns the server's system variable for knob name (e.g.
+// "tx_isolation" for transaction_isolation on MariaDB 10.11), as Resolve
+// found it; the knob's name when the space was not resolved against a
+// server.
+func (s *Space) Variable(name string) string {
+	k, ok := s.Knob(name)
+	if !ok {
+		return name
+	}
+	for _, e := range s.entries {
+		if e.Knob.Name == k.Name && e.Variable != "" {
+			return e.Variable
+		}
+	}
+	return k.Name
+}
+
+// Knob returns the knob called name (dashes and underscores are equal; a
+// variable alias such as tx_isolation finds transaction_isolation).
 func (s *Space) Knob(name string) (Knob, bool) {
 	i, ok := s.index[strings.ReplaceAll(name, "-", "_")]
 	if !ok {
 		return Knob{}, false
 	}
-	return s.knobs[i], true
+	return s.all[i], true
 }
 
 // Limit narrows the numeric search range of knob name to at most max (in
@@ -105,18 +210,26 @@ func (s *Space) Limit(name string, max float64) error {
 	if !ok {
 		return fmt.Errorf("space: no knob %s", name)
 	}
-	if max < s.knobs[i].Min {
-		return fmt.Errorf("space: knob %s: limit %g below its minimum %g", name, max, s.knobs[i].Min)
+	if k := s.all[i]; k.Kind == Int || k.Kind == Bytes {
+		max = floorTo(max, float64(max64(k.Step, 1))) // the range ends stay multiples of the step
 	}
-	if max < s.knobs[i].Max {
-		s.knobs[i].Max = max
+	if max < s.all[i].Min {
+		return fmt.Errorf("space: knob %s: limit %g below its minimum %g", name, max, s.all[i].Min)
+	}
+	if max < s.all[i].Max {
+		s.all[i].Max = max
+	}
+	for j := range s.searched {
+		if s.searched[j].Name == name && max < s.searched[j].Max {
+			s.searched[j].Max = max
+		}
 	}
 	return nil
 }
 
 // Validate normalises every value of c against its knob and returns the
-// normalised copy. It returns an error naming the first unknown knob or bad
-// value.
+// normalised copy (keyed by knob name). It returns an error naming the
+// first unknown knob or bad value.
 func (s *Space) Validate(c Config) (Config, error) {
 	out := make(Config, len(c))
 	for _, n := range c.Names() {
@@ -137,28 +250,60 @@ func (s *Space) Validate(c Config) (Config, error) {
 // as "name=value" with rendered values, in space order.
 func (s *Space) Changes(c Config) []string {
 	var out []string
-	for _, k := range s.knobs {
+	for _, k := range s.all {
 		v, ok := c[k.Name]
 		if !ok || v == k.Default {
 			continue
 		}
 		out = append(out, k.Name+"="+k.Render(v))
 	}
+	for _, n := range c.Names() {
+		if _, ok := s.Knob(n); !ok {
+			out = append(out, n+"="+c[n])
+		}
+	}
 	return out
 }
 
-// WriteOptions writes c as option lines ("name = value") with full option
-// names in space order, without a group header. Knobs not in the space are
-// an error.
+// Diff returns the knobs whose value in c differs from base (a knob absent
+// from either side counts as its default), as "name: old -> new" with
+// rendered values, in space order.
+func (s *Space) Diff(base, c Config) []string {
+	var out []string
+	val := func(cfg Config, k Knob) string {
+		if v, ok := cfg[k.Name]; ok {
+			return v
+		}
+		return k.Default
+	}
+	for _, k := range s.all {
+		_, inB := base[k.Name]
+		_, inC := c[k.Name]
+		if !inB && !inC {
+			continue
+		}
+		a, b := val(base, k), val(c, k)
+		if a != b {
+			out = append(out, fmt.Sprintf("%s: %s -> %s", k.Name, k.Render(a), k.Render(b)))
+		}
+	}
+	return out
+}
+
+// WriteOptions writes the server knobs of c as option lines ("name =
+// value") with full option names in space order, without a group header.
+// Knobs of other layers (environment, build) are not options and are
+// skipped. Knobs not in the space are an error: an unknown option aborts the
+// server, and a partial name would match another option.
 func (s *Space) WriteOptions(w io.Writer, c Config) error {
 	for _, n := range c.Names() {
 		if _, ok := s.Knob(n); !ok {
 			return fmt.Errorf("unknown knob %q", n)
 		}
 	}
-	for _, k := range s.knobs {
+	for _, k := range s.all {
 		v, ok := c[k.Name]
-		if !ok {
+		if !ok || k.Layer != LayerServer {
 			continue
 		}
 		if _, err := fmt.Fprintf(w, "%s = %s\n", k.Name, k.Render(v)); err != nil {
@@ -166,4 +311,11 @@ func (s *Space) WriteOptions(w io.Writer, c Config) error {
 		}
 	}
 	return nil
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
 }

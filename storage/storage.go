@@ -564,7 +564,7 @@ func (db *DB) BeginTrial(ctx context.Context, t search.Trial) error {
 // adds spent to the study's budget used. Either all of it is stored or
 // none.
 //
-// t.State must be Complete, Failed or Interrupted. Score is stored only for
+// t.State must be Complete, Failed, Rejected or Interrupted. Score is stored only for
 // Complete trials. It returns an error wrapping ErrNoStudy when the study
 // does not exist, and an error for a Running or unknown state, an unknown
 // kind, a negative number or spent, or phases that are not finite.
@@ -573,7 +573,7 @@ func (db *DB) FinishTrial(ctx context.Context, t search.Trial, spent time.Durati
 		return fmt.Errorf("storage: finish trial %d of study %q: %w", t.Number, t.Study, err)
 	}
 	switch t.State {
-	case search.Complete, search.Failed, search.Interrupted:
+	case search.Complete, search.Failed, search.Interrupted, search.Rejected:
 	default:
 		return fail(fmt.Errorf("cannot finish in state %q", t.State))
 	}

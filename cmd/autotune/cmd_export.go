@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -101,31 +102,23 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 			return err
 		}
 	}
-	var w io.Writer = stdout
-	var f *os.File
-	if o.out != "" {
-		f, err = os.OpenFile(o.out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-		if err != nil {
-			return fmt.Errorf("-o %q: %w", o.out, err)
-		}
-		w = f
+	// Stored trials may name any catalogue knob (whatever the server that
+	// measured them had), so they are rendered against the whole catalogue.
+	if o.out == "" {
+		return writeExport(stdout, o.format, space.Lookup(), st, best, base, now)
 	}
-	if err := writeExport(w, o.format, space.Default(), st, best, base, now); err != nil {
-		if f != nil {
-			f.Close()
-		}
+	var body bytes.Buffer
+	if err := writeExport(&body, o.format, space.Lookup(), st, best, base, now); err != nil {
 		return err
 	}
-	if f != nil {
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("-o %q: %w", o.out, err)
-		}
-		fmt.Fprintf(stdout, "wrote %s: trial %d", o.out, best.Number)
-		if base.Number >= 0 {
-			fmt.Fprintf(stdout, ", %.1f tps vs baseline %.1f (%+.1f %%)", best.MeanTPS, base.MeanTPS, gain(best.MeanTPS, base.MeanTPS))
-		}
-		fmt.Fprintln(stdout)
+	if err := writeFileMode(o.out, body.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("-o %q: %w", o.out, err)
 	}
+	fmt.Fprintf(stdout, "wrote %s: trial %d", o.out, best.Number)
+	if base.Number >= 0 {
+		fmt.Fprintf(stdout, ", %.1f tps vs baseline %.1f (%+.1f %%)", best.MeanTPS, base.MeanTPS, gain(best.MeanTPS, base.MeanTPS))
+	}
+	fmt.Fprintln(stdout)
 	return nil
 }
 
@@ -136,7 +129,11 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	fmt.Fprintf(w, "# autotune: best configuration of study %q\n", st.Name)
 	fmt.Fprintf(w, "# trial %d (%s), score %.1f, %.1f tps, p95 %.1f ms\n", best.Number, best.Kind, best.Score, best.MeanTPS, best.P95MS)
 	if base.Number >= 0 {
-		fmt.Fprintf(w, "# baseline (server defaults): trial %d, %.1f tps -> %+.1f %% tps\n", base.Number, base.MeanTPS, gain(best.MeanTPS, base.MeanTPS))
+		what := "server defaults"
+		if bs.Space != nil && bs.Space.Baseline != nil {
+			what = "your my.cnf"
+		}
+		fmt.Fprintf(w, "# baseline (%s): trial %d, %.1f tps -> %+.1f %% tps\n", what, base.Number, base.MeanTPS, gain(best.MeanTPS, base.MeanTPS))
 	}
 	version := best.ServerVersion
 	if version == "" {
@@ -146,6 +143,19 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	if bs.Workload != "" {
 		fmt.Fprintf(w, "# workload: sysbench %s, %d threads, %d tables x %d rows, %gs warm-up + %gs measured\n",
 			bs.Workload, bs.Threads, bs.Tables, bs.TableSize, bs.WarmupS, bs.DurationS)
+	}
+	if bs.Space != nil {
+		fmt.Fprintf(w, "# durability: %s\n", durabilityNote(bs.Space.Durability))
+		if bl := bs.Space.Baseline; bl != nil {
+			diff := sp.Diff(bl.Config, best.Params)
+			fmt.Fprintf(w, "# baseline: %s (trial 0); changes against it: %d\n", bl.File, len(diff))
+			for _, d := range diff {
+				fmt.Fprintf(w, "#   %s\n", d)
+			}
+		}
+	}
+	for _, l := range environmentNotes(sp, best.Params) {
+		fmt.Fprintf(w, "# %s\n", l)
 	}
 	fmt.Fprintf(w, "# exported: %s\n", now.UTC().Format(time.RFC3339))
 	if len(best.Params) == 0 {

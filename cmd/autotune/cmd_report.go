@@ -82,7 +82,7 @@ func buildReport(ctx context.Context, dbPath, study string, now time.Time) (*rep
 		return nil, fmt.Errorf("study %q has no complete trial yet: nothing to plot", study)
 	}
 	in := report.Input{Study: st.Name, ServerVersion: st.ServerVersion, Settings: st.Settings, Cores: st.Cores,
-		RAMBytes: st.RAMBytes, Created: st.Created, Spent: st.Spent, Generated: now, Space: space.Default(), Trials: trials}
+		RAMBytes: st.RAMBytes, Created: st.Created, Spent: st.Spent, Generated: now, Space: space.Lookup(), Trials: trials}
 	if base.Number >= 0 {
 		if in.BaselineSamples, err = db.Samples(ctx, study, base.Number); err != nil {
 			return nil, err

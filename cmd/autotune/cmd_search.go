@@ -35,13 +35,13 @@ type searchOptions struct {
 	tableSize int
 	warmup    time.Duration
 	duration  time.Duration
-	mysqld    string
 	sysbench  string
 	workdir   string
 	seed      int64
 	lambda    float64
 	allowChg  bool
 	json      bool // progress as JSON lines
+	knobs     studySpaceOptions
 }
 
 func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
@@ -55,13 +55,13 @@ func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.tableSize, "table-size", 500000, "rows per sysbench table (8 x 500000 is about 1.1 GB, more than the default 128M buffer pool)")
 	fs.DurationVar(&o.warmup, "warmup", 30*time.Second, "warm-up before the measurement window of each trial")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "measurement window of each trial")
-	fs.StringVar(&o.mysqld, "mysqld", "", "server binary (default: mariadbd or mysqld on PATH or in /usr/sbin)")
 	fs.StringVar(&o.sysbench, "sysbench", "sysbench", "sysbench binary")
 	fs.StringVar(&o.workdir, "workdir", "autotune-sandbox", "sandbox directory: dataset snapshot, trial datadir, socket, logs (created 0700)")
 	fs.Int64Var(&o.seed, "seed", 0, "sampler seed for a new study (0 = random); stored with the study")
 	fs.Float64Var(&o.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps")
 	fs.BoolVar(&o.allowChg, "allow-changes", false, "resume a study although its manifest changed (server version, host cores/RAM, benchmark settings); the change is recorded")
 	fs.BoolVar(&o.json, "json", false, "print progress as JSON lines, one event per line (log, phase, sample, trial, done, interrupted)")
+	o.knobs.AddFlags(fs)
 }
 
 // validate checks flag values; errors name the flag and the accepted form.
@@ -96,7 +96,7 @@ func (o *searchOptions) validate() error {
 	case o.workdir == "":
 		return usagef("--workdir: want a directory path")
 	}
-	return nil
+	return o.knobs.validate()
 }
 
 // benchSettings are the settings that define what a study measures; a
@@ -109,6 +109,9 @@ type benchSettings struct {
 	WarmupS   float64 `json:"warmup_s"`
 	DurationS float64 `json:"duration_s"`
 	Lambda    float64 `json:"lambda"`
+	// Space holds the space settings (durability, space file, builds,
+	// memory budget, apply mode, baseline); see study_settings.go.
+	Space *spaceSettings `json:"space,omitempty"`
 }
 
 func (o *searchOptions) settings() benchSettings {
@@ -150,16 +153,8 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bin, err := runner.FindServer(ctx, o.mysqld)
-	if err != nil {
-		return err
-	}
-	db, err := storage.Open(o.db)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-
+	// Read the live server's variables (a fresh tiny datadir in the
+	// sandbox) and resolve the knob catalogue against it.
 	// One autotune per study: a second process is refused, not queued.
 	studyLock, err := lockfile.Acquire(o.db + "." + o.study + ".lock")
 	if errors.Is(err, lockfile.ErrLocked) {
@@ -170,7 +165,40 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	}
 	defer studyLock.Release()
 
-	settingsJSON, _ := json.Marshal(o.settings())
+	// One autotune per sandbox, too (before the live server is probed in it).
+	probeSB, err := runner.OpenSandbox(o.workdir, runner.Binary{})
+	if err != nil {
+		return err
+	}
+	sbLock, err := lockfile.Acquire(filepath.Join(probeSB.Dir, "lock"))
+	if errors.Is(err, lockfile.ErrLocked) {
+		return fmt.Errorf("--workdir %q is used by another autotune (%v); give each running study its own --workdir", o.workdir, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer sbLock.Release()
+	rs, err := o.knobs.resolveSpace(ctx, o.workdir, logf)
+	if err != nil {
+		if ctx.Err() != nil {
+			return interruptedErr(prog, o)
+		}
+		return err
+	}
+	bin := rs.servers.first()
+	plan, err := o.knobs.plan(ctx, rs, host)
+	if err != nil {
+		return err
+	}
+	db, err := storage.Open(o.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	settings := o.settings()
+	settings.Space = plan.settings
+	settingsJSON, _ := json.Marshal(settings)
 	st, found, err := db.Study(ctx, o.study)
 	if err != nil {
 		return err
@@ -211,14 +239,6 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sbLock, err := lockfile.Acquire(filepath.Join(sb.Dir, "lock"))
-	if errors.Is(err, lockfile.ErrLocked) {
-		return fmt.Errorf("--workdir %q is used by another autotune (%v); give each running study its own --workdir", o.workdir, err)
-	}
-	if err != nil {
-		return err
-	}
-	defer sbLock.Release()
 	bench := runner.Sysbench{Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads}
 	maxConn := o.threads + 50
 	ds := runner.Dataset{Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, ServerVersion: bin.Version}
@@ -232,11 +252,8 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 		}
 	}
 
-	sp := space.Default()
-	// Never let the buffer pool take more than half of the host's RAM.
-	if err := sp.Limit("innodb_buffer_pool_size", float64(host.RAMBytes/2)); err != nil {
-		return err
-	}
+	sp := rs.sp
+	plan.report(out, sp)
 	// Vary the seed on each resume so a resumed sampler does not replay the
 	// random draws of the first run.
 	strategy, err := search.NewTPE(sp, st.Seed+int64(next))
@@ -251,10 +268,14 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	prog.setTrialLength(o.warmup, o.duration)
 	tr := &trialRunner{sb: sb, bench: bench, sp: sp, warmup: o.warmup, duration: o.duration, lambda: o.lambda, maxConn: maxConn, logf: logf,
 		onPhase: prog.phase, onSample: prog.sample}
+	plan.setup(tr, rs)
+	defer tr.close()
 	study := &search.Study{
 		Name: o.study, Strategy: strategy, Objective: tr.run, Store: db,
 		Budget: o.budget, Spent: st.Spent, Start: started, MaxTrials: o.trials,
 		OnTrial: prog.trial,
+		Base:    plan.base,
+		Prepare: func(c space.Config) space.Config { r, _ := sp.Repair(c); return r },
 	}
 	res, err := study.Run(ctx)
 	if err != nil {
@@ -309,7 +330,7 @@ func trialLine(sp *space.Space, e search.Event) string {
 	} else {
 		b.WriteString(" | server defaults")
 	}
-	if t.State == search.Failed {
+	if t.State == search.Failed || t.State == search.Rejected {
 		b.WriteString("\n      reason: " + t.Failure)
 	}
 	return b.String()

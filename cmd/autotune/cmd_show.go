@@ -104,7 +104,7 @@ func runShow(ctx context.Context, o *showOptions, out io.Writer) error {
 	}
 	var bs benchSettings
 	_ = json.Unmarshal([]byte(st.Settings), &bs)
-	writeShow(out, space.Default(), st.Name, bs, t, base, best, samples, o.samples)
+	writeShow(out, space.Lookup(), st.Name, bs, t, base, best, samples, o.samples)
 	return nil
 }
 

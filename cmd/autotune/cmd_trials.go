@@ -41,7 +41,7 @@ func stateRank(s search.State) int {
 	switch s {
 	case search.Complete:
 		return 0
-	case search.Failed:
+	case search.Failed, search.Rejected:
 		return 1
 	case search.Interrupted:
 		return 2
@@ -55,7 +55,7 @@ func runTrials(ctx context.Context, o *trialsOptions, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	writeTrials(out, space.Default(), st.Name, trials)
+	writeTrials(out, space.Lookup(), st.Name, trials)
 	return nil
 }
 
@@ -89,7 +89,7 @@ func writeTrials(out io.Writer, sp *space.Space, study string, trials []search.T
 		if ch == "" {
 			ch = "(defaults)"
 		}
-		if t.State == search.Failed {
+		if t.State == search.Failed || t.State == search.Rejected {
 			ch += "  [" + t.Failure + "]"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Number, t.State, t.Kind, score, tps, sd, p95, vs, t.Duration().Round(time.Second), ch)

@@ -285,10 +285,14 @@ func startWithExport(t *testing.T, work, cnf, body string) {
 			continue
 		}
 		var v string
-		if err := querySandbox(ctx, srv, "SELECT @@GLOBAL."+name, &v); err != nil {
+		ver, err := space.ParseVersion(srv.Version, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := querySandbox(ctx, srv, "SELECT @@GLOBAL."+space.VariableName(name, ver), &v); err != nil {
 			t.Fatalf("read %s: %v", name, err)
 		}
-		k, ok := space.Default().Knob(name)
+		k, ok := space.Lookup().Knob(name)
 		if !ok {
 			t.Fatalf("exported unknown knob %s", name)
 		}

@@ -1,0 +1,561 @@
+package space
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Option is one option line of a MySQL option file.
+type Option struct {
+	// Group is the [group] the option sits in, trailing blanks removed.
+	Group string
+	// Name is the option name for lookup: a "loose-"/"loose_" prefix
+	// removed (see Loose) and dashes turned to underscores. Case is kept:
+	// the server matches names character by character, only "-" and "_"
+	// are equal (so "Max_Connections" is not max_connections).
+	Name string
+	// RawName is the name as written.
+	RawName string
+	// Value is the value with quotes and escapes resolved and any
+	// end-of-line comment removed; HasValue is false for a valueless flag
+	// ("skip-name-resolve"), which the server sees as --name.
+	Value    string
+	HasValue bool
+	// Loose is true for a loose- prefix: the server only warns when it does
+	// not know the option.
+	Loose bool
+	// File and Line locate the option (1-based).
+	File string
+	Line int
+}
+
+// OptionFile is a parsed option file with everything it includes, in read
+// order (the order the server reads them: an included file's options sit
+// at the position of the directive).
+type OptionFile struct {
+	// Options in read order.
+	Options []Option
+	// Notes are non-fatal observations: a missing !include file (skipped,
+	// as the server does), files of an !includedir that are not read.
+	Notes []string
+}
+
+// ReadOptions says how to read option files.
+type ReadOptions struct {
+	// Root, when set, is prefixed to absolute paths of !include and
+	// !includedir directives (reading a copied /etc tree in tests).
+	Root string
+	// FirstDotExtension selects !includedir files by the text after the
+	// first dot of the name, as MySQL 5.x, Percona 5.7 and old MariaDB do
+	// ("30-site.local.cnf" is then not a .cnf file). The default is the
+	// last dot, as MySQL 8.0 and current MariaDB do.
+	FirstDotExtension bool
+}
+
+// FileError is a fatal problem of an option file: the server (and every
+// client) would refuse it. Line is 0 for file-level problems.
+type FileError struct {
+	File string
+	Line int
+	Msg  string
+	// More lists further findings of the same file, in line order.
+	More []string
+}
+
+func (e *FileError) Error() string {
+	s := e.File
+	if e.Line > 0 {
+		s += fmt.Sprintf(" line %d", e.Line)
+	}
+	s += ": " + e.Msg
+	if len(e.More) > 0 {
+		s += " (also: " + strings.Join(e.More, "; ") + ")"
+	}
+	return s
+}
+
+// maxIncludeDepth bounds !include nesting (the server stops at 10 too).
+const maxIncludeDepth = 10
+
+// ReadOptionFile reads path as the server reads an option file (mysys
+// my_default.c): "[group]" headers (a "[" line without "]" is fatal), an
+// option before any group is fatal, "name", "name = value", comments from
+// "#" or ";" at the start of a line and from "#" outside quotes to the
+// end, quoted values with backslash escapes, "loose-" prefixes,
+// "!include FILE" (a missing file is skipped with a note) and
+// "!includedir DIR" (every *.cnf file in name order; a directory that
+// cannot be listed is fatal). Included files are parsed on their own: each
+// must open its own group. It returns a *FileError naming the file and
+// line for a malformed file, with every finding of that file.
+func ReadOptionFile(path string, ro ReadOptions) (*OptionFile, error) {
+	of := &OptionFile{}
+	if err := of.read(path, ro, 0); err != nil {
+		return nil, err
+	}
+	return of, nil
+}
+
+func (of *OptionFile) read(path string, ro ReadOptions, depth int) error {
+	if depth > maxIncludeDepth {
+		return &FileError{File: path, Msg: fmt.Sprintf("includes nested deeper than %d", maxIncludeDepth)}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return &FileError{File: path, Msg: err.Error()}
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o002 != 0 {
+		of.Notes = append(of.Notes, path+": world-writable: the server ignores this file (\"World-writable config file ... is ignored\")")
+		return nil
+	}
+	var (
+		group    string
+		inGroup  bool
+		findings []*FileError
+		opts     []Option
+	)
+	fail := func(line int, msg string) { findings = append(findings, &FileError{File: path, Line: line, Msg: msg}) }
+	lines := bytes.Split(b, []byte("\n"))
+	for i, raw := range lines {
+		n := i + 1
+		line := strings.TrimRight(string(raw), "\r")
+		t := strings.TrimLeft(line, " \t")
+		if t == "" || t[0] == '#' || t[0] == ';' {
+			continue
+		}
+		if t[0] == '!' {
+			dir, arg, _ := strings.Cut(t[1:], " ")
+			arg = strings.TrimSpace(arg)
+			if dir == "includedir" || dir == "include" {
+				if arg == "" {
+					fail(n, "!"+dir+" without a path")
+					continue
+				}
+				// Flush the options read so far, then the included ones.
+				of.Options = append(of.Options, opts...)
+				opts = nil
+				target := of.mapPath(arg, path, ro)
+				var err error
+				if dir == "include" {
+					err = of.include(target, arg, ro, depth)
+				} else {
+					err = of.includeDir(target, arg, ro, depth)
+				}
+				if err != nil {
+					var fe *FileError
+					if errors.As(err, &fe) && fe.File == path {
+						findings = append(findings, fe)
+						continue
+					}
+					return err
+				}
+				continue
+			}
+			fail(n, "unknown directive !"+dir)
+			continue
+		}
+		if t[0] == '[' {
+			end := strings.IndexByte(t, ']')
+			if end < 0 {
+				fail(n, "wrong group definition (no closing ']')")
+				inGroup = false
+				continue
+			}
+			group = strings.TrimRight(strings.TrimSpace(t[1:end]), " \t")
+			inGroup = true
+			continue
+		}
+		if !inGroup {
+			if group == "" {
+				fail(n, "option without preceding group")
+			}
+			continue
+		}
+		o, err := parseOptionLine(t)
+		if err != nil {
+			fail(n, err.Error())
+			continue
+		}
+		o.Group, o.File, o.Line = group, path, n
+		opts = append(opts, o)
+	}
+	if len(findings) > 0 {
+		first := findings[0]
+		for _, f := range findings[1:] {
+			first.More = append(first.More, fmt.Sprintf("line %d: %s", f.Line, f.Msg))
+		}
+		return first
+	}
+	of.Options = append(of.Options, opts...)
+	return nil
+}
+
+// mapPath resolves a directive's path: relative to the including file's
+// directory, absolute under ro.Root.
+func (of *OptionFile) mapPath(p, from string, ro ReadOptions) string {
+	if filepath.IsAbs(p) {
+		if ro.Root != "" {
+			return filepath.Join(ro.Root, p)
+		}
+		return p
+	}
+	return filepath.Join(filepath.Dir(from), p)
+}
+
+func (of *OptionFile) include(target, written string, ro ReadOptions, depth int) error {
+	if _, err := os.Stat(target); errors.Is(err, os.ErrNotExist) {
+		of.Notes = append(of.Notes, "!include "+written+": no such file, skipped (as the server does)")
+		return nil
+	}
+	return of.read(target, ro, depth+1)
+}
+
+func (of *OptionFile) includeDir(target, written string, ro ReadOptions, depth int) error {
+	entries, err := os.ReadDir(target)
+	if err != nil {
+		return &FileError{File: target, Msg: "cannot read include directory !includedir " + written + ": " + err.Error() + " (the server aborts: \"Fatal error in defaults handling\")"}
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		name := e.Name()
+		ext := ""
+		if ro.FirstDotExtension {
+			if i := strings.IndexByte(name, '.'); i >= 0 {
+				ext = name[i:]
+			}
+		} else {
+			ext = filepath.Ext(name)
+		}
+		if ext != ".cnf" {
+			of.Notes = append(of.Notes, "!includedir "+written+": "+name+" not read (only *.cnf files are)")
+			continue
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := of.read(filepath.Join(target, n), ro, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseOptionLine parses "name", "name = value" or "name=value" (the line
+// trimmed on the left).
+func parseOptionLine(t string) (Option, error) {
+	t = removeEndComment(t)
+	name, value, hasValue := strings.Cut(t, "=")
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Option{}, errors.New("option without a name")
+	}
+	o := Option{RawName: name, HasValue: hasValue}
+	canon := name
+	for _, p := range []string{"loose-", "loose_"} {
+		if strings.HasPrefix(canon, p) {
+			canon, o.Loose = canon[len(p):], true
+			break
+		}
+	}
+	o.Name = strings.ReplaceAll(canon, "-", "_")
+	if hasValue {
+		v, err := unquote(strings.TrimSpace(value))
+		if err != nil {
+			return Option{}, fmt.Errorf("option %s: %w", name, err)
+		}
+		o.Value = v
+	}
+	return o, nil
+}
+
+// removeEndComment cuts the line at the first "#" outside quotes
+// (my_default.c remove_end_comment).
+func removeEndComment(s string) string {
+	var quote byte
+	escape := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c == '\'' || c == '"') && !escape {
+			switch quote {
+			case 0:
+				quote = c
+			case c:
+				quote = 0
+			}
+		}
+		if quote == 0 && c == '#' {
+			return strings.TrimRight(s[:i], " \t")
+		}
+		escape = quote != 0 && c == '\\' && !escape
+	}
+	return strings.TrimRight(s, " \t")
+}
+
+// unquote removes matching surrounding quotes and resolves the escapes
+// the option-file reader knows (\n \t \r \b \s \" \' \\); an unquoted
+// value is returned as is.
+func unquote(v string) (string, error) {
+	if len(v) < 2 || (v[0] != '"' && v[0] != '\'') {
+		if len(v) > 0 && (v[0] == '"' || v[0] == '\'') {
+			return "", fmt.Errorf("value %s: unterminated quote", v)
+		}
+		return v, nil
+	}
+	q := v[0]
+	if v[len(v)-1] != q {
+		return "", fmt.Errorf("value %s: unterminated quote", v)
+	}
+	in := v[1 : len(v)-1]
+	var b strings.Builder
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		if c != '\\' || i+1 == len(in) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch in[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'b':
+			b.WriteByte('\b')
+		case 's':
+			b.WriteByte(' ')
+		case '"', '\'', '\\':
+			b.WriteByte(in[i])
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(in[i])
+		}
+	}
+	return b.String(), nil
+}
+
+// ServerGroups returns the option groups a server of version v reads
+// (MariaDB KB "Configuring MariaDB with Option Files"; MySQL 8.0 manual
+// 6.2.2.2): [mysqld] and [server] always, [mysqld-MAJOR.MINOR], and for
+// MariaDB also [mariadb], [mariadbd] and their versioned forms and
+// [client-server].
+func ServerGroups(v Version) []string {
+	mm := fmt.Sprintf("%d.%d", v.Major, v.Minor)
+	g := []string{"mysqld", "server", "mysqld-" + mm}
+	if v.Flavor == MariaDB {
+		g = append(g, "mariadb", "mariadbd", "mariadb-"+mm, "mariadbd-"+mm, "client-server")
+	}
+	return g
+}
+
+// Effective returns the options the given groups see, one per name, the
+// last in read order winning across spellings (innodb-buffer-pool-size
+// and innodb_buffer_pool_size are one option), in order of first
+// appearance. Options of other groups ([mysqldump], [client]) never leak
+// in.
+func (of *OptionFile) Effective(groups []string) []Option {
+	want := map[string]bool{}
+	for _, g := range groups {
+		want[g] = true
+	}
+	idx := map[string]int{}
+	var out []Option
+	for _, o := range of.Options {
+		if !want[o.Group] {
+			continue
+		}
+		if i, ok := idx[o.Name]; ok {
+			out[i] = o
+			continue
+		}
+		idx[o.Name] = len(out)
+		out = append(out, o)
+	}
+	return out
+}
+
+// Redefined returns, for the given groups, the options set in two or more
+// different files of the same !includedir directory: their effective
+// value depends on the order the directory is read, which MySQL does not
+// promise (shared/cases/mycnf-includedir-selection). Each entry reads
+// "name: file1 (line), file2 (line)".
+func (of *OptionFile) Redefined(groups []string) []string {
+	want := map[string]bool{}
+	for _, g := range groups {
+		want[g] = true
+	}
+	where := map[string][]Option{}
+	var order []string
+	for _, o := range of.Options {
+		if !want[o.Group] {
+			continue
+		}
+		if _, ok := where[o.Name]; !ok {
+			order = append(order, o.Name)
+		}
+		where[o.Name] = append(where[o.Name], o)
+	}
+	var out []string
+	for _, n := range order {
+		dirs := map[string][]Option{}
+		for _, o := range where[n] {
+			d := filepath.Dir(o.File)
+			dirs[d] = append(dirs[d], o)
+		}
+		for _, opts := range dirs {
+			files := map[string]bool{}
+			var parts []string
+			for _, o := range opts {
+				if !files[o.File] {
+					files[o.File] = true
+					parts = append(parts, fmt.Sprintf("%s (line %d)", filepath.Base(o.File), o.Line))
+				}
+			}
+			if len(files) > 1 {
+				out = append(out, n+": "+strings.Join(parts, ", "))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// EditOptions returns src (one option file's bytes) with the options of
+// set given new values in group: each option's winning line in that group
+// (the last one, whatever its dash/underscore spelling) gets the new value
+// in place, keeping its name spelling, spacing and any end comment; an
+// option the group lacks is appended as "name = value" after the group's
+// last option line. Everything else is kept byte for byte. set is applied
+// in the order of names. It returns an error when the group is not in src
+// (a new group would need a decision about where it goes).
+func EditOptions(src []byte, group string, names []string, set map[string]string) ([]byte, error) {
+	lines := strings.SplitAfter(string(src), "\n")
+	cur, found := "", false
+	last := -1
+	winning := map[string]int{}
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || t[0] == '#' || t[0] == ';' || t[0] == '!' {
+			continue
+		}
+		if t[0] == '[' {
+			if end := strings.IndexByte(t, ']'); end > 0 {
+				cur = strings.TrimSpace(t[1:end])
+				if cur == group {
+					found = true
+					last = i
+				}
+			}
+			continue
+		}
+		if cur != group {
+			continue
+		}
+		o, err := parseOptionLine(t)
+		if err != nil {
+			continue
+		}
+		winning[o.Name] = i
+		last = i
+	}
+	if !found {
+		return nil, fmt.Errorf("no [%s] group to edit", group)
+	}
+	var appended []string
+	for _, n := range names {
+		v := set[n]
+		key := strings.ReplaceAll(n, "-", "_")
+		i, ok := winning[key]
+		if !ok {
+			appended = append(appended, n+" = "+v+"\n")
+			continue
+		}
+		lines[i] = replaceValue(lines[i], v)
+	}
+	if len(appended) > 0 {
+		if !strings.HasSuffix(lines[last], "\n") {
+			lines[last] += "\n"
+		}
+		lines[last] += strings.Join(appended, "")
+	}
+	return []byte(strings.Join(lines, "")), nil
+}
+
+// replaceValue swaps the value of an option line, keeping everything
+// around it: "max_connections = 200  # note\n" → "max_connections = 400
+// # note\n". A valueless flag becomes "name = value".
+func replaceValue(line, v string) string {
+	eol := ""
+	body := line
+	if strings.HasSuffix(body, "\n") {
+		body, eol = body[:len(body)-1], "\n"
+	}
+	if strings.HasSuffix(body, "\r") {
+		body, eol = body[:len(body)-1], "\r"+eol
+	}
+	eq := strings.IndexByte(body, '=')
+	if eq < 0 {
+		return strings.TrimRight(body, " \t") + " = " + v + eol
+	}
+	rest := body[eq+1:]
+	lead := rest[:len(rest)-len(strings.TrimLeft(rest, " \t"))]
+	val := removeEndComment(strings.TrimLeft(rest, " \t"))
+	tail := strings.TrimLeft(rest, " \t")[len(val):]
+	return body[:eq+1] + lead + v + tail + eol
+}
+
+// Setting returns the value the server sees for o: the value, or "ON" for
+// a valueless flag (skip-name-resolve sets skip_name_resolve=ON; log-bin
+// turns binary logging on under the default base name).
+func (o Option) Setting() string {
+	if !o.HasValue {
+		return "ON"
+	}
+	return o.Value
+}
+
+// UnknownOptions checks option names against the server before it is
+// started: known reports whether a name (underscores, case kept) is a
+// server option or variable. A non-loose unknown option aborts the server
+// ("unknown variable"), so it is returned in fatal; a loose one only
+// warns, so it is returned in notes. Boolean options may carry a skip-,
+// disable- or enable- prefix. Each entry reads "FILE line N: NAME: why".
+func UnknownOptions(opts []Option, known func(name string) bool) (fatal, notes []string) {
+	isKnown := func(n string) bool {
+		if known(n) {
+			return true
+		}
+		for _, p := range []string{"skip_", "disable_", "enable_"} {
+			if rest, ok := strings.CutPrefix(n, p); ok && known(rest) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, o := range opts {
+		if isKnown(o.Name) {
+			continue
+		}
+		at := fmt.Sprintf("%s line %d: %s", o.File, o.Line, o.RawName)
+		switch {
+		case o.Loose:
+			notes = append(notes, at+": unknown to this server; loose-, so it only warns")
+		case strings.ToLower(o.Name) != o.Name && isKnown(strings.ToLower(o.Name)):
+			fatal = append(fatal, at+": unknown variable: option names are matched character by character (only - and _ are equal), so this spelling aborts the server; write "+strings.ToLower(o.Name))
+		case strings.HasPrefix(strings.ToLower(o.RawName), "loo"):
+			fatal = append(fatal, at+": unknown variable: not a loose- prefix, so the server aborts at start")
+		default:
+			fatal = append(fatal, at+": unknown variable: the server aborts at start")
+		}
+	}
+	return fatal, notes
+}
