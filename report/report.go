@@ -82,7 +82,7 @@ const (
 // with a note on the page.
 func Build(in Input) (*Report, error) {
 	if in.Space == nil {
-		in.Space = space.Default()
+		in.Space = space.Lookup()
 	}
 	best, base := search.Best(in.Trials)
 	if best.Number < 0 {
@@ -136,7 +136,10 @@ func Build(in Input) (*Report, error) {
 		page.Notes = append(page.Notes, "no per-second samples stored for the baseline or the best trial: no throughput plot")
 	}
 
-	imp, err := search.Importance(in.Space, in.Trials)
+	imp, err := search.Importance(trialSpace(in.Space, in.Trials), in.Trials)
+	if err == nil && allZero(imp) {
+		err = fmt.Errorf("no knob explains any of the score's variance")
+	}
 	if err != nil {
 		page.Notes = append(page.Notes, "knob importance not shown: "+err.Error())
 	} else {
@@ -291,7 +294,7 @@ func trialRow(sp *space.Space, t, base search.Trial, rank int) row {
 // "name default → value" (knobs unknown to the space as "name = value").
 func changes(sp *space.Space, c space.Config) []string {
 	var out []string
-	for _, k := range sp.Knobs() {
+	for _, k := range sp.All() {
 		v, ok := c[k.Name]
 		if !ok || v == k.Default {
 			continue
@@ -316,7 +319,7 @@ func diffTable(sp *space.Space, trials []search.Trial) diff {
 	var names []string
 	defaults := map[string]string{}
 	render := map[string]func(string) string{}
-	for _, k := range sp.Knobs() {
+	for _, k := range sp.All() {
 		names = append(names, k.Name)
 		defaults[k.Name] = k.Default
 		render[k.Name] = k.Render
@@ -406,3 +409,37 @@ func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 var pageSource string
 
 var pageTmpl = template.Must(template.New("report").Parse(pageSource))
+
+// trialSpace returns the space of the knobs the trials set: stored trials
+// may come from any server and space file, so importance is estimated over
+// what was actually varied, with the knob definitions of sp. Knobs that
+// cannot form a space (a build choice without its choices) are left out.
+func trialSpace(sp *space.Space, trials []search.Trial) *space.Space {
+	set := map[string]bool{}
+	for _, t := range trials {
+		for n := range t.Params {
+			set[n] = true
+		}
+	}
+	var ks []space.Knob
+	for _, k := range sp.All() {
+		if !set[k.Name] || (k.Kind == space.Enum && len(k.Choices) == 0) {
+			continue
+		}
+		ks = append(ks, k)
+	}
+	out, err := space.New(ks)
+	if err != nil {
+		return sp
+	}
+	return out
+}
+
+func allZero(imp []search.KnobImportance) bool {
+	for _, ki := range imp {
+		if ki.Importance > 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -159,12 +159,13 @@ func writeShow(out io.Writer, sp *space.Space, study string, bs benchSettings, t
 	fmt.Fprintln(out, "\nparams (* = changed from the server default):")
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  \tknob\tvalue\tdefault\tdynamic")
-	for _, k := range sp.Knobs() {
+	for _, k := range sp.All() {
 		v, ok := t.Params[k.Name]
-		mark := " "
 		if !ok {
-			v = k.Default
-		} else if v != k.Default {
+			continue // stored trials are rendered against the whole catalogue
+		}
+		mark := " "
+		if v != k.Default {
 			mark = "*"
 		}
 		dyn := "no (restart)"

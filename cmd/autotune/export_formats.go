@@ -82,7 +82,7 @@ func writeSQL(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	}
 	var static []space.Knob
 	n := 0
-	for _, k := range sp.Knobs() {
+	for _, k := range sp.All() {
 		v, ok := best.Params[k.Name]
 		if !ok {
 			continue
@@ -182,7 +182,7 @@ func writeExportJSON(w io.Writer, sp *space.Space, st storage.Study, best, base 
 			return fmt.Errorf("trial %d: unknown knob %q", best.Number, n)
 		}
 	}
-	for _, k := range sp.Knobs() {
+	for _, k := range sp.All() {
 		if v, ok := best.Params[k.Name]; ok {
 			d.Knobs = append(d.Knobs, exportKnob{Name: k.Name, Value: k.Render(v), Default: k.Render(k.Default),
 				Changed: v != k.Default, Dynamic: k.Dynamic})

@@ -163,7 +163,7 @@ func TestExportTrial(t *testing.T) {
 	if err := runExport(context.Background(), &exportOptions{study: "fix", db: db, format: "cnf", trial: 3}, &out, exportNow); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "# trial 3 (sampled)") || !strings.Contains(out.String(), "innodb_buffer_pool_size = 508M") {
+	if !strings.Contains(out.String(), "# trial 3 (sampled)") || !strings.Contains(out.String(), "innodb_buffer_pool_size = 3178M") {
 		t.Errorf("--trial 3 exported:\n%s", out.String())
 	}
 	for _, tc := range []struct {
