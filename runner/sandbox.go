@@ -199,7 +199,6 @@ func (sb *Sandbox) initDatadir(ctx context.Context, dir string) error {
 	return os.Chmod(dir, 0o700)
 }
 
-
 // Restore replaces the trial datadir with a copy of the snapshot
 // (cp -a, about 2 s for 1.1 GB here) and returns its path.
 func (sb *Sandbox) Restore(ctx context.Context) (string, error) {
