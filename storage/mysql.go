@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -245,10 +247,9 @@ func (db *DB) IsMySQL() bool { return db.dialect == mysqlDialect }
 
 // MySQL error numbers (MySQL manual, "Server Error Message Reference").
 const (
-	erDupEntry         = 1062
-	erLockDeadlock     = 1213
-	erLockWaitTimeout  = 1205
-	erNoReferencedRow2 = 1452
+	erDupEntry        = 1062
+	erLockDeadlock    = 1213
+	erLockWaitTimeout = 1205
 )
 
 // isMySQLDuplicate reports whether err is a MySQL duplicate-key error.
@@ -267,4 +268,56 @@ func mysqlErrNo(err error) uint16 {
 		return me.Number
 	}
 	return 0
+}
+
+// ErrStudyLocked is returned (wrapped) by LockStudy when another process
+// holds the study.
+var ErrStudyLocked = errors.New("study is run by another autotune")
+
+// studyLockName is the GET_LOCK name of a study (at most 64 characters).
+func studyLockName(study string) string {
+	h := sha256.Sum256([]byte(study))
+	return "autotune_study_" + hex.EncodeToString(h[:16])
+}
+
+// LockStudy takes the exclusive lock of study in a MySQL store: a named
+// lock (GET_LOCK) held by a dedicated session, which the server releases
+// when the session ends, however the process dies. It is how `autotune
+// search` keeps a second search off a study shared through the server (an
+// SQLite store uses a lock file instead). It returns an error wrapping
+// ErrStudyLocked when another session holds it, ErrNeedsMySQL on SQLite.
+func (db *DB) LockStudy(ctx context.Context, study string) (release func(), err error) {
+	if db.dialect != mysqlDialect {
+		return nil, ErrNeedsMySQL
+	}
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("storage: lock study %q: %w", study, err)
+	}
+	var got sql.NullInt64
+	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", studyLockName(study)).Scan(&got); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("storage: lock study %q: %w", study, err)
+	}
+	if !got.Valid || got.Int64 != 1 {
+		conn.Close()
+		return nil, fmt.Errorf("storage: lock study %q in %s: %w", study, db.path, ErrStudyLocked)
+	}
+	return func() {
+		_, _ = conn.ExecContext(context.Background(), "DO RELEASE_LOCK(?)", studyLockName(study))
+		conn.Close()
+	}, nil
+}
+
+// StudyLocked reports whether some session holds study's LockStudy lock
+// (false on SQLite).
+func (db *DB) StudyLocked(ctx context.Context, study string) (bool, error) {
+	if db.dialect != mysqlDialect {
+		return false, nil
+	}
+	var holder sql.NullInt64
+	if err := db.sql.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", studyLockName(study)).Scan(&holder); err != nil {
+		return false, fmt.Errorf("storage: study lock of %q: %w", study, err)
+	}
+	return holder.Valid, nil
 }

@@ -43,7 +43,7 @@ baseline, server version and date. Without -o it prints to standard output.`,
 // openExisting opens a study database that must already exist, so a typo
 // in --db does not silently create an empty file.
 func openExisting(path string) (*storage.DB, error) {
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); err != nil && !storage.IsMySQL(path) {
 		return nil, fmt.Errorf("--db %q: %w (run autotune search first)", path, err)
 	}
 	return storage.Open(path)

@@ -45,7 +45,7 @@ type searchOptions struct {
 
 func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.study, "study", "default", "study name; the same name resumes the study")
-	fs.StringVar(&o.db, "db", "trials.db", "SQLite file holding the studies and their trials")
+	fs.StringVar(&o.db, "db", "trials.db", "study store: an SQLite file, or a MySQL/MariaDB database mysql://USER@HOST:PORT/DATABASE (password from $AUTOTUNE_DB_PASSWORD or ?password_file=PATH)")
 	fs.DurationVar(&o.budget, "budget", 0, "wall-clock budget across all runs of the study, e.g. 50h, 90m (0 = no limit; then --trials is needed)")
 	fs.IntVar(&o.trials, "trials", 0, "stop when the study has this many finished trials, baseline included (0 = no cap)")
 	fs.StringVar(&o.workload, "workload", "oltp_read_write", "sysbench workload: "+strings.Join(runner.Workloads, ", "))
@@ -157,14 +157,11 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	defer db.Close()
 
 	// One autotune per study: a second process is refused, not queued.
-	studyLock, err := lockfile.Acquire(o.db + "." + o.study + ".lock")
-	if errors.Is(err, lockfile.ErrLocked) {
-		return fmt.Errorf("study %q in %s is being run by another autotune (%v); wait for it or stop it", o.study, o.db, err)
-	}
+	releaseStudy, err := acquireStudyLock(ctx, db, o.db, o.study)
 	if err != nil {
 		return err
 	}
-	defer studyLock.Release()
+	defer releaseStudy()
 
 	settingsJSON, _ := json.Marshal(o.settings())
 	st, found, err := db.Study(ctx, o.study)
