@@ -29,14 +29,13 @@ type Sysbench struct {
 }
 
 func (s Sysbench) args(srv *Server, extra ...string) []string {
-	a := []string{s.Workload,
-		"--db-driver=mysql",
-		"--mysql-socket=" + srv.Socket,
-		"--mysql-user=root",
+	a := []string{s.Workload, "--db-driver=mysql"}
+	a = append(a, srv.clientArgs()...)
+	a = append(a,
 		"--mysql-db=sbtest",
-		"--tables=" + strconv.Itoa(s.Tables),
-		"--table-size=" + strconv.Itoa(s.TableSize),
-	}
+		"--tables="+strconv.Itoa(s.Tables),
+		"--table-size="+strconv.Itoa(s.TableSize),
+	)
 	return append(a, extra...)
 }
 

@@ -41,6 +41,7 @@ type searchOptions struct {
 	seed      int64
 	lambda    float64
 	allowChg  bool
+	existing  existingOptions
 }
 
 func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
@@ -59,6 +60,7 @@ func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.workdir, "workdir", "autotune-sandbox", "sandbox directory: dataset snapshot, trial datadir, socket, logs (created 0700)")
 	fs.Int64Var(&o.seed, "seed", 0, "sampler seed for a new study (0 = random); stored with the study")
 	fs.Float64Var(&o.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps")
+	o.existing.AddFlags(fs)
 	fs.BoolVar(&o.allowChg, "allow-changes", false, "resume a study although its manifest changed (server version, host cores/RAM, benchmark settings); the change is recorded")
 }
 
@@ -94,7 +96,7 @@ func (o *searchOptions) validate() error {
 	case o.workdir == "":
 		return usagef("--workdir: want a directory path")
 	}
-	return nil
+	return o.existing.validate()
 }
 
 // benchSettings are the settings that define what a study measures; a
@@ -139,6 +141,9 @@ resumes the study later.`,
 // runSearch opens (or creates) the study, makes sure the dataset snapshot
 // exists, and runs trials until the budget or trial cap is reached.
 func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
+	if o.existing.dsn != "" {
+		return runExisting(ctx, o, out)
+	}
 	started := time.Now()
 	logf := func(format string, a ...any) { fmt.Fprintf(out, format+"\n", a...) }
 

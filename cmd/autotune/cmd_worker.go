@@ -42,6 +42,9 @@ func (o *workerOptions) AddFlags(fs *pflag.FlagSet) {
 }
 
 func (o *workerOptions) validate() error {
+	if o.existing.dsn != "" {
+		return usagef("--dsn: a worker runs trials in its own sandbox; tune an existing server with autotune search --dsn")
+	}
 	if !storage.IsMySQL(o.db) {
 		return usagef("--db %q: workers share a study through a MySQL/MariaDB store: want mysql://USER@HOST:PORT/DATABASE", o.db)
 	}
