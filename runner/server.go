@@ -122,6 +122,10 @@ type Server struct {
 	ErrorLog string
 	// Version is SELECT VERSION().
 	Version string
+	// Host and Port-over-TCP, User and Password say how clients (sysbench)
+	// log in when the server is not a sandbox: zero values mean the
+	// sandbox's root without a password over Socket. See Existing.Target.
+	Host, User, Password string
 
 	cmd     *exec.Cmd
 	pidFile string

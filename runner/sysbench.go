@@ -36,12 +36,11 @@ type Sysbench struct {
 func (s Sysbench) args(srv *Server, extra ...string) []string {
 	a := []string{s.Workload, "--db-driver=mysql"}
 	if s.TCP {
-		a = append(a, "--mysql-host=127.0.0.1", "--mysql-port="+strconv.Itoa(srv.Port))
+		a = append(a, "--mysql-host=127.0.0.1", "--mysql-port="+strconv.Itoa(srv.Port), "--mysql-user=root")
 	} else {
-		a = append(a, "--mysql-socket="+srv.Socket)
+		a = append(a, srv.clientArgs()...)
 	}
 	a = append(a,
-		"--mysql-user=root",
 		"--mysql-db=sbtest",
 		"--tables="+strconv.Itoa(s.Tables),
 		"--table-size="+strconv.Itoa(s.TableSize),

@@ -6,6 +6,15 @@
 // safe for concurrent use by goroutines, and several processes may open the
 // same file (writers wait for each other up to the busy timeout).
 //
+// # MySQL/MariaDB stores
+//
+// [Open] also accepts a URL mysql://USER@HOST:PORT/DATABASE (see
+// [ParseMySQLURL]): the same tables in a MySQL/MariaDB database, so that
+// several workers on several hosts share one study ([DB.Workers]). The SQL
+// is the same except where the dialect differs (the trial upsert, duplicate
+// key errors, the migration files in migrations_mysql/, which mirror
+// migrations/ version for version and add 00008_workers.sql).
+//
 // # Schema and migrations
 //
 // The schema is versioned. Each version is an SQL file embedded from

@@ -22,7 +22,7 @@ import (
 
 var _ search.Store = (*DB)(nil)
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations_mysql/*.sql
 var migrationFiles embed.FS
 
 // Errors returned (wrapped) by DB methods; test with errors.Is.
@@ -75,8 +75,9 @@ type Study struct {
 // DB is an open trials.db. It is safe for concurrent use by goroutines; all
 // calls share one SQLite connection.
 type DB struct {
-	sql  *sql.DB
-	path string
+	sql     *sql.DB
+	path    string
+	dialect dialect
 }
 
 // Open opens the SQLite file at path, creating it if missing (its directory
@@ -90,6 +91,9 @@ type DB struct {
 func Open(path string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("storage: open: empty path")
+	}
+	if IsMySQL(path) {
+		return openMySQL(context.Background(), path)
 	}
 	fail := func(err error) error { return fmt.Errorf("storage: open %s: %w", path, err) }
 	sdb, err := sql.Open("sqlite3", dsn(path))
@@ -146,14 +150,14 @@ func (db *DB) init(ctx context.Context) error {
 
 // provider returns a goose provider over the embedded migrations.
 func (db *DB) provider() (*goose.Provider, error) {
-	sub, err := fs.Sub(migrationFiles, "migrations")
+	sub, err := fs.Sub(migrationFiles, db.dialect.migrationsDir())
 	if err != nil {
 		return nil, err
 	}
 	// Out-of-order migrations are allowed: branches developed in parallel
 	// number theirs apart (00002, 00006, ...), and a file migrated by an
 	// older build must still take the ones that landed with lower numbers.
-	return goose.NewProvider(goose.DialectSQLite3, db.sql, sub,
+	return goose.NewProvider(db.dialect.goose(), db.sql, sub,
 		goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
 }
 
@@ -175,15 +179,17 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("schema version: %w", err)
 	}
-	if latest := LatestSchemaVersion(); have > latest {
+	if latest := latestVersion(db.dialect.migrationsDir()); have > latest {
 		return fmt.Errorf("%w: file at version %d, this program knows up to %d", ErrSchemaTooNew, have, latest)
 	}
 	return nil
 }
 
 // LatestSchemaVersion returns the version of the newest embedded migration.
-func LatestSchemaVersion() int64 {
-	entries, err := migrationFiles.ReadDir("migrations")
+func LatestSchemaVersion() int64 { return latestVersion(sqliteDialect.migrationsDir()) }
+
+func latestVersion(dir string) int64 {
+	entries, err := migrationFiles.ReadDir(dir)
 	if err != nil {
 		panic(err) // embedded at build time
 	}
@@ -591,15 +597,21 @@ func (db *DB) FinishTrial(ctx context.Context, t search.Trial, spent time.Durati
 		if err := studyExists(ctx, tx, t.Study); err != nil {
 			return err
 		}
+		return db.finishTx(ctx, tx, t, args, spent)
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// finishTx is the body of FinishTrial's transaction: the upsert of the
+// trial row, its samples and the spent budget.
+func (db *DB) finishTx(ctx context.Context, tx *sql.Tx, t search.Trial, args []any, spent time.Duration) error {
+	{
 		_, err := tx.ExecContext(ctx, `INSERT INTO trials (`+trialColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (study, number) DO UPDATE SET
-				state = excluded.state, kind = excluded.kind, params = excluded.params,
-				score = excluded.score, mean_tps = excluded.mean_tps, std_tps = excluded.std_tps,
-				p95_ms = excluded.p95_ms, server_version = excluded.server_version,
-				restarted = excluded.restarted, phases = excluded.phases, failure = excluded.failure,
-				error_log = excluded.error_log, summary = excluded.summary,
-				started = excluded.started, ended = excluded.ended`, args...)
+			`+db.dialect.upsertTrial(), args...)
 		if err != nil {
 			return fmt.Errorf("trial row: %w", err)
 		}
@@ -608,7 +620,7 @@ func (db *DB) FinishTrial(ctx context.Context, t search.Trial, spent time.Durati
 		}
 		if len(t.Samples) > 0 {
 			stmt, err := tx.PrepareContext(ctx, `INSERT INTO samples
-				(study, trial, t, warmup, tps, qps, reads, writes, other, lat_pct, lat_ms, err_ps, reconn_ps)
+				(study, trial, t, warmup, tps, qps, `+"`reads`"+`, writes, other, lat_pct, lat_ms, err_ps, reconn_ps)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return fmt.Errorf("samples: %w", err)
@@ -627,11 +639,7 @@ func (db *DB) FinishTrial(ctx context.Context, t search.Trial, spent time.Durati
 			return fmt.Errorf("spent: %w", err)
 		}
 		return nil
-	})
-	if err != nil {
-		return fail(err)
 	}
-	return nil
 }
 
 // MarkInterrupted sets every Running trial of study to Interrupted, in one
@@ -710,7 +718,7 @@ func (db *DB) Samples(ctx context.Context, study string, number int) ([]search.S
 	fail := func(err error) error {
 		return fmt.Errorf("storage: samples of trial %d of study %q: %w", number, study, err)
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT t, warmup, tps, qps, reads, writes, other, lat_pct, lat_ms, err_ps, reconn_ps
+	rows, err := db.sql.QueryContext(ctx, `SELECT t, warmup, tps, qps, `+"`reads`"+`, writes, other, lat_pct, lat_ms, err_ps, reconn_ps
 		FROM samples WHERE study = ? AND trial = ? ORDER BY id`, study, number)
 	if err != nil {
 		return nil, fail(err)
@@ -762,6 +770,9 @@ func studyExists(ctx context.Context, tx *sql.Tx, study string) error {
 // isConstraint reports whether err is an SQLite constraint violation with
 // one of the extended codes.
 func isConstraint(err error, codes ...sqlite3.ErrNoExtended) bool {
+	if isMySQLDuplicate(err) {
+		return true
+	}
 	var se sqlite3.Error
 	if !errors.As(err, &se) {
 		return false

@@ -60,7 +60,7 @@ MySQL 8.0 and later), json (a document with the trial, params, score and gain).`
 // openExisting opens a study database that must already exist, so a typo
 // in --db does not silently create an empty file.
 func openExisting(path string) (*storage.DB, error) {
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); err != nil && !storage.IsMySQL(path) {
 		return nil, fmt.Errorf("--db %q: %w (run autotune search first)", path, err)
 	}
 	return storage.Open(path)

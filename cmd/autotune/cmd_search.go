@@ -42,11 +42,12 @@ type searchOptions struct {
 	allowChg  bool
 	json      bool // progress as JSON lines
 	knobs     studySpaceOptions
+	existing  existingOptions
 }
 
 func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.study, "study", "default", "study name; the same name resumes the study")
-	fs.StringVar(&o.db, "db", "trials.db", "SQLite file holding the studies and their trials")
+	fs.StringVar(&o.db, "db", "trials.db", "study store: an SQLite file, or a MySQL/MariaDB database mysql://USER@HOST:PORT/DATABASE (password from $AUTOTUNE_DB_PASSWORD or ?password_file=PATH)")
 	fs.DurationVar(&o.budget, "budget", 0, "wall-clock budget across all runs of the study, e.g. 50h, 90m (0 = no limit; then --trials is needed)")
 	fs.IntVar(&o.trials, "trials", 0, "stop when the study has this many finished trials, baseline included (0 = no cap)")
 	fs.StringVar(&o.workload, "workload", "oltp_read_write", "sysbench workload: "+strings.Join(runner.Workloads, ", "))
@@ -59,6 +60,7 @@ func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.workdir, "workdir", "autotune-sandbox", "sandbox directory: dataset snapshot, trial datadir, socket, logs (created 0700)")
 	fs.Int64Var(&o.seed, "seed", 0, "sampler seed for a new study (0 = random); stored with the study")
 	fs.Float64Var(&o.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps")
+	o.existing.AddFlags(fs)
 	fs.BoolVar(&o.allowChg, "allow-changes", false, "resume a study although its manifest changed (server version, host cores/RAM, benchmark settings); the change is recorded")
 	fs.BoolVar(&o.json, "json", false, "print progress as JSON lines, one event per line (log, phase, sample, trial, done, interrupted)")
 	o.knobs.AddFlags(fs)
@@ -96,7 +98,10 @@ func (o *searchOptions) validate() error {
 	case o.workdir == "":
 		return usagef("--workdir: want a directory path")
 	}
-	return o.knobs.validate()
+	if err := o.knobs.validate(); err != nil {
+		return err
+	}
+	return o.existing.validate()
 }
 
 // benchSettings are the settings that define what a study measures; a
@@ -144,6 +149,9 @@ resumes the study later.`,
 // runSearch opens (or creates) the study, makes sure the dataset snapshot
 // exists, and runs trials until the budget or trial cap is reached.
 func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
+	if o.existing.dsn != "" {
+		return runExisting(ctx, o, out)
+	}
 	started := time.Now()
 	prog := newTracker(chooseProgress(o.json, out), out, nil)
 	defer prog.close()
@@ -153,17 +161,18 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Read the live server's variables (a fresh tiny datadir in the
-	// sandbox) and resolve the knob catalogue against it.
-	// One autotune per study: a second process is refused, not queued.
-	studyLock, err := lockfile.Acquire(o.db + "." + o.study + ".lock")
-	if errors.Is(err, lockfile.ErrLocked) {
-		return fmt.Errorf("study %q in %s is being run by another autotune (%v); wait for it or stop it", o.study, o.db, err)
-	}
+	db, err := storage.Open(o.db)
 	if err != nil {
 		return err
 	}
-	defer studyLock.Release()
+	defer db.Close()
+
+	// One autotune per study: a second process is refused, not queued.
+	releaseStudy, err := acquireStudyLock(ctx, db, o.db, o.study)
+	if err != nil {
+		return err
+	}
+	defer releaseStudy()
 
 	// One autotune per sandbox, too (before the live server is probed in it).
 	probeSB, err := runner.OpenSandbox(o.workdir, runner.Binary{})
@@ -178,6 +187,9 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 		return err
 	}
 	defer sbLock.Release()
+
+	// Read the live server's variables (a fresh tiny datadir in the
+	// sandbox) and resolve the knob catalogue against it.
 	rs, err := o.knobs.resolveSpace(ctx, o.workdir, logf)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -190,12 +202,6 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := storage.Open(o.db)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-
 	settings := o.settings()
 	settings.Space = plan.settings
 	settingsJSON, _ := json.Marshal(settings)

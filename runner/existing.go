@@ -1,0 +1,288 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// clientArgs returns sysbench's connection options for s: the sandbox's
+// root on the socket, or the user, password and address of an existing
+// server. The password is on sysbench's command line (sysbench 1.0 reads
+// no option file), visible to `ps` on the benchmark host, never logged.
+func (s *Server) clientArgs() []string {
+	user := s.User
+	if user == "" {
+		user = "root"
+	}
+	var a []string
+	if s.Socket != "" {
+		a = append(a, "--mysql-socket="+s.Socket)
+	} else {
+		a = append(a, "--mysql-host="+s.Host, "--mysql-port="+strconv.Itoa(s.Port))
+	}
+	a = append(a, "--mysql-user="+user)
+	if s.Password != "" {
+		a = append(a, "--mysql-password="+s.Password)
+	}
+	return a
+}
+
+// Existing is a MySQL/MariaDB server autotune did not start and does not
+// own: reached through a DSN, restarted (if at all) by a command the user
+// gives.
+type Existing struct {
+	cfg *mysql.Config
+	// RestartCmd is the restart command as argv (no shell); empty when
+	// restarts are not allowed.
+	RestartCmd []string
+	// ReadyTimeout bounds the wait for the server after a restart
+	// (default 2 minutes).
+	ReadyTimeout time.Duration
+}
+
+// OpenExisting parses a go-sql-driver DSN ("user@unix(/run/mysqld/mysqld.sock)/"
+// or "user@tcp(host:3306)/") and adds password. A DSN that holds a password
+// itself is refused (it would be on the command line). The error never
+// contains the password.
+func OpenExisting(dsn, password string) (*Existing, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("--dsn %q: want USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/: %v", redactDSN(dsn), err)
+	}
+	if cfg.Passwd != "" {
+		return nil, fmt.Errorf("--dsn %q holds a password: put it in $AUTOTUNE_PASSWORD or an option file given with --password-file, never on the command line", redactDSN(dsn))
+	}
+	if cfg.User == "" {
+		return nil, fmt.Errorf("--dsn %q: no user: want USER@unix(/path/to/socket)/", dsn)
+	}
+	cfg.Passwd = password
+	cfg.DBName = ""
+	cfg.Timeout = 5 * time.Second
+	return &Existing{cfg: cfg, ReadyTimeout: 2 * time.Minute}, nil
+}
+
+func redactDSN(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	if at < 0 {
+		return dsn
+	}
+	if i := strings.Index(dsn[:at], ":"); i >= 0 {
+		return dsn[:i] + ":xxx" + dsn[at:]
+	}
+	return dsn
+}
+
+// Addr returns where the server is, without credentials ("unix(/path)" or
+// "tcp(host:port)").
+func (e *Existing) Addr() string { return e.cfg.Net + "(" + e.cfg.Addr + ")" }
+
+// Target returns the connection details for the benchmark client.
+func (e *Existing) Target() *Server {
+	s := &Server{User: e.cfg.User, Password: e.cfg.Passwd}
+	if e.cfg.Net == "unix" {
+		s.Socket = e.cfg.Addr
+		return s
+	}
+	host, port, _ := strings.Cut(e.cfg.Addr, ":")
+	s.Host = host
+	s.Port, _ = strconv.Atoi(port)
+	if s.Port == 0 {
+		s.Port = 3306
+	}
+	return s
+}
+
+// with runs fn on a fresh connection pool (a restart kills pooled
+// connections, so none is kept between calls).
+func (e *Existing) with(ctx context.Context, fn func(db *sql.DB) error) error {
+	conn, err := mysql.NewConnector(e.cfg)
+	if err != nil {
+		return err
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	return fn(db)
+}
+
+// Version returns SELECT VERSION().
+func (e *Existing) Version(ctx context.Context) (string, error) {
+	var v string
+	err := e.with(ctx, func(db *sql.DB) error { return db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v) })
+	if err != nil {
+		return "", fmt.Errorf("server %s: %w", e.Addr(), err)
+	}
+	return v, nil
+}
+
+// Globals returns the global value of each named system variable as the
+// server reports it (@@GLOBAL.name: numbers in decimal, booleans as 1/0).
+// Names must be lower-case identifiers.
+func (e *Existing) Globals(ctx context.Context, names []string) (map[string]string, error) {
+	out := make(map[string]string, len(names))
+	err := e.with(ctx, func(db *sql.DB) error {
+		for _, n := range names {
+			if !varName.MatchString(n) {
+				return fmt.Errorf("variable name %q", n)
+			}
+			var v sql.NullString
+			if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL."+n).Scan(&v); err != nil {
+				return fmt.Errorf("@@GLOBAL.%s: %w", n, err)
+			}
+			out[n] = v.String
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("server %s: read settings: %w", e.Addr(), err)
+	}
+	return out, nil
+}
+
+// SetGlobal runs SET GLOBAL name = value (value unquoted when it is a
+// number, quoted otherwise). A value the server refuses returns an error
+// wrapping the server's *mysql.MySQLError.
+func (e *Existing) SetGlobal(ctx context.Context, name, value string) error {
+	if !varName.MatchString(name) {
+		return fmt.Errorf("variable name %q", name)
+	}
+	lit := value
+	if _, err := strconv.ParseFloat(value, 64); err != nil {
+		lit = "'" + strings.ReplaceAll(strings.ReplaceAll(value, `\`, `\\`), "'", "''") + "'"
+	}
+	return e.with(ctx, func(db *sql.DB) error {
+		if _, err := db.ExecContext(ctx, "SET GLOBAL "+name+" = "+lit); err != nil {
+			return fmt.Errorf("SET GLOBAL %s = %s: %w", name, lit, err)
+		}
+		return nil
+	})
+}
+
+// Exec runs statements on a fresh connection.
+func (e *Existing) Exec(ctx context.Context, stmts ...string) error {
+	return e.with(ctx, func(db *sql.DB) error {
+		for _, st := range stmts {
+			if _, err := db.ExecContext(ctx, st); err != nil {
+				return fmt.Errorf("%s: %w", st, err)
+			}
+		}
+		return nil
+	})
+}
+
+// QueryInt runs a query returning one integer.
+func (e *Existing) QueryInt(ctx context.Context, q string, args ...any) (int64, error) {
+	var n int64
+	err := e.with(ctx, func(db *sql.DB) error { return db.QueryRowContext(ctx, q, args...).Scan(&n) })
+	return n, err
+}
+
+// systemSchemas are schemas every server has; anything else besides the
+// benchmark schema is someone's data.
+var systemSchemas = map[string]bool{"mysql": true, "information_schema": true, "performance_schema": true, "sys": true}
+
+// OtherSchemas returns the schemas of the server other than the system
+// ones and bench: data autotune's benchmark could disturb.
+func (e *Existing) OtherSchemas(ctx context.Context, bench string) ([]string, error) {
+	var out []string
+	err := e.with(ctx, func(db *sql.DB) error {
+		rows, err := db.QueryContext(ctx, "SELECT schema_name FROM information_schema.schemata ORDER BY schema_name")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				return err
+			}
+			if !systemSchemas[strings.ToLower(s)] && s != bench {
+				out = append(out, s)
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("server %s: list schemas: %w", e.Addr(), err)
+	}
+	return out, nil
+}
+
+// uptime returns SHOW GLOBAL STATUS Uptime (seconds).
+func (e *Existing) uptime(ctx context.Context) (int64, error) {
+	var name string
+	var v int64
+	err := e.with(ctx, func(db *sql.DB) error {
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return db.QueryRowContext(qctx, "SHOW GLOBAL STATUS LIKE 'Uptime'").Scan(&name, &v)
+	})
+	return v, err
+}
+
+// ErrNoRestart is returned by Restart when no restart command was given.
+var ErrNoRestart = errors.New("restart needed but no --restart-cmd with --allow-restart")
+
+// Restart runs the restart command (argv, no shell, in its own process
+// group so a Ctrl-C at the terminal does not kill it halfway) and waits
+// until the server is back: a new connection runs a query and the server's
+// Uptime shows it started after the command was launched. It returns an
+// error with the end of the command's output when the command fails, and
+// one naming the timeout when the server does not come back.
+func (e *Existing) Restart(ctx context.Context) error {
+	if len(e.RestartCmd) == 0 {
+		return ErrNoRestart
+	}
+	launched := time.Now()
+	cmd := exec.CommandContext(ctx, e.RestartCmd[0], e.RestartCmd[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	// A command that leaves a daemon holding its output must not hang us.
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Run(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+		return fmt.Errorf("restart command %q: %w: %s", strings.Join(e.RestartCmd, " "), err, tail(buf.Bytes(), 600))
+	}
+	return e.WaitReady(ctx, launched)
+}
+
+// WaitReady waits until a new connection runs a query and the server's
+// Uptime is no longer than the time since `since` (it restarted after
+// that moment; a zero since only needs the query).
+func (e *Existing) WaitReady(ctx context.Context, since time.Time) error {
+	timeout := e.ReadyTimeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	deadline := time.Now().Add(timeout)
+	var last error
+	for {
+		up, err := e.uptime(ctx)
+		if err == nil && (since.IsZero() || float64(up) <= time.Since(since).Seconds()+1) {
+			return nil
+		}
+		if err == nil {
+			last = fmt.Errorf("uptime %d s: still the server from before the restart", up)
+		} else {
+			last = err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("server %s not ready %s after the restart command: %v", e.Addr(), timeout, last)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,336 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/autotune/autotune/space"
+)
+
+// ErrClaimLost is returned (wrapped) by a ClaimStore when this worker no
+// longer holds a trial: another worker declared it stale and retries it.
+var ErrClaimLost = errors.New("trial claim lost: another worker declared it stale")
+
+// Choice is what a worker does next.
+type Choice int
+
+const (
+	// Wait: nothing to claim now (the remaining trials are running on other
+	// workers); look again later.
+	Wait Choice = iota
+	// Run: the proposal was claimed.
+	Run
+	// Stop: the study is done.
+	Stop
+)
+
+// ChooseFunc decides, given every trial of the study (ordered by number,
+// stale ones already marked Interrupted) and the next free trial number,
+// what to run next. It is called with the study locked.
+type ChooseFunc func(trials []Trial, next int) (Proposal, Choice, error)
+
+// ClaimStore is a study store shared by several workers.
+type ClaimStore interface {
+	// Claim atomically marks trials of dead workers Interrupted (returned
+	// as stale), asks choose, and records its proposal as Running under
+	// this worker's claim; two workers never get the same trial number.
+	Claim(ctx context.Context, study string, choose ChooseFunc) (t Trial, c Choice, stale []Trial, err error)
+	// Heartbeat says the worker still runs t; ErrClaimLost when it does not
+	// own t any more.
+	Heartbeat(ctx context.Context, t Trial) error
+	// FinishClaimed records t's end while the claim holds; ErrClaimLost
+	// (and nothing written) otherwise.
+	FinishClaimed(ctx context.Context, t Trial, spent time.Duration) error
+}
+
+// Worker is one of several processes running trials of the same study,
+// each in its own sandbox, sharing the history through a ClaimStore. Before
+// every proposal it replays all workers' finished trials into a fresh
+// strategy (seeded with Seed + trial number, so concurrent workers ask
+// different questions), so the sampler sees every result.
+type Worker struct {
+	// Name is the study name.
+	Name string
+	// NewStrategy returns a fresh strategy with the given seed; it must
+	// implement Observe(space.Config, float64) error to learn the history.
+	NewStrategy func(seed int64) (Strategy, error)
+	// Seed is the study seed.
+	Seed int64
+	// Objective measures a trial.
+	Objective Objective
+	// Store is the shared store.
+	Store ClaimStore
+	// MaxTrials caps the finished (complete or failed) trials of the study
+	// across all workers (0 = no cap; then Budget is needed).
+	MaxTrials int
+	// Budget caps the sum of the durations of all finished trials, across
+	// workers (machine time, not wall time; 0 = unlimited).
+	Budget time.Duration
+	// HeartbeatEvery is how often a running trial's heartbeat is sent
+	// (default 10 s); the store's stale limit must be several times this.
+	HeartbeatEvery time.Duration
+	// PollEvery is how long to wait when there is nothing to claim
+	// (default HeartbeatEvery).
+	PollEvery time.Duration
+	// Started is when this worker began; a failed baseline that ended
+	// before it is measured again (zero: the moment Run is called).
+	Started time.Time
+	// OnTrial, OnStart and OnStale report progress (any may be nil).
+	OnTrial func(Event)
+	OnStart func(Trial)
+	OnStale func(Trial)
+}
+
+// WorkerResult sums up a worker's run.
+type WorkerResult struct {
+	// Reason says why the study stopped.
+	Reason StopReason
+	// Ran is the number of trials this worker finished.
+	Ran int
+}
+
+// Run claims and measures trials until the study is done (trial cap or
+// budget reached by all workers together). A trial lost to another worker
+// (this worker was presumed dead) is dropped, not recorded. On cancellation
+// the running trial is recorded Interrupted and ctx.Err() is returned; a
+// failing baseline returns ErrBaselineFailed; storage errors stop the
+// worker.
+func (w *Worker) Run(ctx context.Context) (WorkerResult, error) {
+	if w.HeartbeatEvery <= 0 {
+		w.HeartbeatEvery = 10 * time.Second
+	}
+	if w.PollEvery <= 0 {
+		w.PollEvery = w.HeartbeatEvery
+	}
+	if w.Started.IsZero() {
+		w.Started = time.Now()
+	}
+	var res WorkerResult
+	var reason StopReason
+	for {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		choose := func(trials []Trial, next int) (Proposal, Choice, error) {
+			p, c, r, err := w.choose(ctx, trials, next)
+			reason = r
+			return p, c, err
+		}
+		t, c, stale, err := w.Store.Claim(ctx, w.Name, choose)
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			return res, err
+		}
+		for _, s := range stale {
+			if w.OnStale != nil {
+				w.OnStale(s)
+			}
+		}
+		switch c {
+		case Stop:
+			res.Reason = reason
+			return res, nil
+		case Wait:
+			select {
+			case <-ctx.Done():
+				return res, ctx.Err()
+			case <-time.After(w.PollEvery):
+			}
+			continue
+		}
+		if w.OnStart != nil {
+			w.OnStart(t)
+		}
+		done, err := w.runOne(ctx, t)
+		if err != nil {
+			return res, err
+		}
+		if done {
+			res.Ran++
+		}
+	}
+}
+
+// runOne measures a claimed trial with heartbeats and records it. done is
+// false when the claim was lost.
+func (w *Worker) runOne(ctx context.Context, t Trial) (done bool, err error) {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lost := make(chan struct{})
+	hbDone := make(chan struct{})
+	go func() {
+		defer close(hbDone)
+		tick := time.NewTicker(w.HeartbeatEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tctx.Done():
+				return
+			case <-tick.C:
+				if err := w.Store.Heartbeat(tctx, t); errors.Is(err, ErrClaimLost) {
+					close(lost)
+					cancel()
+					return
+				}
+				// Other heartbeat errors (a store hiccup) are not fatal:
+				// the next tick tries again, and only a long silence makes
+				// the trial stale.
+			}
+		}
+	}()
+	out, oerr := w.Objective(tctx, t)
+	cancel()
+	<-hbDone
+	select {
+	case <-lost:
+		return false, nil
+	default:
+	}
+	t.Ended = time.Now()
+	t.Outcome = out
+	switch {
+	case oerr != nil:
+		t.State = Interrupted
+		if t.Failure == "" {
+			t.Failure = oerr.Error()
+		}
+	case out.Failure != "":
+		t.State = Failed
+	default:
+		t.State = Complete
+	}
+	if err := w.finish(ctx, t); errors.Is(err, ErrClaimLost) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
+	}
+	if oerr != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, fmt.Errorf("trial %d: %w", t.Number, oerr)
+	}
+	if t.State == Failed && t.Kind == Baseline {
+		return false, fmt.Errorf("%w: %s", ErrBaselineFailed, t.Failure)
+	}
+	if w.OnTrial != nil {
+		// The event's best and baseline are this worker's view at the end
+		// of the trial; the other workers' trials show on the next claim.
+		w.OnTrial(Event{Trial: t, Best: Trial{Number: -1}, Baseline: Trial{Number: -1}, Budget: w.Budget})
+	}
+	return true, nil
+}
+
+// finish records t, retrying store errors for up to a minute (ignoring
+// cancellation: an interrupted trial must not stay Running).
+func (w *Worker) finish(ctx context.Context, t Trial) error {
+	deadline := time.Now().Add(time.Minute)
+	wait := 250 * time.Millisecond
+	for {
+		err := w.Store.FinishClaimed(context.WithoutCancel(ctx), t, t.Duration())
+		if err == nil || errors.Is(err, ErrClaimLost) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// choose implements the claim decision (see Worker and ChooseFunc).
+func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal, Choice, StopReason, error) {
+	finished, running := 0, 0
+	var spent time.Duration
+	for _, t := range trials {
+		switch t.State {
+		case Complete, Failed:
+			finished++
+			spent += t.Duration()
+		case Running:
+			running++
+		}
+	}
+	if w.MaxTrials > 0 && finished >= w.MaxTrials {
+		return Proposal{}, Stop, StopTrials, nil
+	}
+	if w.MaxTrials > 0 && finished+running >= w.MaxTrials {
+		return Proposal{}, Wait, "", nil
+	}
+	if w.Budget > 0 && spent+estimate(trials) > w.Budget {
+		if running > 0 {
+			return Proposal{}, Wait, "", nil
+		}
+		return Proposal{}, Stop, StopBudget, nil
+	}
+
+	isRunning := func(key string) bool {
+		for _, t := range trials {
+			if t.State == Running && t.Params.Key() == key {
+				return true
+			}
+		}
+		return false
+	}
+	// The baseline first: unless one is complete or running. A baseline
+	// that failed after this worker started stops it (the server cannot
+	// run its defaults); one that failed earlier is measured again.
+	baseDone, baseRunning := false, false
+	var lastFailedBase *Trial
+	for i, t := range trials {
+		if t.Kind != Baseline {
+			continue
+		}
+		switch t.State {
+		case Complete:
+			baseDone = true
+		case Running:
+			baseRunning = true
+		case Failed:
+			lastFailedBase = &trials[i]
+		}
+	}
+	if !baseDone && !baseRunning {
+		if lastFailedBase != nil && lastFailedBase.Ended.After(w.Started) {
+			return Proposal{}, Stop, "", fmt.Errorf("%w: trial %d: %s", ErrBaselineFailed, lastFailedBase.Number, lastFailedBase.Failure)
+		}
+		return Proposal{Config: space.Config{}, Kind: Baseline, handle: -1}, Run, "", nil
+	}
+	// Then the configs of interrupted trials (a dead worker's, a Ctrl-C)
+	// that no later trial measured and no worker is measuring.
+	for _, p := range pending(trials) {
+		if p.Kind == Retry && !isRunning(p.Config.Key()) {
+			return p, Run, "", nil
+		}
+	}
+	// Then the strategy, after replaying every finished trial.
+	strat, err := w.NewStrategy(w.Seed + int64(next))
+	if err != nil {
+		return Proposal{}, Stop, "", err
+	}
+	obs, ok := strat.(interface {
+		Observe(cfg space.Config, value float64) error
+	})
+	if !ok {
+		return Proposal{}, Stop, "", errors.New("worker strategy cannot replay history (no Observe method)")
+	}
+	pen := penalty(trials)
+	for _, t := range trials {
+		switch t.State {
+		case Complete:
+			err = obs.Observe(t.Params, t.Score)
+		case Failed:
+			err = obs.Observe(t.Params, pen)
+		}
+		if err != nil {
+			return Proposal{}, Stop, "", fmt.Errorf("replay trial %d: %w", t.Number, err)
+		}
+	}
+	p, err := strat.Ask(ctx)
+	if err != nil {
+		return Proposal{}, Stop, "", fmt.Errorf("propose trial %d: %w", next, err)
+	}
+	return p, Run, "", nil
+}

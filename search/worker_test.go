@@ -1,0 +1,207 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/space"
+)
+
+// memClaims is an in-memory ClaimStore shared by the workers of a test;
+// one mutex plays the study row lock.
+type memClaims struct {
+	mu     sync.Mutex
+	trials []Trial
+	owner  map[int]string
+	beat   map[int]time.Time
+	stale  time.Duration
+}
+
+type memWorkerStore struct {
+	m  *memClaims
+	id string
+}
+
+func (s memWorkerStore) Claim(ctx context.Context, study string, choose ChooseFunc) (Trial, Choice, []Trial, error) {
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var stale []Trial
+	for i, t := range m.trials {
+		if t.State == Running && time.Since(m.beat[t.Number]) > m.stale {
+			m.trials[i].State = Interrupted
+			stale = append(stale, m.trials[i])
+		}
+	}
+	cp := append([]Trial(nil), m.trials...)
+	p, c, err := choose(cp, len(m.trials))
+	if err != nil || c != Run {
+		return Trial{}, c, stale, err
+	}
+	t := Trial{Study: study, Number: len(m.trials), State: Running, Kind: p.Kind, Params: p.Config, Started: time.Now()}
+	m.trials = append(m.trials, t)
+	m.owner[t.Number], m.beat[t.Number] = s.id, time.Now()
+	return t, Run, stale, nil
+}
+
+func (s memWorkerStore) Heartbeat(ctx context.Context, t Trial) error {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	if s.m.owner[t.Number] != s.id || s.m.trials[t.Number].State != Running {
+		return ErrClaimLost
+	}
+	s.m.beat[t.Number] = time.Now()
+	return nil
+}
+
+func (s memWorkerStore) FinishClaimed(ctx context.Context, t Trial, spent time.Duration) error {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	if s.m.owner[t.Number] != s.id || s.m.trials[t.Number].State != Running {
+		return ErrClaimLost
+	}
+	s.m.trials[t.Number] = t
+	return nil
+}
+
+// countingTPE records how many trials each fresh strategy was told.
+type countingTPE struct {
+	*Sampler
+	observed int
+}
+
+func (c *countingTPE) Observe(cfg space.Config, v float64) error {
+	c.observed++
+	return c.Sampler.Observe(cfg, v)
+}
+
+// TestWorkersShareOneStudy: three workers on one in-memory store finish
+// the study together: one baseline, each trial number once, the cap met
+// exactly, and every sampled proposal made after replaying all trials
+// finished so far by any worker.
+func TestWorkersShareOneStudy(t *testing.T) {
+	m := &memClaims{owner: map[int]string{}, beat: map[int]time.Time{}, stale: time.Hour}
+	obj := landscape(1)
+	var mu sync.Mutex
+	var replayErrs []string
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		id := string(rune('a' + i))
+		w := &Worker{
+			Name: "s", Seed: 5, Store: memWorkerStore{m: m, id: id}, MaxTrials: 12,
+			HeartbeatEvery: 10 * time.Millisecond,
+			Objective: func(ctx context.Context, t Trial) (Outcome, error) {
+				time.Sleep(5 * time.Millisecond)
+				return obj(ctx, t)
+			},
+		}
+		w.NewStrategy = func(seed int64) (Strategy, error) {
+			s, err := NewTPE(space.Default(), seed)
+			if err != nil {
+				return nil, err
+			}
+			// The store's lock is held while choose runs: count the
+			// finished trials now and compare after the replay.
+			finished := 0
+			for _, t := range m.trials {
+				if t.State == Complete || t.State == Failed {
+					finished++
+				}
+			}
+			c := &countingTPE{Sampler: s}
+			return &checkReplay{countingTPE: c, want: finished, report: func(msg string) {
+				mu.Lock()
+				replayErrs = append(replayErrs, msg)
+				mu.Unlock()
+			}}, nil
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := w.Run(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, e := range replayErrs {
+		t.Error(e)
+	}
+	finished, baselines := 0, 0
+	owners := map[string]bool{}
+	for i, tr := range m.trials {
+		if tr.Number != i {
+			t.Fatalf("trial numbers not dense: %d at %d", tr.Number, i)
+		}
+		if tr.State == Complete || tr.State == Failed {
+			finished++
+		}
+		if tr.State == Running {
+			t.Errorf("trial %d left running", i)
+		}
+		if tr.Kind == Baseline {
+			baselines++
+		}
+		owners[m.owner[i]] = true
+	}
+	if finished != 12 || baselines != 1 {
+		t.Fatalf("%d finished, %d baselines; want 12 and 1", finished, baselines)
+	}
+	if len(owners) < 2 {
+		t.Errorf("only %d workers ran trials", len(owners))
+	}
+}
+
+// checkReplay fails the test when Ask comes before every finished trial
+// was observed.
+type checkReplay struct {
+	*countingTPE
+	want   int
+	report func(string)
+}
+
+func (c *checkReplay) Ask(ctx context.Context) (Proposal, error) {
+	if c.observed != c.want {
+		c.report(fmt.Sprintf("strategy asked after replaying %d of %d finished trials", c.observed, c.want))
+	}
+	return c.countingTPE.Ask(ctx)
+}
+
+// TestWorkerStaleTrialRetried: a trial whose worker stops heartbeating is
+// handed back; its config is measured again by the other worker; the
+// silent worker's late result is refused.
+func TestWorkerStaleTrialRetried(t *testing.T) {
+	m := &memClaims{owner: map[int]string{}, beat: map[int]time.Time{}, stale: 50 * time.Millisecond}
+	// Trial 0 (baseline) complete; trial 1 claimed by a worker that died.
+	m.trials = []Trial{{Study: "s", Number: 0, Kind: Baseline, State: Complete, Params: space.Config{}, Outcome: Outcome{Score: 1}}}
+	dead := memWorkerStore{m: m, id: "dead"}
+	cfg := space.Config{"innodb_flush_log_at_trx_commit": "2"}
+	t1, _, _, err := dead.Claim(context.Background(), "s", func([]Trial, int) (Proposal, Choice, error) {
+		return Proposal{Config: cfg, Kind: Sampled}, Run, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	var stale []Trial
+	w := &Worker{Name: "s", Seed: 1, Store: memWorkerStore{m: m, id: "live"}, MaxTrials: 3, HeartbeatEvery: 10 * time.Millisecond,
+		Objective:   landscape(2),
+		NewStrategy: func(seed int64) (Strategy, error) { return NewTPE(space.Default(), seed) },
+		OnStale:     func(t Trial) { stale = append(stale, t) }}
+	if _, err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(stale) != 1 || stale[0].Number != t1.Number {
+		t.Fatalf("stale = %+v", stale)
+	}
+	if m.trials[2].Kind != Retry || m.trials[2].Params.Key() != cfg.Key() {
+		t.Fatalf("trial 2 = %+v, want a retry of %v", m.trials[2], cfg)
+	}
+	t1.State = Complete
+	if err := dead.FinishClaimed(context.Background(), t1, 0); err != ErrClaimLost {
+		t.Fatalf("late result accepted: %v", err)
+	}
+}
