@@ -211,3 +211,14 @@ func (h *history) noise() (sd float64, dof int) {
 	}
 	return math.Sqrt(ss / float64(dof)), dof
 }
+
+// Encode returns the coordinates of cfg, one per knob of sp in order: for a
+// numeric knob its position in [0, 1] along its search scale (log where the
+// knob has one), for an Enum or Bool knob the index of its value in
+// Knob.Options(). Absent knobs take their default.
+func Encode(sp *space.Space, cfg space.Config) []float64 { return encode(sp, cfg) }
+
+// Decode returns the configuration at coordinates x (as Encode returns
+// them; numeric coordinates are clamped to [0, 1] and rounded to the knob's
+// Step, choice coordinates rounded to the nearest index).
+func Decode(sp *space.Space, x []float64) space.Config { return decode(sp, x) }

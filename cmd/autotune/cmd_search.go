@@ -37,6 +37,7 @@ type searchOptions struct {
 	workdir   string
 	seed      int64
 	lambda    float64
+	strategyOptions
 }
 
 func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
@@ -55,6 +56,7 @@ func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.workdir, "workdir", "autotune-sandbox", "sandbox directory: dataset snapshot, trial datadir, socket, logs (created 0700)")
 	fs.Int64Var(&o.seed, "seed", 0, "sampler seed for a new study (0 = random); stored with the study")
 	fs.Float64Var(&o.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps")
+	o.strategyOptions.AddFlags(fs)
 }
 
 // validate checks flag values; errors name the flag and the accepted form.
@@ -89,7 +91,7 @@ func (o *searchOptions) validate() error {
 	case o.workdir == "":
 		return usagef("--workdir: want a directory path")
 	}
-	return nil
+	return o.strategyOptions.validate()
 }
 
 // benchSettings are the settings that define what a study measures; a
@@ -114,8 +116,9 @@ func newSearchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search",
 		Short: "Run (or resume) a tuning study on a sandboxed server",
-		Long: `search measures the baseline (server defaults) and then configurations proposed by
-TPE, one trial at a time: restore the dataset snapshot, start the server with the
+		Long: `search measures the baseline (server defaults), an expert configuration derived
+from the host and the dataset, and then configurations proposed by the search
+strategy (--strategy), one trial at a time: restore the dataset snapshot, start the server with the
 trial's my.cnf, warm up, measure, stop. Each finished trial is committed to the
 study database at once; Ctrl-C abandons the running trial and the same command
 resumes the study later.`,
@@ -212,16 +215,25 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	}
 	// Vary the seed on each resume so a resumed sampler does not replay the
 	// random draws of the first run.
-	strategy, err := search.NewTPE(sp, st.Seed+int64(next))
+	strategy, warm, err := o.newStrategy(ctx, sp, st.Seed+int64(next), o.trials, host, sb, logf)
+	if err != nil {
+		if ctx.Err() != nil {
+			return interruptedErr(out, o)
+		}
+		return err
+	}
+	history, err := db.Trials(ctx, o.study)
 	if err != nil {
 		return err
 	}
 	tr := &trialRunner{sb: sb, bench: bench, sp: sp, warmup: o.warmup, duration: o.duration, lambda: o.lambda, maxConn: maxConn, logf: logf}
 	study := &search.Study{
 		Name: o.study, Strategy: strategy, Objective: tr.run, Store: db,
-		Budget: o.budget, Spent: st.Spent, Start: started, MaxTrials: o.trials,
-		OnTrial: func(e search.Event) { logf("%s", trialLine(sp, e)) },
+		Budget: o.budget, Spent: st.Spent, Start: started, MaxTrials: o.trials, WarmStart: warm,
 	}
+	plan := newPlanner(o, study, history, logf)
+	study.OnTrial = func(e search.Event) { logf("%s", trialLine(sp, e)); plan.onTrial(e) }
+	plan.start()
 	res, err := study.Run(ctx)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -231,6 +243,9 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	}
 	logf("study %q stopped: %s after %d trials, %s of budget used", o.study, res.Reason, len(res.Trials), res.Spent.Round(time.Second))
 	printOutcome(out, sp, res.Best, res.Baseline)
+	if err := reportImportance(ctx, db, o.study, sp, res.Trials, out); err != nil {
+		return err
+	}
 	logf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", o.study, o.db)
 	return nil
 }
