@@ -39,8 +39,8 @@ type HybridOptions struct {
 //     expert warm start).
 //  2. TPE over the knobs that matter: the knobs are ranked by the
 //     fitImportance model of the whole history (re-ranked every Reselect
-//     trials) and the smallest set holding 80 % of the explained variance
-//     (2 to 6 knobs, each at least 2 %) is searched by the multivariate
+//     trials) and the most important (a third of the space, 3 to 6 knobs,
+//     each at least 1 %) are searched by the multivariate
 //     TPE (parzen), the other knobs held at the incumbent's values. Every
 //     fourth proposal is a refinement step instead, so a knob left at a
 //     poor value by the screening gets put back.
@@ -208,26 +208,61 @@ func (h *Hybrid) selectKnobs() {
 	h.model = model
 }
 
-// modelStep returns the incumbent with every knob TPE searches set to the
-// level the fitted main-effects model rates best: in a landscape that is
-// close to additive, that model averages the noise of every trial, so its
-// argmax is a strong candidate. ok is false when there is no model yet or
-// the step was measured.
+// anchor returns the coordinates TPE holds the knobs it does not search
+// at: the incumbent's, except that a knob whose fitted main effect spans
+// at least 1 % of the mean score takes the level the model rates best (a
+// screening point that became the incumbent brings random values for
+// every knob; the model, fitted on every trial, knows better for the knobs
+// with a visible effect).
+func (h *Hybrid) anchor() []float64 {
+	inc, _ := h.incumbent()
+	x := encode(h.sp, inc)
+	if h.model == nil || h.model.effects == nil {
+		return x
+	}
+	floor := 0.01 * math.Abs(h.model.intercept)
+	for i, k := range h.sp.Knobs() {
+		g := grid(k)
+		lo, hi, bestU := math.Inf(1), math.Inf(-1), x[i]
+		for gi, f := range h.model.effects[i] {
+			lo = math.Min(lo, f)
+			if f > hi {
+				hi, bestU = f, g[gi]
+			}
+		}
+		if hi-lo >= floor {
+			x[i] = bestU
+		}
+	}
+	return x
+}
+
+// modelStep returns the incumbent with every knob whose fitted effect is
+// at least 1 % of the mean score set to the level the main-effects model
+// (see fitImportance) rates best. In a landscape close to additive that
+// model averages the noise of every trial, so its argmax is a strong
+// candidate where single measurements cannot tell 5 % effects from 10 %
+// noise. ok is false when there is no model yet or the step was measured.
 func (h *Hybrid) modelStep() (Proposal, bool) {
 	h.selectKnobs()
-	if h.model == nil || h.model.beta == nil {
+	if h.model == nil || h.model.beta == nil || h.model.effects == nil {
 		return Proposal{}, false
 	}
 	inc, _ := h.incumbent()
 	x := encode(h.sp, inc)
-	for _, i := range h.sub {
-		bestU, bestF := x[i], math.Inf(-1)
-		for _, u := range grid(h.sp.Knobs()[i]) {
-			if f := h.model.effect(i, u); f > bestF {
-				bestU, bestF = u, f
+	floor := 0.01 * math.Abs(h.model.intercept)
+	for i, k := range h.sp.Knobs() {
+		g := grid(k)
+		lo, hi, bestU := math.Inf(1), math.Inf(-1), x[i]
+		for gi, f := range h.model.effects[i] {
+			lo = math.Min(lo, f)
+			if f > hi {
+				hi, bestU = f, g[gi]
 			}
 		}
-		x[i] = bestU
+		if hi-lo >= floor {
+			x[i] = bestU
+		}
 	}
 	cfg := decode(h.sp, x)
 	if h.h.measured(cfg) {
@@ -236,30 +271,21 @@ func (h *Hybrid) modelStep() (Proposal, bool) {
 	return Proposal{Config: cfg, Kind: Sampled, handle: -1}, true
 }
 
-// chooseKnobs returns the indexes of the knobs that matter: the smallest
-// prefix of imp (sorted) holding 80 % of the explained variance, 2 to 6
-// knobs (a third of the space at most), each with importance >= 2 %.
+// chooseKnobs returns the indexes of the knobs that matter: the most
+// important ones (a third of the space, 3 to 6 knobs) whose importance is
+// at least 1 %, and never fewer than 2.
 func chooseKnobs(sp *space.Space, imp []KnobImportance) []int {
-	kmax := max(2, min(6, len(sp.Knobs())/3))
-	total := 0.0
-	for _, ki := range imp {
-		total += ki.Importance
-	}
+	kmax := max(3, min(6, len(sp.Knobs())/3))
 	idx := map[string]int{}
 	for i, k := range sp.Knobs() {
 		idx[k.Name] = i
 	}
 	var out []int
-	cum := 0.0
 	for _, ki := range imp {
-		if len(out) >= kmax || (len(out) >= 1 && (cum >= 0.8*total || ki.Importance < 0.02)) {
+		if len(out) >= kmax || (len(out) >= 2 && ki.Importance < 0.01) {
 			break
 		}
 		out = append(out, idx[ki.Knob])
-		cum += ki.Importance
-	}
-	if len(out) < 2 && len(imp) >= 2 {
-		out = append(out, idx[imp[1].Knob])
 	}
 	sort.Ints(out)
 	return out
@@ -278,8 +304,7 @@ func (h *Hybrid) incumbent() (space.Config, int) {
 // sample returns a TPE proposal over the knobs that matter.
 func (h *Hybrid) sample() Proposal {
 	h.selectKnobs()
-	inc, _ := h.incumbent()
-	fixed := encode(h.sp, inc)
+	fixed := h.anchor()
 	for try := 0; try < 8; try++ {
 		cfg := decode(h.sp, h.tpe.suggest(h.h.obs, h.nChoices, h.sub, fixed))
 		if !h.h.measured(cfg) {

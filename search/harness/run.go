@@ -334,3 +334,17 @@ func WriteTable(w io.Writer, l Landscape, best float64, rows []Row, o Options) e
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// BestSeen returns the highest incumbent score of any run: the best known
+// score of a landscape that has none of its own.
+func BestSeen(runs []Run) float64 {
+	best := 0.0
+	for _, r := range runs {
+		for _, v := range r.Inc {
+			if !math.IsNaN(v) && v > best {
+				best = v
+			}
+		}
+	}
+	return best
+}

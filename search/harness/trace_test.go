@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
 )
 
 func TestTrace(t *testing.T) {
@@ -17,7 +18,13 @@ func TestTrace(t *testing.T) {
 	}
 	l, _ := NewSynthetic(0)
 	seed, _ := strconv.Atoi(os.Getenv("TRACE"))
-	st, _ := newStrategy(os.Getenv("STRAT"), l.Space(), int64(seed)*7919+1, 100, nil)
+	var starts []space.Config
+	var ws []search.Proposal
+	if os.Getenv("WARM") != "" {
+		starts = []space.Config{l.Expert()}
+		ws = []search.Proposal{{Config: l.Expert(), Kind: search.Expert}}
+	}
+	st, _ := newStrategy(os.Getenv("STRAT"), l.Space(), int64(seed)*7919+1, 100, starts)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0xda3e39cb94b95bdb))
 	obj := func(ctx context.Context, tr search.Trial) (search.Outcome, error) {
 		v, failed, _ := l.Measure(ctx, tr.Params, rng)
@@ -28,7 +35,7 @@ func TestTrace(t *testing.T) {
 		}
 		return search.Outcome{Score: v}, nil
 	}
-	s := &search.Study{Name: "h", Strategy: st, Objective: obj, Store: &memStore{}, MaxTrials: 100}
+	s := &search.Study{Name: "h", Strategy: st, Objective: obj, Store: &memStore{}, MaxTrials: 100, WarmStart: ws}
 	s.Run(context.Background())
 	fmt.Println("best", l.Best())
 }
