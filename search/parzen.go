@@ -53,9 +53,16 @@ const (
 type kernelGroup struct {
 	pts [][]float64 // free coordinates of the group's points
 	bw  []float64   // bandwidth per free dimension (numeric only)
-	// logNorm[p][d] is −log of the truncation mass of point p's kernel in
-	// numeric dimension d.
-	logNorm [][]float64
+	// invBW is 1/bw; konst is Σ over numeric dimensions of
+	// −log(bw·√(2π)); ptConst[p] adds point p's truncation terms.
+	invBW   []float64
+	konst   float64
+	ptConst []float64
+	// logSame and logOther are the kernel log-probabilities of a point's
+	// own choice and of another one, per free dimension.
+	logSame, logOther []float64
+	prior             float64
+	terms             []float64 // scratch for logDensity
 }
 
 // suggest returns coordinates for every knob: the free dimensions from the
@@ -111,26 +118,41 @@ func (p *parzen) uniform(nChoices int) float64 {
 
 // group builds the kernel mixture of the observations idx.
 func (p *parzen) group(obs []observation, idx []int, nChoices []int, free []int) *kernelGroup {
-	g := &kernelGroup{bw: make([]float64, len(free))}
+	k := len(free)
+	g := &kernelGroup{bw: make([]float64, k), invBW: make([]float64, k),
+		logSame: make([]float64, k), logOther: make([]float64, k)}
 	n := float64(len(idx))
-	bw := 0.2 * math.Pow(math.Max(n, 1), -1/float64(len(free)+4))
-	for j := range free {
+	bw := 0.2 * math.Pow(math.Max(n, 1), -1/float64(k+4))
+	for j, d := range free {
 		g.bw[j] = math.Max(minBandwidth, bw)
+		g.invBW[j] = 1 / g.bw[j]
+		if m := nChoices[d]; m > 0 {
+			g.prior -= math.Log(float64(m))
+			if m > 1 {
+				g.logSame[j] = math.Log(sameChoice)
+				g.logOther[j] = math.Log((1 - sameChoice) / float64(m-1))
+			}
+			continue
+		}
+		g.konst -= math.Log(g.bw[j]) + 0.5*math.Log(2*math.Pi)
 	}
 	for _, i := range idx {
-		pt := make([]float64, len(free))
-		ln := make([]float64, len(free))
+		pt := make([]float64, k)
+		c := 0.0
 		for j, d := range free {
 			pt[j] = obs[i].x[d]
 			if nChoices[d] == 0 {
 				s := g.bw[j]
 				mass := normCDF((1-pt[j])/s) - normCDF(-pt[j]/s)
-				ln[j] = -math.Log(math.Max(mass, 1e-12))
+				c -= math.Log(math.Max(mass, 1e-12))
+			} else {
+				pt[j] = math.Round(pt[j])
 			}
 		}
 		g.pts = append(g.pts, pt)
-		g.logNorm = append(g.logNorm, ln)
+		g.ptConst = append(g.ptConst, c+g.konst)
 	}
+	g.terms = make([]float64, 0, len(g.pts)+1)
 	return g
 }
 
@@ -175,33 +197,31 @@ func (p *parzen) draw(g *kernelGroup, nChoices []int, free []int, out []float64)
 // logDensity returns the log density of the group's mixture at x (free
 // coordinates): equal weights for every point and for the uniform prior.
 func (g *kernelGroup) logDensity(x []float64, nChoices []int, free []int) float64 {
-	terms := make([]float64, 0, len(g.pts)+1)
-	prior := 0.0
-	for _, d := range free {
-		if m := nChoices[d]; m > 0 {
-			prior -= math.Log(float64(m))
+	terms := append(g.terms[:0], g.prior)
+	xr := make([]float64, len(x))
+	for j, d := range free {
+		xr[j] = x[j]
+		if nChoices[d] > 0 {
+			xr[j] = math.Round(x[j])
 		}
 	}
-	terms = append(terms, prior)
 	for pi, pt := range g.pts {
-		s := 0.0
+		s := g.ptConst[pi]
 		for j, d := range free {
-			if m := nChoices[d]; m > 0 {
-				if m == 1 {
-					continue
-				}
-				if math.Round(x[j]) == math.Round(pt[j]) {
-					s += math.Log(sameChoice)
+			if nChoices[d] > 0 {
+				if xr[j] == pt[j] {
+					s += g.logSame[j]
 				} else {
-					s += math.Log((1 - sameChoice) / float64(m-1))
+					s += g.logOther[j]
 				}
 				continue
 			}
-			z := (x[j] - pt[j]) / g.bw[j]
-			s += -0.5*z*z - math.Log(g.bw[j]) - 0.5*math.Log(2*math.Pi) + g.logNorm[pi][j]
+			z := (xr[j] - pt[j]) * g.invBW[j]
+			s -= 0.5 * z * z
 		}
 		terms = append(terms, s)
 	}
+	g.terms = terms
 	return logSumExp(terms) - math.Log(float64(len(terms)))
 }
 
