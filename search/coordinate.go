@@ -56,9 +56,10 @@ func (o CoordinateOptions) withDefaults() CoordinateOptions {
 // CoordinateDescent is coordinate descent as a tuning engineer does it by
 // hand: from the starting configuration (the baseline), each knob alone at
 // a few levels along its scale; the incumbent is measured Repeats times so
-// each effect is judged against the noise of those repeats; the best
-// single change whose gain exceeds Z standard errors is adopted as the new
-// incumbent; then the knobs whose effect exceeded the noise are stepped
+// each effect is judged against the noise of those repeats; a change that
+// looks better but not clearly (between 1 and Z standard errors) is
+// measured again, up to Repeats times; the best single change whose gain
+// exceeds Z standard errors is adopted as the new incumbent; then the knobs whose effect exceeded the noise are stepped
 // again around it, until no change helps. Then a new pass over every knob
 // at half the level spacing around the incumbent (up to MaxZoom times);
 // when even that finds nothing, the incumbent is measured again.
@@ -219,6 +220,23 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 			}
 			if z > c.opts.Z && (bestProbe < 0 || gain > bestGain) {
 				bestGain, bestProbe = gain, pi
+			}
+		}
+		// Adaptive repeats: the most promising change that is not yet
+		// clearly better (1 < z ≤ Z) is measured again, up to Repeats
+		// times, before the round is judged (single measurements cannot
+		// tell a 10 % gain from 10 % noise).
+		if bestProbe < 0 {
+			candZ, cand := 1.0, -1
+			for pi, p := range ps {
+				m, n := c.h.stats(p.cfg)
+				se := sd * math.Sqrt(1/float64(n)+1/float64(nB))
+				if n < c.opts.Repeats && se > 0 && (m-mB)/se > candZ {
+					candZ, cand = (m-mB)/se, pi
+				}
+			}
+			if cand >= 0 {
+				return ps[cand].cfg, Repeat
 			}
 		}
 		fullPass := len(active) == len(all)
