@@ -84,7 +84,9 @@ func TestStrategyFlag(t *testing.T) {
 
 func TestPlannerPrintsAndSetsTheReserve(t *testing.T) {
 	var lines []string
-	logf := func(f string, a ...any) { lines = append(lines, strings.TrimSpace(strings.ReplaceAll(sprintf(f, a...), "\n", " "))) }
+	logf := func(f string, a ...any) {
+		lines = append(lines, strings.TrimSpace(strings.ReplaceAll(sprintf(f, a...), "\n", " ")))
+	}
 	h := search.NewHybrid(space.Default(), search.HybridOptions{Seed: 1})
 	study := &search.Study{Strategy: h}
 	o := &searchOptions{budget: time.Hour, warmup: 10 * time.Second, duration: 20 * time.Second}
