@@ -38,8 +38,9 @@ var ErrTooFewTrials = errors.New("too few complete trials")
 // and the score is fitted as a sum of one function per knob: piecewise
 // linear over 4 knots for a numeric knob, one level per choice for an Enum
 // or Bool knob. The fit is a ridge regression (gonum SVD) whose penalty is
-// chosen by generalised cross-validation, so 30 noisy trials over 12 knobs
-// do not over-fit. A knob's importance is the variance of its fitted
+// chosen by leave-one-out cross-validation with the one-standard-error
+// rule (the largest penalty whose error is within one standard error of
+// the best), so 30 noisy trials over 12 knobs do not over-fit. A knob's importance is the variance of its fitted
 // function over its whole range (uniform over the scale or over the
 // choices, as fANOVA does), divided by the sum of all knobs' variances plus
 // the residual variance of the fit; interactions and noise count as
@@ -186,34 +187,66 @@ func fitImportance(sp *space.Space, xs [][]float64, ys []float64) ([]KnobImporta
 			uty[j] += U.At(r, j) * y[r]
 		}
 	}
-	yy := 0.0
-	for _, v := range y {
-		yy += v * v
-	}
-	// Generalised cross-validation over a log grid of ridge penalties.
-	bestLambda, bestGCV, bestDF, bestRSS := 0.0, math.Inf(1), 0.0, 0.0
+	// Leave-one-out cross-validation over a log grid of ridge penalties
+	// (exact for ridge: the LOO residual is r_i / (1 − h_ii)), then the
+	// one-standard-error rule: the largest penalty whose LOO error is
+	// within one standard error of the smallest, so noise is not fitted
+	// as effects.
+	type cvPoint struct{ lambda, cv, se, df, rss float64 }
+	var cvs []cvPoint
+	yhat := make([]float64, n)
 	for e := -3.0; e <= 3.0; e += 0.25 {
 		lambda := math.Pow(10, e)
-		df, fitted2 := 0.0, 0.0
-		// RSS = |y|² − Σ (2·h − h²)(uᵀy)², h = s²/(s²+λ)
+		h := make([]float64, len(s))
+		df := 0.0
 		for j := range s {
-			h := s[j] * s[j] / (s[j]*s[j] + lambda)
-			df += h
-			fitted2 += (2*h - h*h) * uty[j] * uty[j]
+			h[j] = s[j] * s[j] / (s[j]*s[j] + lambda)
+			df += h[j]
 		}
-		rss := math.Max(0, yy-fitted2)
-		if float64(n)-df <= 0.5 {
+		var sum, sum2, rss float64
+		ok := true
+		for r := 0; r < n; r++ {
+			yhat[r] = 0
+			hii := 0.0
+			for j := range s {
+				u := U.At(r, j)
+				yhat[r] += u * h[j] * uty[j]
+				hii += h[j] * u * u
+			}
+			res := y[r] - yhat[r]
+			rss += res * res
+			if hii > 1-1e-9 {
+				ok = false
+				break
+			}
+			l := res / (1 - hii)
+			sum += l * l
+			sum2 += l * l * l * l
+		}
+		if !ok || float64(n)-df <= 0.5 {
 			continue
 		}
-		gcv := float64(n) * rss / ((float64(n) - df) * (float64(n) - df))
-		if gcv < bestGCV {
-			bestLambda, bestGCV, bestDF, bestRSS = lambda, gcv, df, rss
-		}
+		cv := sum / float64(n)
+		se := math.Sqrt(math.Max(0, sum2/float64(n)-cv*cv) / float64(n))
+		cvs = append(cvs, cvPoint{lambda, cv, se, df, rss})
 	}
-	if math.IsInf(bestGCV, 1) {
+	if len(cvs) == 0 {
 		m.beta = make([]float64, p)
 		return out, m
 	}
+	best := cvs[0]
+	for _, c := range cvs {
+		if c.cv < best.cv {
+			best = c
+		}
+	}
+	chosen := best
+	for _, c := range cvs {
+		if c.lambda > chosen.lambda && c.cv <= best.cv+best.se {
+			chosen = c
+		}
+	}
+	bestLambda, bestDF, bestRSS := chosen.lambda, chosen.df, chosen.rss
 	m.beta = make([]float64, p)
 	for j := range s {
 		c := s[j] / (s[j]*s[j] + bestLambda) * uty[j]
