@@ -51,7 +51,11 @@ type HybridOptions struct {
 //     times, so a lucky single measurement does not stay the incumbent.
 //
 // The incumbent is the configuration with the best mean over its repeats.
-// Past Horizon the strategy alternates TPE and refinement.
+// Past Horizon the strategy alternates TPE and refinement. Phases are
+// decided from the history's size, so a resumed study goes on in the phase
+// it was in (screening ends once the history holds Screen + 4 points; a
+// resumed screening draws its remaining points from a design of the new
+// run's seed).
 type Hybrid struct {
 	sp       *space.Space
 	h        *history
