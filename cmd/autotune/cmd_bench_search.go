@@ -26,6 +26,7 @@ type benchSearchOptions struct {
 	bestKnown  float64
 	strategies []string
 	seeds      int
+	firstSeed  int
 	trials     int
 	warm       string
 	parallel   int
@@ -39,6 +40,7 @@ func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.bestKnown, "best-known", 0, "best known score of --objective-cmd (0: the best mean any run found)")
 	fs.StringSliceVar(&o.strategies, "strategies", harness.Strategies(), "strategies to compare: "+strings.Join(harness.Strategies(), ", "))
 	fs.IntVar(&o.seeds, "seeds", 20, "seeds (runs per strategy and warm-start setting)")
+	fs.IntVar(&o.firstSeed, "first-seed", 1, "first seed (runs use seeds first-seed .. first-seed+seeds-1)")
 	fs.IntVar(&o.trials, "trials", 100, "trials per run, baseline included")
 	fs.StringVar(&o.warm, "warm-start", "both", "runs with the expert warm start: both, on or off")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "runs at a time")
@@ -59,6 +61,8 @@ func (o *benchSearchOptions) validate() error {
 		return usagef("--fit-db and --objective-cmd: give one landscape, not both")
 	case o.seeds < 1 || o.seeds > 10000:
 		return usagef("--seeds %d: want 1..10000", o.seeds)
+	case o.firstSeed < 1:
+		return usagef("--first-seed %d: want a positive seed", o.firstSeed)
 	case o.trials < 3:
 		return usagef("--trials %d: want at least 3", o.trials)
 	case o.warm != "both" && o.warm != "on" && o.warm != "off":
@@ -148,7 +152,7 @@ func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) e
 	if err != nil {
 		return err
 	}
-	ho := harness.Options{Strategies: o.strategies, Seeds: o.seeds, Trials: o.trials, Parallel: o.parallel}
+	ho := harness.Options{Strategies: o.strategies, Seeds: o.seeds, FirstSeed: o.firstSeed, Trials: o.trials, Parallel: o.parallel}
 	switch o.warm {
 	case "both":
 		ho.Warm = []bool{false, true}

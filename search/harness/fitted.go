@@ -18,7 +18,8 @@ import (
 // process (squared-exponential kernel over the numeric coordinates of
 // search.Encode, an exponential penalty per differing choice) through the
 // complete trials' scores, hyper-parameters chosen by log marginal
-// likelihood over a grid. Its posterior mean is the noise-free score; a
+// likelihood over a grid (the noise variance fixed by the study's repeats
+// when it has some). Its posterior mean is the noise-free score; a
 // configuration whose nearest trial (within distance 0.3 in the unit cube)
 // failed crashes; the measurement noise is the pooled relative spread of
 // repeated configurations when the study has repeats, the fitted noise of
@@ -102,26 +103,9 @@ func NewFitted(in FitInput) (*Fitted, error) {
 	if vy == 0 {
 		vy = 1
 	}
-	bestLML := math.Inf(-1)
-	var bestNoiseRatio float64
-	for _, ell := range []float64{0.1, 0.2, 0.35, 0.6, 1.0} {
-		for _, theta := range []float64{0.3, 1, 3} {
-			for _, nr := range []float64{0.01, 0.05, 0.15, 0.4} {
-				alpha, lml, err := f.solve(ys, ell, theta, vy, nr*vy)
-				if err != nil {
-					continue
-				}
-				if lml > bestLML {
-					bestLML, bestNoiseRatio = lml, nr
-					f.alpha, f.ell, f.theta, f.sf2 = alpha, ell, theta, vy
-				}
-			}
-		}
-	}
-	if f.alpha == nil {
-		return nil, errors.New("fit landscape: no kernel fits the trials")
-	}
-	// Noise: from repeats where there are any.
+	// The noise of a measurement, from repeated configurations where the
+	// study has them; it fixes the kernel's nugget, so the process does not
+	// explain a lucky measurement as a peak.
 	ss, dof := 0.0, 0
 	for _, g := range groups {
 		if len(g) < 2 {
@@ -137,9 +121,31 @@ func NewFitted(in FitInput) (*Fitted, error) {
 		}
 		dof += len(g) - 1
 	}
+	ratios := []float64{0.01, 0.05, 0.15, 0.4}
 	if dof >= 2 {
 		f.noise = math.Sqrt(ss / float64(dof))
-	} else {
+		ratios = []float64{math.Min(0.95, f.noise*f.noise*f.mean*f.mean/vy)}
+	}
+	bestLML := math.Inf(-1)
+	var bestNoiseRatio float64
+	for _, ell := range []float64{0.1, 0.2, 0.35, 0.6, 1.0} {
+		for _, theta := range []float64{0.3, 1, 3} {
+			for _, nr := range ratios {
+				alpha, lml, err := f.solve(ys, ell, theta, vy, nr*vy)
+				if err != nil {
+					continue
+				}
+				if lml > bestLML {
+					bestLML, bestNoiseRatio = lml, nr
+					f.alpha, f.ell, f.theta, f.sf2 = alpha, ell, theta, vy
+				}
+			}
+		}
+	}
+	if f.alpha == nil {
+		return nil, errors.New("fit landscape: no kernel fits the trials")
+	}
+	if dof < 2 {
 		f.noise = math.Sqrt(bestNoiseRatio*vy) / math.Abs(f.mean)
 	}
 	f.noise = math.Max(0.03, f.noise)

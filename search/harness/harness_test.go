@@ -1,6 +1,12 @@
+// goptuna's TPE draws from the global math/rand (internal/random), which
+// Go seeds randomly: randseednop=0 lets the comparison test seed it, so
+// that test is deterministic.
+//
+//go:debug randseednop=0
 package harness
 
 import (
+	mrand "math/rand"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,19 +22,20 @@ import (
 )
 
 // TestHybridNotWorseThanTPE is the short comparison CI runs: on the
-// synthetic database landscape, over a few seeds, the hybrid's median
-// number of trials to reach 90 % of the best known score must not be
-// worse than plain TPE's (goptuna) nor random search's. The full table
-// (20 seeds and more) comes from `autotune bench-search`.
+// synthetic database landscape, over 40 seeds of 100 trials without the
+// warm start, the hybrid's median number of trials to reach 90 % of the
+// best known score must not be worse than plain TPE's (goptuna) nor random
+// search's, and it must reach 95 % in at least as many runs. goptuna's TPE
+// is made deterministic by seeding the global math/rand it uses (and
+// running one at a time), so the test cannot flake; it fails when a change
+// makes the hybrid lose. The full table comes from `autotune bench-search`.
 func TestHybridNotWorseThanTPE(t *testing.T) {
 	l, err := NewSynthetic(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Strategies: []string{"hybrid", "tpe", "random"}, Seeds: 8, Trials: 80, Warm: []bool{false}, Parallel: 2}
-	if testing.Short() {
-		o.Seeds = 4
-	}
+	mrand.Seed(1) //nolint:staticcheck // goptuna's internal draws; see the go:debug line
+	o := Options{Strategies: []string{"hybrid", "tpe", "random"}, Seeds: 40, Trials: 100, Warm: []bool{false}, Parallel: 1}
 	runs, err := Compare(context.Background(), l, o)
 	if err != nil {
 		t.Fatal(err)
@@ -37,12 +44,17 @@ func TestHybridNotWorseThanTPE(t *testing.T) {
 	var b bytes.Buffer
 	_ = WriteTable(&b, l, l.Best(), rows, o)
 	t.Log("\n" + b.String())
-	med := map[string]float64{}
+	by := map[string]Row{}
 	for _, r := range rows {
-		med[r.Strategy] = r.To90[1]
+		by[r.Strategy] = r
 	}
-	if med["hybrid"] > med["tpe"] || med["hybrid"] > med["random"] {
-		t.Fatalf("median trials to 90 %%: hybrid %v, tpe %v, random %v: the hybrid must not be worse", med["hybrid"], med["tpe"], med["random"])
+	h := by["hybrid"]
+	for _, other := range []string{"tpe", "random"} {
+		o := by[other]
+		if h.To90[1] > o.To90[1] || h.Reached95 < o.Reached95 {
+			t.Errorf("hybrid vs %s: median trials to 90 %% %v vs %v, runs reaching 95 %% %d vs %d: the hybrid must not be worse",
+				other, h.To90[1], o.To90[1], h.Reached95, o.Reached95)
+		}
 	}
 }
 
@@ -203,33 +215,35 @@ func TestFittedLandscape(t *testing.T) {
 }
 
 // TestImportanceOnASyntheticStudy checks search.Importance where the truth
-// is known: after 80 uniformly random trials of the synthetic landscape the
-// buffer pool (+56 %) must rank first and the knobs that do nothing at all
-// there (doublewrite alone is +3 %, the extra knobs nothing) must not lead.
+// is known: after 80 uniformly random trials of the synthetic landscape
+// (with 6 extra knobs that do nothing or 1 %) the buffer pool (+56 %) must
+// rank first and no extra knob may be in the top 3.
 func TestImportanceOnASyntheticStudy(t *testing.T) {
 	l, err := NewSynthetic(6)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &memStore{}
-	strategy, err := newStrategy("random", l.Space(), 3, 80, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := l.Space()
 	rng := rand.New(rand.NewPCG(3, 3))
-	study := &search.Study{Name: "imp", Strategy: strategy, Store: st, MaxTrials: 80,
-		Objective: func(ctx context.Context, tr search.Trial) (search.Outcome, error) {
-			v, failed, err := l.Measure(ctx, tr.Params, rng)
-			if failed {
-				return search.Outcome{Failure: "crash"}, err
+	var trials []search.Trial
+	for i := 0; i < 80; i++ {
+		x := make([]float64, len(sp.Knobs()))
+		for d, k := range sp.Knobs() {
+			if k.Kind == space.Enum || k.Kind == space.Bool {
+				x[d] = float64(rng.IntN(len(k.Options())))
+			} else {
+				x[d] = rng.Float64()
 			}
-			return search.Outcome{Score: v}, err
-		}}
-	res, err := study.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
+		}
+		cfg := search.Decode(sp, x)
+		v, failed, _ := l.Measure(context.Background(), cfg, rng)
+		tr := search.Trial{Number: i, State: search.Complete, Params: cfg, Outcome: search.Outcome{Score: v}}
+		if failed {
+			tr.State = search.Failed
+		}
+		trials = append(trials, tr)
 	}
-	imp, err := search.Importance(l.Space(), res.Trials)
+	imp, err := search.Importance(sp, trials)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,8 +33,10 @@ type Options struct {
 	// Strategies to compare (names of Strategies()).
 	Strategies []string
 	// Seeds is the number of seeds (runs per strategy and warm-start
-	// setting); seeds are 1..Seeds.
+	// setting); seeds are FirstSeed..FirstSeed+Seeds−1.
 	Seeds int
+	// FirstSeed is the first seed (0 means 1).
+	FirstSeed int
 	// Trials is the horizon of each run: finished trials, baseline
 	// included.
 	Trials int
@@ -184,7 +186,8 @@ func Compare(ctx context.Context, l Landscape, o Options) ([]Run, error) {
 	var jobs []job
 	for _, s := range o.Strategies {
 		for _, w := range o.Warm {
-			for seed := 1; seed <= o.Seeds; seed++ {
+			first := max(1, o.FirstSeed)
+			for seed := first; seed < first+o.Seeds; seed++ {
 				jobs = append(jobs, job{s, w, seed})
 			}
 		}
@@ -316,8 +319,8 @@ func fmtTrials(x float64, horizon int) string {
 // WriteTable writes rows as a Markdown table.
 func WriteTable(w io.Writer, l Landscape, best float64, rows []Row, o Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "landscape %s: %d knobs, best known score %.1f; %d seeds, %d trials per run\n\n",
-		l.Name(), len(l.Space().Knobs()), best, o.Seeds, o.Trials)
+	fmt.Fprintf(&b, "landscape %s: %d knobs, best known score %.1f; %d seeds (from %d), %d trials per run\n\n",
+		l.Name(), len(l.Space().Knobs()), best, o.Seeds, max(1, o.FirstSeed), o.Trials)
 	b.WriteString("| strategy | warm start | trials to 90 %: median [q1, q3] | reached | trials to 95 %: median [q1, q3] | reached | share of best at the end (median) | crashed trials (median) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
