@@ -6,11 +6,11 @@
 package harness
 
 import (
-	mrand "math/rand"
 	"bytes"
 	"context"
 	"encoding/json"
 	"math"
+	mrand "math/rand"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
