@@ -115,6 +115,11 @@ func TestWriteImportance(t *testing.T) {
 	if !strings.Contains(b.String(), want) || !strings.Contains(b.String(), "innodb_buffer_pool_size           75.0 %  ##############################") {
 		t.Fatalf("got:\n%s", b.String())
 	}
+	b.Reset()
+	writeImportance(&b, []search.KnobImportance{{Knob: "innodb_buffer_pool_size", Importance: 0.001}}, 16)
+	if !strings.Contains(b.String(), "no knob's effect stands out") || strings.Contains(b.String(), "innodb_buffer_pool_size") {
+		t.Fatalf("nothing explained: got:\n%s", b.String())
+	}
 }
 
 func sprintf(f string, a ...any) string { return fmt.Sprintf(f, a...) }

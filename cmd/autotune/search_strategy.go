@@ -196,6 +196,10 @@ func writeImportance(out io.Writer, imp []search.KnobImportance, n int) {
 		sum += ki.Importance
 	}
 	fmt.Fprintf(out, "\nknob importance (share of the score variance, from %d complete trials; the knobs explain %.0f %%):\n", n, sum*100)
+	if sum < 0.01 {
+		fmt.Fprintln(out, "  no knob's effect stands out from the noise of these trials (more trials, or longer ones, would tell)")
+		return
+	}
 	for _, ki := range imp {
 		bar := strings.Repeat("#", int(ki.Importance*40+0.5))
 		fmt.Fprintf(out, "  %-32s %5.1f %%  %s\n", ki.Knob, ki.Importance*100, bar)
