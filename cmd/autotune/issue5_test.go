@@ -39,7 +39,7 @@ func TestBenchSearchFlags(t *testing.T) {
 }
 
 func TestBenchSearchObjectiveCommand(t *testing.T) {
-	o := &benchSearchOptions{landscape: "db", objective: `read x; echo 3`, strategies: []string{"hybrid", "random"}, seeds: 2, trials: 4, warm: "off", parallel: 2}
+	o := &benchSearchOptions{landscape: "db", objective: `read x; echo 3`, strategies: []string{"hybrid", "random"}, seeds: 2, firstSeed: 1, trials: 4, warm: "off", parallel: 2}
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestBenchSearchFittedNeedsTheStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	o := &benchSearchOptions{landscape: "db", fitDB: path, fitStudy: "nope", strategies: []string{"random"}, seeds: 1, trials: 3, warm: "off", parallel: 1}
+	o := &benchSearchOptions{landscape: "db", fitDB: path, fitStudy: "nope", strategies: []string{"random"}, seeds: 1, firstSeed: 1, trials: 3, warm: "off", parallel: 1}
 	err = runBenchSearch(context.Background(), o, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), `--fit-study "nope"`) {
 		t.Fatalf("err %v", err)
