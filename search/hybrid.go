@@ -215,7 +215,7 @@ func (h *Hybrid) selectKnobs() {
 	for i, o := range h.h.obs {
 		xs[i], ys[i] = o.x, o.value
 	}
-	imp, model := fitImportance(h.sp, xs, ys)
+	imp, model := fitImportance(h.sp, xs, ys, overRange)
 	h.sub = chooseKnobs(h.sp, imp)
 	h.model = model
 }

@@ -40,11 +40,17 @@ var ErrTooFewTrials = errors.New("too few complete trials")
 // or Bool knob. The fit is a ridge regression (gonum SVD) whose penalty is
 // chosen by leave-one-out cross-validation with the one-standard-error
 // rule (the largest penalty whose error is within one standard error of
-// the best), so 30 noisy trials over 12 knobs do not over-fit. A knob's importance is the variance of its fitted
-// function over its whole range (uniform over the scale or over the
-// choices, as fANOVA does), divided by the sum of all knobs' variances plus
-// the residual variance of the fit; interactions and noise count as
-// unexplained, so the shares sum to at most 1 (to R² of the fit).
+// the best), so 30 noisy trials over 12 knobs do not over-fit.
+//
+// A knob's importance is the variance of its fitted function over the
+// trials (how much of these trials' scores it accounts for), divided by the
+// sum of all knobs' variances plus the leave-one-out prediction error of
+// the fit; interactions and noise count as unexplained, so the shares sum
+// to at most 1. (fANOVA averages over the knob's whole range instead; with
+// a study's trials crowded around its best configuration, that turns a
+// choice seen once into a large effect, so the report uses the trials. The
+// hybrid strategy, which must know where an effect could be found, ranks
+// knobs over their whole range.)
 //
 // The result holds every knob of sp, sorted by Importance, descending
 // (ties in space order). It returns an error wrapping ErrTooFewTrials when
@@ -63,7 +69,7 @@ func Importance(sp *space.Space, trials []Trial) ([]KnobImportance, error) {
 	if len(xs) < MinImportanceTrials {
 		return nil, fmt.Errorf("knob importance: %w: %d, need at least %d", ErrTooFewTrials, len(xs), MinImportanceTrials)
 	}
-	imp, _ := fitImportance(sp, xs, ys)
+	imp, _ := fitImportance(sp, xs, ys, overTrials)
 	return imp, nil
 }
 
@@ -114,10 +120,22 @@ func grid(k space.Knob) []float64 {
 	return g
 }
 
+// measure is the distribution a knob's fitted function is averaged over.
+type measure int
+
+const (
+	// overRange: uniformly over the knob's whole scale or choices (where
+	// an effect could be found; the hybrid chooses what to search by it).
+	overRange measure = iota
+	// overTrials: over the trials' own values (what explained the scores
+	// of these trials; Importance reports it).
+	overTrials
+)
+
 // fitImportance fits the main-effects model to (xs, ys) and returns the
-// importance of every knob (sorted) and the model. xs holds encode()d
-// configurations; len(xs) must be >= 2.
-func fitImportance(sp *space.Space, xs [][]float64, ys []float64) ([]KnobImportance, *mainEffects) {
+// importance of every knob (sorted) under the given measure, and the
+// model. xs holds encode()d configurations; len(xs) must be >= 2.
+func fitImportance(sp *space.Space, xs [][]float64, ys []float64, measure measure) ([]KnobImportance, *mainEffects) {
 	ks := sp.Knobs()
 	m := &mainEffects{sp: sp, cols: make([][2]int, len(ks))}
 	p := 0
@@ -257,7 +275,10 @@ func fitImportance(sp *space.Space, xs [][]float64, ys []float64) ([]KnobImporta
 	for r := range m.beta {
 		m.beta[r] *= ySD
 	}
-	m.resid = bestRSS / (float64(n) - bestDF) * ySD * ySD
+	// The unexplained variance is the leave-one-out error, not the
+	// in-sample residual: what the fit cannot predict of a trial it did not
+	// see, so a fit that follows the noise does not claim to explain it.
+	m.resid = math.Max(chosen.cv, bestRSS/(float64(n)-bestDF)) * ySD * ySD
 
 	total := m.resid
 	vars := make([]float64, len(ks))
@@ -265,18 +286,26 @@ func fitImportance(sp *space.Space, xs [][]float64, ys []float64) ([]KnobImporta
 	for i, k := range ks {
 		g := grid(k)
 		vals := make([]float64, len(g))
-		mean := 0.0
 		for gi, u := range g {
 			vals[gi] = m.effect(i, u)
-			mean += vals[gi]
 		}
-		mean /= float64(len(g))
+		m.effects[i] = vals
+		if measure == overTrials {
+			vals = make([]float64, n)
+			for r, x := range xs {
+				vals[r] = m.effect(i, x[i])
+			}
+		}
+		mean := 0.0
+		for _, f := range vals {
+			mean += f
+		}
+		mean /= float64(len(vals))
 		v := 0.0
 		for _, f := range vals {
 			v += (f - mean) * (f - mean)
 		}
-		vars[i] = v / float64(len(g))
-		m.effects[i] = vals
+		vars[i] = v / float64(len(vals))
 		total += vars[i]
 	}
 	if total > 0 {
