@@ -1,7 +1,10 @@
 // Package search owns the study loop and the strategies that propose
-// configurations: the baseline first, then TPE (goptuna, driven ask/tell so
-// autotune owns budget, commits and cancellation). It also owns scoring:
-// turning a trial's per-second samples into one number.
+// configurations: the baseline first, then the warm start (ExpertConfig),
+// then the strategy: Hybrid (the default: screening, TPE over the knobs
+// that matter, local refinement), CoordinateDescent, TPE (goptuna, driven
+// ask/tell so autotune owns budget, commits and cancellation) or random.
+// It also owns scoring (a trial's per-second samples into one number),
+// knob importance (Importance) and the budget plan (MakePlan).
 //
 // Data flow per trial: Strategy.Ask → Objective (built by cmd from runner
 // pieces) → Store.FinishTrial (one transaction) → Strategy.Tell. The

@@ -1,143 +1,342 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 
-	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/autotune/autotune/space"
 )
 
-// KnobImportance is the share of the score's variation that one knob
-// explains.
+// KnobImportance is one knob's share of the explained variance of the score.
 type KnobImportance struct {
-	// Knob is the knob name.
-	Knob string
-	// Importance is the knob's share, 0..1; the shares of all knobs sum to
-	// 1 (or are all 0 when no knob explains anything).
-	Importance float64
+	Knob       string  // knob name
+	Importance float64 // share of explained score variance, 0..1; all knobs sum to <= 1
 }
 
-// minImportanceTrials is the fewest complete trials Importance accepts.
-const minImportanceTrials = 3
+// MinImportanceTrials is the fewest complete trials Importance accepts.
+const MinImportanceTrials = 4
 
-// Importance estimates how much each knob of sp matters to the score, from
-// the complete trials (failed and interrupted ones carry no score and are
-// left out; a knob a trial did not set takes its default).
+// hatKnots is the number of knots of the piecewise-linear basis a numeric
+// knob's effect is fitted with (coordinates 0, 1/3, 2/3, 1 of its scale):
+// enough for a saturating or a peaked effect, few enough for a 30-trial
+// study.
+const hatKnots = 4
+
+// ErrTooFewTrials is returned (wrapped) by Importance when there are fewer
+// than MinImportanceTrials complete trials.
+var ErrTooFewTrials = errors.New("too few complete trials")
+
+// Importance estimates each knob's importance from the complete trials (fANOVA-style or regression-based, gonum).
 //
-// Method: one regression per knob, of the score on that knob alone. A
-// numeric knob enters as its value (its logarithm for log-scale knobs), an
-// Enum or Bool knob as one-hot indicators of its choices (R² is then the
-// between-choices share of the variance). Each R² is adjusted for the
-// number of predictors, 1 − (1 − R²)(n − 1)/(n − p − 1), clipped at 0 (so a
-// knob with many choices seen in few trials gets no credit for fitting
-// noise), and the adjusted values are normalised to shares summing to 1.
+// Method (regression-based, fANOVA-style main effects): every complete
+// trial's configuration is encoded along each knob's search scale (log
+// where the knob has one; knobs a trial does not set take their default),
+// and the score is fitted as a sum of one function per knob: piecewise
+// linear over 4 knots for a numeric knob, one level per choice for an Enum
+// or Bool knob. The fit is a ridge regression (gonum SVD) whose penalty is
+// chosen by leave-one-out cross-validation with the one-standard-error
+// rule (the largest penalty whose error is within one standard error of
+// the best), so 30 noisy trials over 12 knobs do not over-fit.
 //
-// This is a marginal, one-knob-at-a-time view: it ignores interactions,
-// and knobs that the search moved together share credit. It is a guide to
-// what to look at, not a causal claim. The result is sorted by importance,
-// highest first (ties in space order). It returns an error when fewer than
-// 3 trials are complete or a stored value cannot be read as its knob's
-// value.
+// A knob's importance is the variance of its fitted function over the
+// trials (how much of these trials' scores it accounts for), divided by the
+// sum of all knobs' variances plus the leave-one-out prediction error of
+// the fit; interactions and noise count as unexplained, so the shares sum
+// to at most 1. (fANOVA averages over the knob's whole range instead; with
+// a study's trials crowded around its best configuration, that turns a
+// choice seen once into a large effect, so the report uses the trials. The
+// hybrid strategy, which must know where an effect could be found, ranks
+// knobs over their whole range.)
+//
+// The result holds every knob of sp, sorted by Importance, descending
+// (ties in space order). It returns an error wrapping ErrTooFewTrials when
+// fewer than MinImportanceTrials trials are complete. A constant score
+// gives every knob 0.
 func Importance(sp *space.Space, trials []Trial) ([]KnobImportance, error) {
-	var done []Trial
+	var xs [][]float64
+	var ys []float64
 	for _, t := range trials {
-		if t.State == Complete && !math.IsNaN(t.Score) {
-			done = append(done, t)
-		}
-	}
-	if len(done) < minImportanceTrials {
-		return nil, fmt.Errorf("importance: %d complete trials, need at least %d", len(done), minImportanceTrials)
-	}
-	y := make([]float64, len(done))
-	for i, t := range done {
-		y[i] = t.Score
-	}
-	_, sdY := stat.MeanStdDev(y, nil)
-
-	knobs := sp.Knobs()
-	out := make([]KnobImportance, len(knobs))
-	var sum float64
-	for ki, k := range knobs {
-		out[ki].Knob = k.Name
-		if sdY == 0 {
+		if t.State != Complete || math.IsNaN(t.Score) || math.IsInf(t.Score, 0) {
 			continue
 		}
-		r2, p, err := knobR2(k, done, y)
-		if err != nil {
-			return nil, err
-		}
-		n := float64(len(done))
-		if p == 0 || n-float64(p)-1 <= 0 {
-			continue
-		}
-		adj := 1 - (1-r2)*(n-1)/(n-float64(p)-1)
-		if adj > 0 && !math.IsNaN(adj) {
-			out[ki].Importance = math.Min(adj, 1)
-			sum += out[ki].Importance
-		}
+		xs = append(xs, encode(sp, t.Params))
+		ys = append(ys, t.Score)
 	}
-	if sum > 0 {
-		for i := range out {
-			out[i].Importance /= sum
-		}
+	if len(xs) < MinImportanceTrials {
+		return nil, fmt.Errorf("knob importance: %w: %d, need at least %d", ErrTooFewTrials, len(xs), MinImportanceTrials)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Importance > out[j].Importance })
-	return out, nil
+	imp, _ := fitImportance(sp, xs, ys, overTrials)
+	return imp, nil
 }
 
-// knobR2 returns the R² of the score y on knob k alone over trials, and the
-// number of predictors p (0 when the knob did not vary).
-func knobR2(k space.Knob, trials []Trial, y []float64) (r2 float64, p int, err error) {
-	values := make([]string, len(trials))
-	for i, t := range trials {
-		v, ok := t.Params[k.Name]
-		if !ok {
-			v = k.Default
+// mainEffects is a fitted sum of per-knob functions (see Importance).
+type mainEffects struct {
+	sp        *space.Space
+	intercept float64
+	cols      [][2]int    // per knob: [first, end) columns of the design
+	beta      []float64   // coefficients, one per design column
+	colMean   []float64   // column means subtracted before the fit
+	yScale    float64     // y standard deviation used to scale the fit
+	resid     float64     // residual variance (unscaled)
+	effects   [][]float64 // per knob: fitted function on its grid
+}
+
+// features returns knob k's basis values at coordinate u.
+func features(k space.Knob, u float64) []float64 {
+	if isChoice(k) {
+		f := make([]float64, len(k.Options())-1)
+		i := int(math.Round(u))
+		if i >= 1 && i <= len(f) {
+			f[i-1] = 1
 		}
-		values[i] = v
+		return f
 	}
-	switch k.Kind {
-	case space.Enum, space.Bool:
-		// One-hot regression on the choices seen = share of the variance
-		// between the per-choice means.
-		groups := map[string][]float64{}
-		for i, v := range values {
-			groups[v] = append(groups[v], y[i])
-		}
-		if len(groups) < 2 {
-			return 0, 0, nil
-		}
-		mean := stat.Mean(y, nil)
-		var between, total float64
-		for _, g := range groups {
-			d := stat.Mean(g, nil) - mean
-			between += float64(len(g)) * d * d
-		}
-		for _, v := range y {
-			total += (v - mean) * (v - mean)
-		}
-		return between / total, len(groups) - 1, nil
+	f := make([]float64, hatKnots-1)
+	for j := 1; j < hatKnots; j++ {
+		c := float64(j) / float64(hatKnots-1)
+		f[j-1] = math.Max(0, 1-math.Abs(u-c)*float64(hatKnots-1))
 	}
-	x := make([]float64, len(values))
-	for i, v := range values {
-		f, err := k.Float(v)
-		if err != nil || math.IsNaN(f) {
-			return 0, 0, fmt.Errorf("importance: trial %d: knob %s value %q: want a number", trials[i].Number, k.Name, v)
+	return f
+}
+
+// grid returns the coordinates a knob's fitted function is averaged over:
+// every choice, or 101 points of the unit range.
+func grid(k space.Knob) []float64 {
+	if isChoice(k) {
+		g := make([]float64, len(k.Options()))
+		for i := range g {
+			g[i] = float64(i)
 		}
-		if k.Scale == space.Log {
-			if f <= 0 {
-				return 0, 0, fmt.Errorf("importance: trial %d: knob %s value %q: a log-scale knob needs a positive value", trials[i].Number, k.Name, v)
+		return g
+	}
+	g := make([]float64, 101)
+	for i := range g {
+		g[i] = float64(i) / 100
+	}
+	return g
+}
+
+// measure is the distribution a knob's fitted function is averaged over.
+type measure int
+
+const (
+	// overRange: uniformly over the knob's whole scale or choices (where
+	// an effect could be found; the hybrid chooses what to search by it).
+	overRange measure = iota
+	// overTrials: over the trials' own values (what explained the scores
+	// of these trials; Importance reports it).
+	overTrials
+)
+
+// fitImportance fits the main-effects model to (xs, ys) and returns the
+// importance of every knob (sorted) under the given measure, and the
+// model. xs holds encode()d configurations; len(xs) must be >= 2.
+func fitImportance(sp *space.Space, xs [][]float64, ys []float64, measure measure) ([]KnobImportance, *mainEffects) {
+	ks := sp.Knobs()
+	m := &mainEffects{sp: sp, cols: make([][2]int, len(ks))}
+	p := 0
+	for i, k := range ks {
+		w := len(features(k, 0))
+		m.cols[i] = [2]int{p, p + w}
+		p += w
+	}
+	n := len(xs)
+	yMean := 0.0
+	for _, y := range ys {
+		yMean += y
+	}
+	yMean /= float64(n)
+	ySD := 0.0
+	for _, y := range ys {
+		ySD += (y - yMean) * (y - yMean)
+	}
+	ySD = math.Sqrt(ySD / float64(n))
+	m.intercept, m.yScale = yMean, ySD
+	out := make([]KnobImportance, len(ks))
+	for i, k := range ks {
+		out[i] = KnobImportance{Knob: k.Name}
+	}
+	if ySD == 0 || p == 0 {
+		m.beta = make([]float64, p)
+		m.colMean = make([]float64, p)
+		return out, m
+	}
+
+	X := mat.NewDense(n, p, nil)
+	for r, x := range xs {
+		for i, k := range ks {
+			for j, f := range features(k, x[i]) {
+				X.Set(r, m.cols[i][0]+j, f)
 			}
-			f = math.Log(f)
 		}
-		x[i] = f
 	}
-	if _, sd := stat.MeanStdDev(x, nil); sd == 0 {
-		return 0, 0, nil
+	m.colMean = make([]float64, p)
+	for c := 0; c < p; c++ {
+		s := 0.0
+		for r := 0; r < n; r++ {
+			s += X.At(r, c)
+		}
+		m.colMean[c] = s / float64(n)
+		for r := 0; r < n; r++ {
+			X.Set(r, c, X.At(r, c)-m.colMean[c])
+		}
 	}
-	r := stat.Correlation(x, y, nil)
-	return r * r, 1, nil
+	y := make([]float64, n)
+	for r := range ys {
+		y[r] = (ys[r] - yMean) / ySD
+	}
+
+	var svd mat.SVD
+	if !svd.Factorize(X, mat.SVDThin) {
+		m.beta = make([]float64, p)
+		return out, m
+	}
+	s := svd.Values(nil)
+	var U, V mat.Dense
+	svd.UTo(&U)
+	svd.VTo(&V)
+	uty := make([]float64, len(s))
+	for j := range s {
+		for r := 0; r < n; r++ {
+			uty[j] += U.At(r, j) * y[r]
+		}
+	}
+	// Leave-one-out cross-validation over a log grid of ridge penalties
+	// (exact for ridge: the LOO residual is r_i / (1 − h_ii)), then the
+	// one-standard-error rule: the largest penalty whose LOO error is
+	// within one standard error of the smallest, so noise is not fitted
+	// as effects.
+	type cvPoint struct{ lambda, cv, se, df, rss float64 }
+	var cvs []cvPoint
+	yhat := make([]float64, n)
+	for e := -3.0; e <= 3.0; e += 0.25 {
+		lambda := math.Pow(10, e)
+		h := make([]float64, len(s))
+		df := 0.0
+		for j := range s {
+			h[j] = s[j] * s[j] / (s[j]*s[j] + lambda)
+			df += h[j]
+		}
+		var sum, sum2, rss float64
+		ok := true
+		for r := 0; r < n; r++ {
+			yhat[r] = 0
+			hii := 0.0
+			for j := range s {
+				u := U.At(r, j)
+				yhat[r] += u * h[j] * uty[j]
+				hii += h[j] * u * u
+			}
+			res := y[r] - yhat[r]
+			rss += res * res
+			if hii > 1-1e-9 {
+				ok = false
+				break
+			}
+			l := res / (1 - hii)
+			sum += l * l
+			sum2 += l * l * l * l
+		}
+		if !ok || float64(n)-df <= 0.5 {
+			continue
+		}
+		cv := sum / float64(n)
+		se := math.Sqrt(math.Max(0, sum2/float64(n)-cv*cv) / float64(n))
+		cvs = append(cvs, cvPoint{lambda, cv, se, df, rss})
+	}
+	if len(cvs) == 0 {
+		m.beta = make([]float64, p)
+		return out, m
+	}
+	best := cvs[0]
+	for _, c := range cvs {
+		if c.cv < best.cv {
+			best = c
+		}
+	}
+	chosen := best
+	for _, c := range cvs {
+		if c.lambda > chosen.lambda && c.cv <= best.cv+best.se {
+			chosen = c
+		}
+	}
+	bestLambda, bestDF, bestRSS := chosen.lambda, chosen.df, chosen.rss
+	m.beta = make([]float64, p)
+	for j := range s {
+		c := s[j] / (s[j]*s[j] + bestLambda) * uty[j]
+		for r := 0; r < p; r++ {
+			m.beta[r] += V.At(r, j) * c
+		}
+	}
+	for r := range m.beta {
+		m.beta[r] *= ySD
+	}
+	// The unexplained variance is the leave-one-out error, not the
+	// in-sample residual: what the fit cannot predict of a trial it did not
+	// see, so a fit that follows the noise does not claim to explain it.
+	m.resid = math.Max(chosen.cv, bestRSS/(float64(n)-bestDF)) * ySD * ySD
+
+	total := m.resid
+	vars := make([]float64, len(ks))
+	m.effects = make([][]float64, len(ks))
+	for i, k := range ks {
+		g := grid(k)
+		vals := make([]float64, len(g))
+		for gi, u := range g {
+			vals[gi] = m.effect(i, u)
+		}
+		m.effects[i] = vals
+		if measure == overTrials {
+			vals = make([]float64, n)
+			for r, x := range xs {
+				vals[r] = m.effect(i, x[i])
+			}
+		}
+		mean := 0.0
+		for _, f := range vals {
+			mean += f
+		}
+		mean /= float64(len(vals))
+		v := 0.0
+		for _, f := range vals {
+			v += (f - mean) * (f - mean)
+		}
+		vars[i] = v / float64(len(vals))
+		total += vars[i]
+	}
+	if total > 0 {
+		for i := range out {
+			out[i].Importance = vars[i] / total
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Importance > out[b].Importance })
+	return out, m
+}
+
+// effect returns knob i's fitted contribution at coordinate u (relative
+// to the centred design).
+func (m *mainEffects) effect(i int, u float64) float64 {
+	k := m.sp.Knobs()[i]
+	f := 0.0
+	for j, b := range features(k, u) {
+		c := m.cols[i][0] + j
+		f += m.beta[c] * (b - m.colMean[c])
+	}
+	return f
+}
+
+// predict returns the fitted score at coordinates x.
+func (m *mainEffects) predict(x []float64) float64 {
+	y := m.intercept
+	if m.beta == nil {
+		return y
+	}
+	for i := range m.sp.Knobs() {
+		y += m.effect(i, x[i])
+	}
+	return y
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"math"
+	"sort"
 
 	"github.com/c-bata/goptuna"
 	"github.com/c-bata/goptuna/tpe"
@@ -39,9 +40,35 @@ type Strategy interface {
 // log-uniform floats and rounded by the knob (goptuna v0.9.0 has no
 // log-scale integer distribution).
 type Sampler struct {
-	space *space.Space
-	study *goptuna.Study
+	space   *space.Space
+	study   *goptuna.Study
+	sampler goptuna.Sampler
+	// hist is every observation told, for rebuilding the goptuna study
+	// when its history is capped (see compact).
+	hist []told
+	// inStudy counts the observations in the goptuna study.
+	inStudy int
 }
+
+// told is one observation a Sampler was told.
+type told struct {
+	cfg   space.Config
+	value float64
+}
+
+// Capping the history goptuna's TPE sees: its cost grows linearly with the
+// number of trials (about 150 ms per suggestion for 1000 trials of 12 knobs
+// on the reference machine, over the 100 ms goal; BenchmarkSuggest), so
+// once the goptuna study holds tpeCap+tpeCompactEvery trials it is rebuilt
+// from the tpeKeepBest best observations and the most recent ones, tpeCap
+// in all. The best are kept because TPE's "good" group (at most 25 points
+// in goptuna) must not forget the best region; older mediocre points only
+// shape the "bad" density, which recent points describe as well.
+const (
+	tpeCap          = 250
+	tpeCompactEvery = 100
+	tpeKeepBest     = 25
+)
 
 // NewTPE returns a TPE sampler over sp seeded with seed (goptuna samplers
 // seed with 0 unless told).
@@ -55,6 +82,14 @@ func NewRandom(sp *space.Space, seed int64) (*Sampler, error) {
 }
 
 func newSampler(sp *space.Space, sampler goptuna.Sampler) (*Sampler, error) {
+	st, err := createStudy(sampler)
+	if err != nil {
+		return nil, err
+	}
+	return &Sampler{space: sp, study: st, sampler: sampler}, nil
+}
+
+func createStudy(sampler goptuna.Sampler) (*goptuna.Study, error) {
 	st, err := goptuna.CreateStudy("autotune",
 		goptuna.StudyOptionDirection(goptuna.StudyDirectionMaximize),
 		goptuna.StudyOptionSampler(sampler),
@@ -63,7 +98,40 @@ func newSampler(sp *space.Space, sampler goptuna.Sampler) (*Sampler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create goptuna study: %w", err)
 	}
-	return &Sampler{space: sp, study: st}, nil
+	return st, nil
+}
+
+// compact rebuilds the goptuna study from the capped history (see tpeCap)
+// once it has grown past tpeCap+tpeCompactEvery observations.
+func (s *Sampler) compact() error {
+	if s.inStudy < tpeCap+tpeCompactEvery {
+		return nil
+	}
+	order := make([]int, len(s.hist))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return s.hist[order[a]].value > s.hist[order[b]].value })
+	keep := map[int]bool{}
+	for _, i := range order[:tpeKeepBest] {
+		keep[i] = true
+	}
+	for i := len(s.hist) - 1; i >= 0 && len(keep) < tpeCap; i-- {
+		keep[i] = true
+	}
+	st, err := createStudy(s.sampler)
+	if err != nil {
+		return err
+	}
+	s.study, s.inStudy = st, 0
+	for i, h := range s.hist {
+		if keep[i] {
+			if err := s.observe(h.cfg, h.value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // distribution returns the goptuna distribution of knob k.
@@ -155,7 +223,12 @@ func (s *Sampler) Tell(ctx context.Context, p Proposal, value float64) error {
 	if err := s.study.Storage.SetTrialValue(p.handle, value); err != nil {
 		return fmt.Errorf("sampler: tell trial %d: %w", p.handle, err)
 	}
-	return s.study.Storage.SetTrialState(p.handle, goptuna.TrialStateComplete)
+	if err := s.study.Storage.SetTrialState(p.handle, goptuna.TrialStateComplete); err != nil {
+		return err
+	}
+	s.hist = append(s.hist, told{p.Config.Clone(), value})
+	s.inStudy++
+	return s.compact()
 }
 
 // Observe adds a measured configuration to the model (history replay on
@@ -163,6 +236,15 @@ func (s *Sampler) Tell(ctx context.Context, p Proposal, value float64) error {
 // take their default; a config with a value outside the space (e.g. a
 // default below a narrowed range) is not observed and not an error.
 func (s *Sampler) Observe(cfg space.Config, value float64) error {
+	if err := s.observe(cfg, value); err != nil {
+		return err
+	}
+	s.hist = append(s.hist, told{cfg.Clone(), value})
+	return s.compact()
+}
+
+// observe adds cfg to the goptuna study.
+func (s *Sampler) observe(cfg space.Config, value float64) error {
 	params := make(map[string]float64, len(s.space.Knobs()))
 	for _, k := range s.space.Knobs() {
 		v, ok := cfg[k.Name]
@@ -190,5 +272,9 @@ func (s *Sampler) Observe(cfg space.Config, value float64) error {
 	if err := s.study.Storage.SetTrialValue(id, value); err != nil {
 		return fmt.Errorf("sampler: observe: %w", err)
 	}
-	return s.study.Storage.SetTrialState(id, goptuna.TrialStateComplete)
+	if err := s.study.Storage.SetTrialState(id, goptuna.TrialStateComplete); err != nil {
+		return err
+	}
+	s.inStudy++
+	return nil
 }

@@ -69,6 +69,12 @@ type Study struct {
 	// the store fails (e.g. another process holds a write lock on
 	// trials.db) before the study stops; 0 means one minute.
 	StoreRetry time.Duration
+	// WarmStart lists configurations measured right after the baseline
+	// (e.g. the expert warm start), each once per study (see warmStart).
+	WarmStart []Proposal
+	// Reserve is budget held back from the search for confirmation runs
+	// (see Plan); OnTrial may change it between trials.
+	Reserve time.Duration
 }
 
 // StopReason says why Run returned without error.
@@ -79,6 +85,8 @@ const (
 	StopBudget StopReason = "budget used"
 	// StopTrials: the trial cap was reached.
 	StopTrials StopReason = "trial cap reached"
+	// StopReserve: what is left of the budget is reserved for confirmation.
+	StopReserve StopReason = "search budget used (the rest is reserved for confirmation)"
 )
 
 // Result sums up a study after Run.
@@ -183,7 +191,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		}
 	}
 
-	queue := pending(trials)
+	queue := warmStart(trials, pending(trials), s.WarmStart)
 	next := 0
 	for _, t := range trials {
 		if t.Number >= next {
@@ -206,6 +214,9 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		used := spent + now().Sub(mark)
 		if s.Budget > 0 && used+estimate(trials) > s.Budget {
 			return res(StopBudget), nil
+		}
+		if s.Reserve > 0 && s.Budget > 0 && used+estimate(trials) > s.Budget-s.Reserve {
+			return res(StopReserve), nil
 		}
 
 		var p Proposal

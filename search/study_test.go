@@ -293,7 +293,7 @@ func TestStudyStorageErrorStops(t *testing.T) {
 }
 
 func TestSamplerProposalsAreValid(t *testing.T) {
-	sp := space.Default()
+	sp := firstSpace(t)
 	if err := sp.Limit("innodb_buffer_pool_size", 3<<30); err != nil {
 		t.Fatal(err)
 	}

@@ -319,3 +319,30 @@ func max64(a, b int64) int64 {
 	}
 	return b
 }
+
+// FirstKnobs names the twelve InnoDB knobs of autotune's first search
+// space, the ones with the largest reported effect on OLTP throughput.
+var FirstKnobs = []string{
+	"innodb_buffer_pool_size", "innodb_log_file_size", "innodb_log_buffer_size", "innodb_flush_log_at_trx_commit",
+	"innodb_flush_method", "innodb_io_capacity", "innodb_doublewrite", "innodb_adaptive_hash_index",
+	"innodb_change_buffering", "innodb_max_dirty_pages_pct", "innodb_purge_threads", "innodb_flush_neighbors",
+}
+
+// FirstSpace returns a space over FirstKnobs, in that order, as the
+// catalogue defines them (durability knobs searchable): a small, stable space for examples,
+// harness landscapes and tests.
+func FirstSpace() (*Space, error) {
+	byName := map[string]Knob{}
+	for _, k := range Catalogue() {
+		byName[k.Name] = k
+	}
+	ks := make([]Knob, 0, len(FirstKnobs))
+	for _, n := range FirstKnobs {
+		k, ok := byName[n]
+		if !ok {
+			return nil, fmt.Errorf("space: first-space knob %s not in the catalogue", n)
+		}
+		ks = append(ks, k)
+	}
+	return New(ks)
+}

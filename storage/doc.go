@@ -34,6 +34,8 @@
 //     server version, restarted, JSON phases, failure, error log excerpt,
 //     JSON summary) and the start and end times.
 //   - samples: the per-second benchmark reports of each trial, in order.
+//   - importance: each knob's importance in a study (search.Importance),
+//     replaced when a search ends ([DB.SaveImportance], [DB.Importance]).
 //
 // # Crash safety
 //

@@ -522,9 +522,7 @@ func checkTrial(t search.Trial) error {
 	if t.Number < 0 {
 		return fmt.Errorf("negative trial number %d", t.Number)
 	}
-	switch t.Kind {
-	case search.Baseline, search.Sampled, search.Retry:
-	default:
+	if !t.Kind.Known() {
 		return fmt.Errorf("unknown kind %q", t.Kind)
 	}
 	return nil

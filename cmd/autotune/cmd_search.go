@@ -43,6 +43,7 @@ type searchOptions struct {
 	json      bool // progress as JSON lines
 	knobs     studySpaceOptions
 	existing  existingOptions
+	strategyOptions
 }
 
 func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
@@ -64,6 +65,7 @@ func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.allowChg, "allow-changes", false, "resume a study although its manifest changed (server version, host cores/RAM, benchmark settings); the change is recorded")
 	fs.BoolVar(&o.json, "json", false, "print progress as JSON lines, one event per line (log, phase, sample, trial, done, interrupted)")
 	o.knobs.AddFlags(fs)
+	o.strategyOptions.AddFlags(fs)
 }
 
 // validate checks flag values; errors name the flag and the accepted form.
@@ -101,7 +103,10 @@ func (o *searchOptions) validate() error {
 	if err := o.knobs.validate(); err != nil {
 		return err
 	}
-	return o.existing.validate()
+	if err := o.existing.validate(); err != nil {
+		return err
+	}
+	return o.strategyOptions.validate()
 }
 
 // benchSettings are the settings that define what a study measures; a
@@ -129,8 +134,9 @@ func newSearchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search",
 		Short: "Run (or resume) a tuning study on a sandboxed server",
-		Long: `search measures the baseline (server defaults) and then configurations proposed by
-TPE, one trial at a time: restore the dataset snapshot, start the server with the
+		Long: `search measures the baseline (server defaults), an expert configuration derived
+from the host and the dataset, and then configurations proposed by the search
+strategy (--strategy), one trial at a time: restore the dataset snapshot, start the server with the
 trial's my.cnf, warm up, measure, stop. Each finished trial is committed to the
 study database at once; Ctrl-C abandons the running trial and the same command
 resumes the study later.`,
@@ -262,8 +268,11 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	plan.report(out, sp)
 	// Vary the seed on each resume so a resumed sampler does not replay the
 	// random draws of the first run.
-	strategy, err := search.NewTPE(sp, st.Seed+int64(next))
+	strategy, warm, err := o.newStrategy(ctx, sp, st.Seed+int64(next), o.trials, host, sb, logf)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interruptedErr(prog, o)
+		}
 		return err
 	}
 	history, err := db.Trials(ctx, o.study)
@@ -278,16 +287,27 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	defer tr.close()
 	study := &search.Study{
 		Name: o.study, Strategy: strategy, Objective: tr.run, Store: db,
-		Budget: o.budget, Spent: st.Spent, Start: started, MaxTrials: o.trials,
-		OnTrial: prog.trial,
+		Budget: o.budget, Spent: st.Spent, Start: started, MaxTrials: o.trials, WarmStart: warm,
 		Base:    plan.base,
 		Prepare: func(c space.Config) space.Config { r, _ := sp.Repair(c); return r },
 	}
+	budgetPlan := newPlanner(o, study, history, logf)
+	study.OnTrial = func(e search.Event) { prog.trial(e); budgetPlan.onTrial(e) }
+	budgetPlan.start()
 	res, err := study.Run(ctx)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return interruptedErr(prog, o)
 		}
+		return err
+	}
+	// The importance ranking is stored with the study; printed unless the
+	// output is a JSON event stream.
+	impOut := out
+	if o.json {
+		impOut = io.Discard
+	}
+	if err := reportImportance(ctx, db, o.study, sp, res.Trials, impOut); err != nil {
 		return err
 	}
 	prog.done(res, fmt.Sprintf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", o.study, o.db))

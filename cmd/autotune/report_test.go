@@ -152,7 +152,7 @@ func TestReportErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Images) != 2 || !strings.Contains(string(rep.HTML), "knob importance not shown: importance: 2 complete trials") {
+	if len(rep.Images) != 2 || !strings.Contains(string(rep.HTML), "knob importance not shown: knob importance: too few complete trials: 2") {
 		t.Errorf("small study: %d plots, page:\n%s", len(rep.Images), dataURI.ReplaceAll(rep.HTML, nil))
 	}
 	if err := (&reportOptions{}).validate(); err == nil {

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/search/harness"
+	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/storage"
+)
+
+// benchSearchOptions are the flags of `autotune bench-search`.
+type benchSearchOptions struct {
+	landscape  string
+	fitDB      string
+	fitStudy   string
+	objective  string
+	bestKnown  float64
+	strategies []string
+	seeds      int
+	firstSeed  int
+	trials     int
+	warm       string
+	parallel   int
+}
+
+func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.landscape, "landscape", "db", "synthetic landscape: db (the 12 catalogue knobs) or db-wide (plus 24 knobs that barely matter)")
+	fs.StringVar(&o.fitDB, "fit-db", "", "fit the landscape to the trials of a real study in this trials.db instead")
+	fs.StringVar(&o.fitStudy, "fit-study", "default", "study of --fit-db to fit")
+	fs.StringVar(&o.objective, "objective-cmd", "", "measure with this shell command instead: one config as a JSON object on stdin, one number on stdout")
+	fs.Float64Var(&o.bestKnown, "best-known", 0, "best known score of --objective-cmd (0: the best mean any run found)")
+	fs.StringSliceVar(&o.strategies, "strategies", harness.Strategies(), "strategies to compare: "+strings.Join(harness.Strategies(), ", "))
+	fs.IntVar(&o.seeds, "seeds", 20, "seeds (runs per strategy and warm-start setting)")
+	fs.IntVar(&o.firstSeed, "first-seed", 1, "first seed (runs use seeds first-seed .. first-seed+seeds-1)")
+	fs.IntVar(&o.trials, "trials", 100, "trials per run, baseline included")
+	fs.StringVar(&o.warm, "warm-start", "both", "runs with the expert warm start: both, on or off")
+	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "runs at a time")
+}
+
+func (o *benchSearchOptions) validate() error {
+	for _, s := range o.strategies {
+		if !slices.Contains(harness.Strategies(), s) {
+			return usagef("--strategies: %q: want names from %s", s, strings.Join(harness.Strategies(), ", "))
+		}
+	}
+	switch {
+	case len(o.strategies) == 0:
+		return usagef("--strategies: want at least one of %s", strings.Join(harness.Strategies(), ", "))
+	case o.landscape != "db" && o.landscape != "db-wide":
+		return usagef("--landscape %q: want db or db-wide", o.landscape)
+	case o.fitDB != "" && o.objective != "":
+		return usagef("--fit-db and --objective-cmd: give one landscape, not both")
+	case o.seeds < 1 || o.seeds > 10000:
+		return usagef("--seeds %d: want 1..10000", o.seeds)
+	case o.firstSeed < 1:
+		return usagef("--first-seed %d: want a positive seed", o.firstSeed)
+	case o.trials < 3:
+		return usagef("--trials %d: want at least 3", o.trials)
+	case o.warm != "both" && o.warm != "on" && o.warm != "off":
+		return usagef("--warm-start %q: want both, on or off", o.warm)
+	case o.parallel < 1:
+		return usagef("--parallel %d: want at least 1", o.parallel)
+	case o.bestKnown < 0:
+		return usagef("--best-known %g: want a score >= 0", o.bestKnown)
+	}
+	return nil
+}
+
+func newBenchSearchCmd() *cobra.Command {
+	o := &benchSearchOptions{}
+	cmd := &cobra.Command{
+		Use:   "bench-search",
+		Short: "Compare search strategies on landscapes, without a server",
+		Long: `bench-search runs each strategy through the real study loop (baseline first,
+expert warm start, failed-trial penalties) against a landscape that answers at
+once, for many seeds, and prints how many trials each needs before its
+incumbent (the configuration with the best mean over its measurements) reaches
+90 % and 95 % of the best known score: median and quartiles over the seeds.
+
+Landscapes: a synthetic one shaped like tuning MariaDB on this project's
+reference machine (--landscape db or db-wide; 10 % noise, a crashing region),
+one fitted to a real study's trials (--fit-db), or any command
+(--objective-cmd 'CMD': one config as a JSON object on stdin, one number out).`,
+		Args: cobra.NoArgs,
+		PreRunE: func(cmd *cobra.Command, args []string) error {
+			return o.validate()
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBenchSearch(cmd.Context(), o, cmd.OutOrStdout())
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// benchLandscape builds the landscape the options name.
+func benchLandscape(ctx context.Context, o *benchSearchOptions) (harness.Landscape, error) {
+	switch {
+	case o.objective != "":
+		sp := space.Default()
+		if err := sp.Limit("innodb_buffer_pool_size", 12<<30); err != nil {
+			return nil, err
+		}
+		cfg, _, err := search.ExpertConfig(sp, search.ExpertInput{RAMBytes: 24 << 30, DataBytes: 1100 << 20, FsyncPerSec: 3500})
+		if err != nil {
+			return nil, err
+		}
+		return &harness.Command{Cmd: o.objective, Sp: sp, BestKnown: o.bestKnown, ExpertCfg: cfg}, nil
+	case o.fitDB != "":
+		db, err := storage.Open(o.fitDB)
+		if err != nil {
+			return nil, err
+		}
+		defer db.Close()
+		st, found, err := db.Study(ctx, o.fitStudy)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, usagef("--fit-study %q: no such study in %s", o.fitStudy, o.fitDB)
+		}
+		trials, err := db.Trials(ctx, o.fitStudy)
+		if err != nil {
+			return nil, err
+		}
+		sp := space.Default()
+		if st.RAMBytes > 0 {
+			if err := sp.Limit("innodb_buffer_pool_size", float64(st.RAMBytes/2)); err != nil {
+				return nil, err
+			}
+		}
+		return harness.NewFitted(harness.FitInput{Name: "fitted to " + o.fitDB + " study " + o.fitStudy,
+			Space: sp, Trials: trials, Settings: st.Settings, RAMBytes: st.RAMBytes})
+	case o.landscape == "db-wide":
+		return harness.NewSynthetic(24)
+	}
+	return harness.NewSynthetic(0)
+}
+
+// runBenchSearch runs the comparison and prints the table.
+func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) error {
+	l, err := benchLandscape(ctx, o)
+	if err != nil {
+		return err
+	}
+	ho := harness.Options{Strategies: o.strategies, Seeds: o.seeds, FirstSeed: o.firstSeed, Trials: o.trials, Parallel: o.parallel}
+	switch o.warm {
+	case "both":
+		ho.Warm = []bool{false, true}
+	case "on":
+		ho.Warm = []bool{true}
+	default:
+		ho.Warm = []bool{false}
+	}
+	if f, ok := l.(*harness.Fitted); ok {
+		fmt.Fprintf(out, "fitted landscape: measurement noise %.1f %%\n", f.Noise()*100)
+	}
+	runs, err := harness.Compare(ctx, l, ho)
+	if err != nil {
+		return err
+	}
+	best := l.Best()
+	if best <= 0 {
+		best = harness.BestSeen(runs)
+		fmt.Fprintf(out, "no best known score: using the best mean any run found, %.4g\n", best)
+	}
+	return harness.WriteTable(out, l, best, harness.Summarise(runs, best, ho), ho)
+}

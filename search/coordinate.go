@@ -1,0 +1,267 @@
+package search
+
+import (
+	"context"
+	"math"
+
+	"github.com/autotune/autotune/space"
+)
+
+// CoordinateOptions tunes coordinate descent; zero values take the
+// defaults named on each field.
+type CoordinateOptions struct {
+	// Levels is the number of levels of a numeric knob in the first pass:
+	// both ends of its search range and points evenly spaced between, on
+	// its scale (log where the knob has one). Default 4.
+	Levels int
+	// Repeats is how many times the incumbent is measured before its
+	// neighbours are compared with it (the noise estimate). Default 3.
+	Repeats int
+	// Z is how many standard errors a difference must exceed to count as
+	// an effect (and a gain to be adopted). Default 2.
+	Z float64
+	// PriorCV is the noise, as a share of the incumbent's mean score,
+	// assumed until two repeats of some configuration exist. Default 0.09:
+	// the between-run CV measured at 16 threads
+	// (shared/design/mariadb-on-this-machine.md §4).
+	PriorCV float64
+	// MaxZoom is how many times the level spacing is halved around the
+	// incumbent after a pass finds nothing. Default 3.
+	MaxZoom int
+	// Starts are configurations the descent may start from (the baseline
+	// and the expert warm start): it starts from the one with the best mean
+	// among those measured; the baseline (server defaults) when none is.
+	Starts []space.Config
+}
+
+func (o CoordinateOptions) withDefaults() CoordinateOptions {
+	if o.Levels < 2 {
+		o.Levels = 4
+	}
+	if o.Repeats < 2 {
+		o.Repeats = 3
+	}
+	if o.Z <= 0 {
+		o.Z = 2
+	}
+	if o.PriorCV <= 0 {
+		o.PriorCV = 0.09
+	}
+	if o.MaxZoom <= 0 {
+		o.MaxZoom = 3
+	}
+	return o
+}
+
+// CoordinateDescent is coordinate descent as a tuning engineer does it by
+// hand: from the starting configuration (the baseline), each knob alone at
+// a few levels along its scale; the incumbent is measured Repeats times so
+// each effect is judged against the noise of those repeats; a change that
+// looks better but not clearly (between 1 and Z standard errors) is
+// measured again, up to Repeats times; the best single change whose gain
+// exceeds Z standard errors is adopted as the new incumbent; then the knobs whose effect exceeded the noise are stepped
+// again around it, until no change helps. Then a new pass over every knob
+// at half the level spacing around the incumbent (up to MaxZoom times);
+// when even that finds nothing, the incumbent is measured again.
+//
+// The state is recomputed from the trial history on every Ask, so a
+// resumed study continues where it stopped, and a repeat that lowers an
+// adopted configuration's mean can undo the adoption.
+type CoordinateDescent struct {
+	sp   *space.Space
+	h    *history
+	opts CoordinateOptions
+}
+
+// NewCoordinate returns coordinate descent over sp.
+func NewCoordinate(sp *space.Space, o CoordinateOptions) *CoordinateDescent {
+	return &CoordinateDescent{sp: sp, h: newHistory(sp), opts: o.withDefaults()}
+}
+
+// Observe adds a measured configuration to the history.
+func (c *CoordinateDescent) Observe(cfg space.Config, value float64) error {
+	c.h.add(cfg, value)
+	return nil
+}
+
+// Tell records the value of any proposal, the strategy's own or not.
+func (c *CoordinateDescent) Tell(ctx context.Context, p Proposal, value float64) error {
+	c.h.add(p.Config, value)
+	return nil
+}
+
+// Ask returns the next step of the descent.
+func (c *CoordinateDescent) Ask(ctx context.Context) (Proposal, error) {
+	if err := ctx.Err(); err != nil {
+		return Proposal{}, err
+	}
+	cfg, kind := c.next()
+	return Proposal{Config: cfg, Kind: kind, handle: -1}, nil
+}
+
+// probe is one coordinate step: the incumbent with knob moved.
+type probe struct {
+	knob int
+	cfg  space.Config
+}
+
+// levels returns the coordinates knob k is tried at around base coordinate
+// u at the given zoom: the whole scale at zoom 0, u ± spacing/2^zoom after.
+func (c *CoordinateDescent) levels(k space.Knob, u float64, zoom int) []float64 {
+	if isChoice(k) {
+		var out []float64
+		for i := range k.Options() {
+			if float64(i) != math.Round(u) {
+				out = append(out, float64(i))
+			}
+		}
+		return out
+	}
+	step := 1 / float64(c.opts.Levels-1)
+	if zoom == 0 {
+		out := make([]float64, c.opts.Levels)
+		for i := range out {
+			out[i] = float64(i) * step
+		}
+		return out
+	}
+	d := step / math.Pow(2, float64(zoom))
+	return []float64{u - d, u + d}
+}
+
+// probes returns the distinct, changed configurations of one round.
+func (c *CoordinateDescent) probes(base space.Config, knobs []int, zoom int) []probe {
+	var out []probe
+	seen := map[string]bool{base.Key(): true}
+	ks := c.sp.Knobs()
+	for _, i := range knobs {
+		k := ks[i]
+		u, err := toUnit(k, base[k.Name])
+		if err != nil {
+			continue
+		}
+		for _, l := range c.levels(k, u, zoom) {
+			if l < 0 || l > 1 {
+				continue
+			}
+			cfg := base.Clone()
+			cfg[k.Name] = fromUnit(k, l)
+			if key := cfg.Key(); !seen[key] {
+				seen[key] = true
+				out = append(out, probe{knob: i, cfg: cfg})
+			}
+		}
+	}
+	return out
+}
+
+// start returns the configuration the descent starts from.
+func (c *CoordinateDescent) start() space.Config {
+	base := fullConfig(c.sp, space.Config{})
+	bestMean, found := 0.0, false
+	for _, s := range append([]space.Config{{}}, c.opts.Starts...) {
+		full := fullConfig(c.sp, s)
+		if m, n := c.h.stats(full); n > 0 && (!found || m > bestMean) {
+			base, bestMean, found = full, m, true
+		}
+	}
+	return base
+}
+
+// next replays the descent over the history and returns the first
+// measurement it lacks.
+func (c *CoordinateDescent) next() (space.Config, Kind) {
+	all := make([]int, len(c.sp.Knobs()))
+	for i := range all {
+		all[i] = i
+	}
+	base := c.start()
+	active, zoom := all, 0
+	// Each adoption strictly raises the incumbent's mean, so the loop ends.
+	for {
+		mB, nB := c.h.stats(base)
+		ps := c.probes(base, active, zoom)
+		if nB < 2 {
+			return base, Repeat
+		}
+		measured := 0
+		for _, p := range ps {
+			if c.h.measured(p.cfg) {
+				measured++
+			}
+		}
+		// Spread the remaining repeats of the incumbent over the round.
+		if nB < c.opts.Repeats && measured*(c.opts.Repeats-1) >= (nB-1)*len(ps) {
+			return base, Repeat
+		}
+		for _, p := range ps {
+			if !c.h.measured(p.cfg) {
+				return p.cfg, Step
+			}
+		}
+		sd, dof := c.h.noise()
+		if dof < 2 {
+			sd = c.opts.PriorCV * math.Abs(mB)
+		}
+		bestGain, bestProbe := 0.0, -1
+		significant := map[int]bool{}
+		for pi, p := range ps {
+			m, n := c.h.stats(p.cfg)
+			se := sd * math.Sqrt(1/float64(n)+1/float64(nB))
+			gain := m - mB
+			z := math.Inf(1)
+			if se > 0 {
+				z = gain / se
+			} else if gain == 0 {
+				z = 0
+			}
+			if math.Abs(z) > c.opts.Z {
+				significant[p.knob] = true
+			}
+			if z > c.opts.Z && (bestProbe < 0 || gain > bestGain) {
+				bestGain, bestProbe = gain, pi
+			}
+		}
+		// Adaptive repeats: the most promising change that is not yet
+		// clearly better (1 < z ≤ Z) is measured again, up to Repeats
+		// times, before the round is judged (single measurements cannot
+		// tell a 10 % gain from 10 % noise).
+		if bestProbe < 0 {
+			candZ, cand := 1.0, -1
+			for pi, p := range ps {
+				m, n := c.h.stats(p.cfg)
+				se := sd * math.Sqrt(1/float64(n)+1/float64(nB))
+				if n < c.opts.Repeats && se > 0 && (m-mB)/se > candZ {
+					candZ, cand = (m-mB)/se, pi
+				}
+			}
+			if cand >= 0 {
+				return ps[cand].cfg, Repeat
+			}
+		}
+		fullPass := len(active) == len(all)
+		if bestProbe >= 0 {
+			moved := ps[bestProbe].knob
+			base = ps[bestProbe].cfg
+			active = nil
+			for _, i := range all {
+				if significant[i] && i != moved {
+					active = append(active, i)
+				}
+			}
+			if len(active) == 0 {
+				active = all
+			}
+			continue
+		}
+		// No change helps. After a round over some knobs: a pass over every
+		// knob; after a full pass: a finer one around the incumbent.
+		if fullPass {
+			if zoom >= c.opts.MaxZoom {
+				return base, Repeat
+			}
+			zoom++
+		}
+		active = all
+	}
+}

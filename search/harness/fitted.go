@@ -1,0 +1,278 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+// Fitted is a landscape fitted to the trials of a real study: a Gaussian
+// process (squared-exponential kernel over the numeric coordinates of
+// search.Encode, an exponential penalty per differing choice) through the
+// complete trials' scores, hyper-parameters chosen by log marginal
+// likelihood over a grid (the noise variance fixed by the study's repeats
+// when it has some). Its posterior mean is the noise-free score; a
+// configuration whose nearest trial (within distance 0.3 in the unit cube)
+// failed crashes; the measurement noise is the pooled relative spread of
+// repeated configurations when the study has repeats, the fitted noise of
+// the process otherwise (at least 3 %).
+type Fitted struct {
+	name     string
+	sp       *space.Space
+	xs       [][]float64
+	failed   [][]float64
+	alpha    []float64
+	mean     float64
+	ell      float64 // numeric length scale (unit cube)
+	theta    float64 // log-penalty per differing choice
+	sf2      float64 // signal variance
+	noise    float64 // relative noise of a measurement
+	nChoices []int
+	best     float64
+	expert   space.Config
+}
+
+// FitInput is what Fitted is fitted from.
+type FitInput struct {
+	// Name names the landscape.
+	Name string
+	// Space is the study's search space.
+	Space *space.Space
+	// Trials are the study's trials (complete and failed ones are used).
+	Trials []search.Trial
+	// Settings is the study's settings JSON (workload, tables, table_size),
+	// used for the expert warm start when the study has no expert trial.
+	Settings string
+	// RAMBytes is the study host's RAM.
+	RAMBytes int64
+}
+
+// bytesPerRow is the on-disk size of a sysbench row with its index
+// (8 × 500 000 rows take 961 MB: shared/design/mariadb-on-this-machine.md §3).
+const bytesPerRow = 240
+
+// NewFitted fits the landscape. It returns an error when fewer than 8
+// trials are complete.
+func NewFitted(in FitInput) (*Fitted, error) {
+	sp := in.Space
+	f := &Fitted{name: in.Name, sp: sp}
+	for _, k := range sp.Knobs() {
+		n := 0
+		if k.Kind == space.Enum || k.Kind == space.Bool {
+			n = len(k.Options())
+		}
+		f.nChoices = append(f.nChoices, n)
+	}
+	var ys []float64
+	groups := map[string][]float64{}
+	for _, t := range in.Trials {
+		switch t.State {
+		case search.Complete:
+			x := search.Encode(sp, t.Params)
+			f.xs = append(f.xs, x)
+			ys = append(ys, t.Score)
+			key := search.Decode(sp, x).Key()
+			groups[key] = append(groups[key], t.Score)
+		case search.Failed:
+			f.failed = append(f.failed, search.Encode(sp, t.Params))
+		}
+		if t.Kind == search.Expert && f.expert == nil {
+			f.expert = t.Params.Clone()
+		}
+	}
+	if len(f.xs) < 8 {
+		return nil, fmt.Errorf("fit landscape %s: %d complete trials, need at least 8", in.Name, len(f.xs))
+	}
+	for _, y := range ys {
+		f.mean += y
+	}
+	f.mean /= float64(len(ys))
+	vy := 0.0
+	for _, y := range ys {
+		vy += (y - f.mean) * (y - f.mean)
+	}
+	vy /= float64(len(ys))
+	if vy == 0 {
+		vy = 1
+	}
+	// The noise of a measurement, from repeated configurations where the
+	// study has them; it fixes the kernel's nugget, so the process does not
+	// explain a lucky measurement as a peak.
+	ss, dof := 0.0, 0
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		m := 0.0
+		for _, v := range g {
+			m += v
+		}
+		m /= float64(len(g))
+		for _, v := range g {
+			ss += (v - m) * (v - m) / (m * m)
+		}
+		dof += len(g) - 1
+	}
+	ratios := []float64{0.01, 0.05, 0.15, 0.4}
+	if dof >= 2 {
+		f.noise = math.Sqrt(ss / float64(dof))
+		ratios = []float64{math.Min(0.95, f.noise*f.noise*f.mean*f.mean/vy)}
+	}
+	bestLML := math.Inf(-1)
+	var bestNoiseRatio float64
+	for _, ell := range []float64{0.1, 0.2, 0.35, 0.6, 1.0} {
+		for _, theta := range []float64{0.3, 1, 3} {
+			for _, nr := range ratios {
+				alpha, lml, err := f.solve(ys, ell, theta, vy, nr*vy)
+				if err != nil {
+					continue
+				}
+				if lml > bestLML {
+					bestLML, bestNoiseRatio = lml, nr
+					f.alpha, f.ell, f.theta, f.sf2 = alpha, ell, theta, vy
+				}
+			}
+		}
+	}
+	if f.alpha == nil {
+		return nil, errors.New("fit landscape: no kernel fits the trials")
+	}
+	if dof < 2 {
+		f.noise = math.Sqrt(bestNoiseRatio*vy) / math.Abs(f.mean)
+	}
+	f.noise = math.Max(0.03, f.noise)
+	if f.expert == nil {
+		var s struct {
+			Tables    int `json:"tables"`
+			TableSize int `json:"table_size"`
+		}
+		_ = json.Unmarshal([]byte(in.Settings), &s)
+		cfg, _, err := search.ExpertConfig(sp, search.ExpertInput{RAMBytes: in.RAMBytes, DataBytes: int64(s.Tables) * int64(s.TableSize) * bytesPerRow})
+		if err != nil {
+			return nil, err
+		}
+		f.expert = cfg
+	}
+	_, f.best = optimum(sp, f.True, 5000, 1)
+	return f, nil
+}
+
+// kernel returns the covariance of two coordinate vectors.
+func (f *Fitted) kernel(a, b []float64, ell, theta, sf2 float64) float64 {
+	d2, mis := 0.0, 0.0
+	for i := range a {
+		if f.nChoices[i] > 0 {
+			if math.Round(a[i]) != math.Round(b[i]) {
+				mis++
+			}
+			continue
+		}
+		d := (a[i] - b[i]) / ell
+		d2 += d * d
+	}
+	return sf2 * math.Exp(-0.5*d2-theta*mis)
+}
+
+// solve returns the GP weights for ys and the log marginal likelihood.
+func (f *Fitted) solve(ys []float64, ell, theta, sf2, sn2 float64) ([]float64, float64, error) {
+	n := len(f.xs)
+	K := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			v := f.kernel(f.xs[i], f.xs[j], ell, theta, sf2)
+			if i == j {
+				v += sn2
+			}
+			K.SetSym(i, j, v)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(K) {
+		return nil, 0, errors.New("kernel matrix not positive definite")
+	}
+	y := mat.NewVecDense(n, nil)
+	for i, v := range ys {
+		y.SetVec(i, v-f.mean)
+	}
+	var a mat.VecDense
+	if err := ch.SolveVecTo(&a, y); err != nil {
+		return nil, 0, err
+	}
+	lml := -0.5*mat.Dot(y, &a) - 0.5*ch.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
+	return a.RawVector().Data, lml, nil
+}
+
+// Name implements Landscape.
+func (f *Fitted) Name() string { return f.name }
+
+// Space implements Landscape.
+func (f *Fitted) Space() *space.Space { return f.sp }
+
+// Best implements Landscape.
+func (f *Fitted) Best() float64 { return f.best }
+
+// Expert implements Landscape: the study's expert trial, or the expert
+// rules applied to its host and dataset.
+func (f *Fitted) Expert() space.Config { return f.expert.Clone() }
+
+// Noise returns the relative measurement noise.
+func (f *Fitted) Noise() float64 { return f.noise }
+
+// dist is the distance crashes are judged by: Euclidean over numeric
+// coordinates, 1 per differing choice.
+func (f *Fitted) dist(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		if f.nChoices[i] > 0 {
+			if math.Round(a[i]) != math.Round(b[i]) {
+				s++
+			}
+			continue
+		}
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return math.Sqrt(s)
+}
+
+// True implements Landscape: the posterior mean; ok false where the
+// nearest trial failed.
+func (f *Fitted) True(cfg space.Config) (float64, bool) {
+	x := search.Encode(f.sp, cfg)
+	if len(f.failed) > 0 {
+		nf := math.Inf(1)
+		for _, p := range f.failed {
+			nf = math.Min(nf, f.dist(x, p))
+		}
+		if nf < 0.3 {
+			nc := math.Inf(1)
+			for _, p := range f.xs {
+				nc = math.Min(nc, f.dist(x, p))
+			}
+			if nf < nc {
+				return 0, false
+			}
+		}
+	}
+	y := f.mean
+	for i, p := range f.xs {
+		y += f.alpha[i] * f.kernel(x, p, f.ell, f.theta, f.sf2)
+	}
+	return y, true
+}
+
+// Measure implements Landscape.
+func (f *Fitted) Measure(ctx context.Context, cfg space.Config, rng *rand.Rand) (float64, bool, error) {
+	v, ok := f.True(cfg)
+	if !ok {
+		return 0, true, nil
+	}
+	return math.Max(0, v*(1+f.noise*rng.NormFloat64())), false, nil
+}

@@ -1,0 +1,115 @@
+// Package harness compares search strategies without a server: each
+// strategy runs the real study loop (search.Study: baseline first, warm
+// start, failed-trial penalties) against a landscape, an objective that
+// answers in microseconds, over many seeds, and the harness reports how
+// many trials each needs to reach 90 % and 95 % of the best known score.
+//
+// Landscapes: synthetic ones shaped like database tuning (Synthetic: a few
+// knobs that matter, with interactions, many that do not, 10 % noise and a
+// region that crashes), one fitted to the trials of a real study's
+// trials.db (Fitted), and any external command (Command).
+package harness
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+// Landscape is an objective the harness can measure many times.
+type Landscape interface {
+	// Name names the landscape in reports.
+	Name() string
+	// Space is the search space.
+	Space() *space.Space
+	// Measure returns one noisy measurement of cfg (higher is better), or
+	// failed when cfg crashes. rng is the run's noise source. An error
+	// stops the run (e.g. an external command that cannot be started).
+	Measure(ctx context.Context, cfg space.Config, rng *rand.Rand) (score float64, failed bool, err error)
+	// True returns the noise-free score of cfg; ok is false when the
+	// landscape has none (an external command), and the harness then
+	// judges a configuration by the mean of its measurements.
+	True(cfg space.Config) (score float64, ok bool)
+	// Best returns the best known noise-free score (0 when unknown).
+	Best() float64
+	// Expert returns the expert warm-start configuration for the host and
+	// dataset the landscape stands for.
+	Expert() space.Config
+}
+
+// optimum searches the noise-free function f over sp for its maximum:
+// n random points, then coordinate polishing of the best 5 along every
+// knob's scale (41 points per numeric knob, every choice). Crashing points
+// (ok false) are skipped.
+func optimum(sp *space.Space, f func(space.Config) (float64, bool), n int, seed uint64) (space.Config, float64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	ks := sp.Knobs()
+	type pt struct {
+		x []float64
+		v float64
+	}
+	var top []pt
+	push := func(x []float64, v float64) {
+		top = append(top, pt{append([]float64(nil), x...), v})
+		for i := len(top) - 1; i > 0 && top[i].v > top[i-1].v; i-- {
+			top[i], top[i-1] = top[i-1], top[i]
+		}
+		if len(top) > 5 {
+			top = top[:5]
+		}
+	}
+	x := make([]float64, len(ks))
+	if v, ok := f(search.Decode(sp, search.Encode(sp, space.Config{}))); ok {
+		push(search.Encode(sp, space.Config{}), v)
+	}
+	for i := 0; i < n; i++ {
+		for d, k := range ks {
+			if k.Kind == space.Enum || k.Kind == space.Bool {
+				x[d] = float64(rng.IntN(len(k.Options())))
+			} else {
+				x[d] = rng.Float64()
+			}
+		}
+		if v, ok := f(search.Decode(sp, x)); ok {
+			push(x, v)
+		}
+	}
+	bestX, bestV := []float64(nil), math.Inf(-1)
+	for _, p := range top {
+		cur, curV := append([]float64(nil), p.x...), p.v
+		for pass := 0; pass < 4; pass++ {
+			improved := false
+			for d, k := range ks {
+				var levels []float64
+				if k.Kind == space.Enum || k.Kind == space.Bool {
+					for c := range k.Options() {
+						levels = append(levels, float64(c))
+					}
+				} else {
+					for l := 0; l <= 40; l++ {
+						levels = append(levels, float64(l)/40)
+					}
+				}
+				for _, l := range levels {
+					old := cur[d]
+					cur[d] = l
+					if v, ok := f(search.Decode(sp, cur)); ok && v > curV+1e-9 {
+						curV, improved = v, true
+					} else {
+						cur[d] = old
+					}
+				}
+			}
+			if !improved {
+				break
+			}
+		}
+		if curV > bestV {
+			bestX, bestV = cur, curV
+		}
+	}
+	return search.Decode(sp, bestX), bestV
+}

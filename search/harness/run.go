@@ -1,0 +1,353 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+// Strategies returns the strategy names the harness knows: the four of
+// `autotune search --strategy` and "mtpe", the hybrid's own multivariate
+// TPE over the whole space without its other phases (an ablation).
+func Strategies() []string { return append(search.StrategyNames(), "mtpe") }
+
+// newStrategy returns the strategy name over sp for a run of horizon trials.
+func newStrategy(name string, sp *space.Space, seed int64, horizon int, starts []space.Config) (search.Strategy, error) {
+	if name == "mtpe" {
+		return search.NewMTPE(sp, seed), nil
+	}
+	return search.NewStrategy(name, sp, search.StrategyOptions{Seed: seed, Horizon: horizon, Starts: starts})
+}
+
+// Options are the settings of a comparison.
+type Options struct {
+	// Strategies to compare (names of Strategies()).
+	Strategies []string
+	// Seeds is the number of seeds (runs per strategy and warm-start
+	// setting); seeds are FirstSeed..FirstSeed+Seeds−1.
+	Seeds int
+	// FirstSeed is the first seed (0 means 1).
+	FirstSeed int
+	// Trials is the horizon of each run: finished trials, baseline
+	// included.
+	Trials int
+	// Warm lists the warm-start settings to run: false (baseline only),
+	// true (baseline, then the landscape's expert configuration).
+	Warm []bool
+	// Parallel is the number of runs at a time (≤ 0: 1).
+	Parallel int
+}
+
+// Run is one strategy's run on one seed.
+type Run struct {
+	Strategy string
+	Warm     bool
+	Seed     int
+	// Inc[i] is the score of the incumbent after i+1 finished trials: the
+	// configuration with the best mean over its measurements (complete
+	// trials), judged by the landscape's noise-free score where it has one,
+	// by that mean otherwise.
+	Inc []float64
+	// Failed is the number of failed (crashed) trials.
+	Failed int
+	// Elapsed is the run's wall time (strategy and landscape).
+	Elapsed time.Duration
+}
+
+// memStore is an in-memory search.Store.
+type memStore struct {
+	mu     sync.Mutex
+	trials []search.Trial
+}
+
+func (m *memStore) BeginTrial(ctx context.Context, t search.Trial) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.trials = append(m.trials, t)
+	return nil
+}
+
+func (m *memStore) FinishTrial(ctx context.Context, t search.Trial, spent time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.trials {
+		if m.trials[i].Number == t.Number {
+			m.trials[i] = t
+			return nil
+		}
+	}
+	return fmt.Errorf("finish trial %d: not begun", t.Number)
+}
+
+func (m *memStore) Trials(ctx context.Context, study string) ([]search.Trial, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]search.Trial(nil), m.trials...), nil
+}
+
+// RunOne runs strategy on l for one seed through search.Study.
+func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials int, warm bool) (Run, error) {
+	t0 := time.Now()
+	sp := l.Space()
+	var starts []space.Config
+	var ws []search.Proposal
+	if warm {
+		starts = []space.Config{l.Expert()}
+		ws = []search.Proposal{{Config: l.Expert(), Kind: search.Expert}}
+	}
+	st, err := newStrategy(strategy, sp, int64(seed)*7919+1, trials, starts)
+	if err != nil {
+		return Run{}, err
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0xda3e39cb94b95bdb))
+	var lerr error
+	obj := func(ctx context.Context, t search.Trial) (search.Outcome, error) {
+		v, failed, err := l.Measure(ctx, t.Params, rng)
+		if err != nil {
+			lerr = err
+			return search.Outcome{}, err
+		}
+		if failed {
+			return search.Outcome{Failure: "crashed (landscape)"}, nil
+		}
+		return search.Outcome{Score: v, MeanTPS: v}, nil
+	}
+	study := &search.Study{Name: "harness", Strategy: st, Objective: obj, Store: &memStore{}, MaxTrials: trials, WarmStart: ws}
+	res, err := study.Run(ctx)
+	if lerr != nil {
+		return Run{}, lerr
+	}
+	if err != nil {
+		return Run{}, err
+	}
+	r := Run{Strategy: strategy, Warm: warm, Seed: seed, Elapsed: time.Since(t0)}
+	type agg struct {
+		sum float64
+		n   int
+		cfg space.Config
+	}
+	seen := map[string]*agg{}
+	bestKey, bestMean := "", math.Inf(-1)
+	for _, t := range res.Trials {
+		if t.State == search.Failed {
+			r.Failed++
+		}
+		if t.State == search.Complete {
+			full := search.Decode(sp, search.Encode(sp, t.Params))
+			key := full.Key()
+			a := seen[key]
+			if a == nil {
+				a = &agg{cfg: full}
+				seen[key] = a
+			}
+			a.sum += t.Score
+			a.n++
+			// The incumbent is re-chosen after every trial: a repeat can
+			// lower a lucky configuration's mean below another's.
+			bestKey, bestMean = "", math.Inf(-1)
+			for k, a := range seen {
+				if m := a.sum / float64(a.n); m > bestMean || (m == bestMean && k < bestKey) {
+					bestKey, bestMean = k, m
+				}
+			}
+		}
+		if t.State != search.Complete && t.State != search.Failed {
+			continue
+		}
+		v := math.NaN()
+		if bestKey != "" {
+			if tv, ok := l.True(seen[bestKey].cfg); ok {
+				v = tv
+			} else {
+				v = bestMean
+			}
+		}
+		r.Inc = append(r.Inc, v)
+	}
+	return r, nil
+}
+
+// Compare runs every strategy and warm-start setting over the seeds.
+func Compare(ctx context.Context, l Landscape, o Options) ([]Run, error) {
+	type job struct {
+		strategy string
+		warm     bool
+		seed     int
+	}
+	var jobs []job
+	for _, s := range o.Strategies {
+		for _, w := range o.Warm {
+			first := max(1, o.FirstSeed)
+			for seed := first; seed < first+o.Seeds; seed++ {
+				jobs = append(jobs, job{s, w, seed})
+			}
+		}
+	}
+	runs := make([]Run, len(jobs))
+	errs := make([]error, len(jobs))
+	par := max(1, o.Parallel)
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			runs[i], errs[i] = RunOne(ctx, l, j.strategy, j.seed, o.Trials, j.warm)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s seed %d: %w", jobs[i].strategy, jobs[i].seed, err)
+		}
+	}
+	return runs, nil
+}
+
+// TrialsTo returns the number of finished trials after which the run's
+// incumbent first reaches frac of best, or +Inf when it never does.
+func TrialsTo(r Run, frac, best float64) float64 {
+	for i, v := range r.Inc {
+		if !math.IsNaN(v) && v >= frac*best {
+			return float64(i + 1)
+		}
+	}
+	return math.Inf(1)
+}
+
+// Quartiles returns the 25th, 50th and 75th percentiles of xs (linear
+// interpolation between order statistics; +Inf values sort last).
+func Quartiles(xs []float64) (q1, med, q3 float64) {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	q := func(p float64) float64 {
+		if len(s) == 0 {
+			return math.NaN()
+		}
+		pos := p * float64(len(s)-1)
+		lo, hi := int(math.Floor(pos)), int(math.Ceil(pos))
+		if math.IsInf(s[hi], 1) {
+			if lo == hi || math.IsInf(s[lo], 1) {
+				return math.Inf(1)
+			}
+			return math.Inf(1)
+		}
+		return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
+	}
+	return q(0.25), q(0.5), q(0.75)
+}
+
+// Row is one line of the comparison table.
+type Row struct {
+	Strategy string
+	Warm     bool
+	// To90 and To95 are the quartiles (q1, median, q3) of the trials
+	// needed to reach 90 % and 95 % of the best known score (+Inf: not
+	// reached within the horizon).
+	To90, To95 [3]float64
+	// Reached90 and Reached95 count the runs that got there.
+	Reached90, Reached95 int
+	// Final is the median share of the best known score at the horizon.
+	Final float64
+	Runs  int
+	// Failed is the median number of crashed trials per run.
+	Failed float64
+}
+
+// Summarise turns runs into table rows, in the order of the options.
+func Summarise(runs []Run, best float64, o Options) []Row {
+	var rows []Row
+	for _, s := range o.Strategies {
+		for _, w := range o.Warm {
+			var t90, t95, fin, failed []float64
+			row := Row{Strategy: s, Warm: w}
+			for _, r := range runs {
+				if r.Strategy != s || r.Warm != w {
+					continue
+				}
+				row.Runs++
+				a, b := TrialsTo(r, 0.90, best), TrialsTo(r, 0.95, best)
+				t90, t95 = append(t90, a), append(t95, b)
+				if !math.IsInf(a, 1) {
+					row.Reached90++
+				}
+				if !math.IsInf(b, 1) {
+					row.Reached95++
+				}
+				if len(r.Inc) > 0 {
+					fin = append(fin, r.Inc[len(r.Inc)-1]/best)
+				}
+				failed = append(failed, float64(r.Failed))
+			}
+			row.To90[0], row.To90[1], row.To90[2] = Quartiles(t90)
+			row.To95[0], row.To95[1], row.To95[2] = Quartiles(t95)
+			_, row.Final, _ = Quartiles(fin)
+			_, row.Failed, _ = Quartiles(failed)
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+func fmtTrials(x float64, horizon int) string {
+	if math.IsInf(x, 1) {
+		return fmt.Sprintf(">%d", horizon)
+	}
+	if x == math.Round(x) {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
+}
+
+// WriteTable writes rows as a Markdown table.
+func WriteTable(w io.Writer, l Landscape, best float64, rows []Row, o Options) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "landscape %s: %d knobs, best known score %.1f; %d seeds (from %d), %d trials per run\n\n",
+		l.Name(), len(l.Space().Knobs()), best, o.Seeds, max(1, o.FirstSeed), o.Trials)
+	b.WriteString("| strategy | warm start | trials to 90 %: median [q1, q3] | reached | trials to 95 %: median [q1, q3] | reached | share of best at the end (median) | crashed trials (median) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		warm := "no"
+		if r.Warm {
+			warm = "expert"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s [%s, %s] | %d/%d | %s [%s, %s] | %d/%d | %.3f | %.0f |\n",
+			r.Strategy, warm,
+			fmtTrials(r.To90[1], o.Trials), fmtTrials(r.To90[0], o.Trials), fmtTrials(r.To90[2], o.Trials), r.Reached90, r.Runs,
+			fmtTrials(r.To95[1], o.Trials), fmtTrials(r.To95[0], o.Trials), fmtTrials(r.To95[2], o.Trials), r.Reached95, r.Runs,
+			r.Final, r.Failed)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// BestSeen returns the highest incumbent score of any run: the best known
+// score of a landscape that has none of its own.
+func BestSeen(runs []Run) float64 {
+	best := 0.0
+	for _, r := range runs {
+		for _, v := range r.Inc {
+			if !math.IsNaN(v) && v > best {
+				best = v
+			}
+		}
+	}
+	return best
+}

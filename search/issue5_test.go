@@ -1,0 +1,397 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/space"
+)
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	sp := firstSpace(t)
+	cfg := space.Config{"innodb_buffer_pool_size": "1073741824", "innodb_flush_method": "fsync", "innodb_doublewrite": "OFF", "innodb_max_dirty_pages_pct": "75.5"}
+	got := Decode(sp, Encode(sp, cfg))
+	for n, v := range cfg {
+		if got[n] != v {
+			t.Errorf("%s: %q after round trip, want %q", n, got[n], v)
+		}
+	}
+	if got["innodb_io_capacity"] != "200" {
+		t.Errorf("absent knob: %q, want its default", got["innodb_io_capacity"])
+	}
+	x := Encode(sp, space.Config{"innodb_buffer_pool_size": strconv.Itoa(16 << 30)})
+	if x[0] != 1 {
+		t.Errorf("the top of a log range encodes to %g, want 1", x[0])
+	}
+	// Out-of-range coordinates are clamped, choices rounded.
+	x[0], x[4] = 1.7, 2.6
+	d := Decode(sp, x)
+	if d["innodb_buffer_pool_size"] != strconv.Itoa(16<<30) || d["innodb_flush_method"] != "O_DIRECT_NO_FSYNC" {
+		t.Errorf("decode clamps/rounds: %v", d)
+	}
+}
+
+// additive returns trials whose score depends strongly on the buffer pool,
+// a little on flush_log_at_trx_commit, and on nothing else, with noise.
+func additive(n int, seed uint64) []Trial {
+	sp, err := space.FirstSpace()
+	if err != nil {
+		panic(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 3))
+	var out []Trial
+	for i := 0; i < n; i++ {
+		x := make([]float64, len(sp.Knobs()))
+		for d, k := range sp.Knobs() {
+			if isChoice(k) {
+				x[d] = float64(rng.IntN(len(k.Options())))
+			} else {
+				x[d] = rng.Float64()
+			}
+		}
+		cfg := decode(sp, x)
+		y := 500 + 400*math.Min(1, 1.5*x[0])
+		if cfg["innodb_flush_log_at_trx_commit"] == "2" {
+			y += 60
+		}
+		y *= 1 + 0.03*rng.NormFloat64()
+		out = append(out, Trial{Number: i, State: Complete, Kind: Sampled, Params: cfg, Outcome: Outcome{Score: y}})
+	}
+	return out
+}
+
+func TestImportanceRanksTheKnobsThatMatter(t *testing.T) {
+	sp := firstSpace(t)
+	trials := additive(40, 1)
+	trials = append(trials, Trial{State: Failed, Params: space.Config{"innodb_doublewrite": "OFF"}})
+	imp, err := Importance(sp, trials)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imp) != len(sp.Knobs()) {
+		t.Fatalf("%d knobs, want %d", len(imp), len(sp.Knobs()))
+	}
+	if imp[0].Knob != "innodb_buffer_pool_size" || imp[1].Knob != "innodb_flush_log_at_trx_commit" {
+		t.Fatalf("ranking %v: want the buffer pool, then flush_log_at_trx_commit", imp[:3])
+	}
+	sum := 0.0
+	for i, ki := range imp {
+		if ki.Importance < 0 || ki.Importance > 1 || (i > 0 && ki.Importance > imp[i-1].Importance) {
+			t.Fatalf("importance %v: want sorted shares in [0, 1]", imp)
+		}
+		sum += ki.Importance
+	}
+	if sum > 1+1e-9 || sum < 0.8 {
+		t.Fatalf("shares sum to %g: want at most 1, and most of the variance explained here", sum)
+	}
+	if imp[0].Importance < 0.6 {
+		t.Fatalf("buffer pool share %g, want the bulk", imp[0].Importance)
+	}
+	for _, ki := range imp[2:] {
+		if ki.Importance > 0.05 {
+			t.Errorf("%s: share %g for a knob that does nothing", ki.Knob, ki.Importance)
+		}
+	}
+}
+
+func TestImportanceEdgeCases(t *testing.T) {
+	sp := firstSpace(t)
+	if _, err := Importance(sp, additive(3, 2)); !errors.Is(err, ErrTooFewTrials) {
+		t.Fatalf("3 trials: err %v, want ErrTooFewTrials", err)
+	}
+	flat := additive(10, 3)
+	for i := range flat {
+		flat[i].Score = 100
+	}
+	imp, err := Importance(sp, flat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ki := range imp {
+		if ki.Importance != 0 {
+			t.Fatalf("constant score: %v, want all 0", imp)
+		}
+	}
+}
+
+func TestExpertConfig(t *testing.T) {
+	sp := firstSpace(t)
+	if err := sp.Limit("innodb_buffer_pool_size", 12<<30); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		in   ExpertInput
+		want space.Config
+	}{
+		{"reference machine", ExpertInput{RAMBytes: 24 << 30, DataBytes: 1100 << 20, FsyncPerSec: 3500},
+			space.Config{"innodb_buffer_pool_size": strconv.Itoa(1408 << 20), "innodb_log_file_size": strconv.Itoa(352 << 20), "innodb_io_capacity": "1750"}},
+		{"memory budget caps the pool", ExpertInput{RAMBytes: 4 << 30, DataBytes: 10 << 30},
+			space.Config{"innodb_buffer_pool_size": strconv.Itoa(2 << 30), "innodb_log_file_size": strconv.Itoa(512 << 20)}},
+		{"slow disk: io capacity at its minimum", ExpertInput{RAMBytes: 24 << 30, FsyncPerSec: 50},
+			space.Config{"innodb_io_capacity": "100"}},
+		{"nothing known", ExpertInput{RAMBytes: 24 << 30}, space.Config{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, why, err := ExpertConfig(sp, tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Key() != tc.want.Key() {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			if len(why) != len(got) {
+				t.Fatalf("reasons %v for %d knobs", why, len(got))
+			}
+		})
+	}
+}
+
+func TestPlan(t *testing.T) {
+	trial := func(state State, restore, measure, extra float64) Trial {
+		ph := map[string]float64{"restore": restore, "start": 0.5, "warmup": 10, "measure": measure, "stop": 0.5}
+		d := restore + 1 + 10 + measure + extra
+		start := time.Unix(1000, 0)
+		return Trial{State: state, Started: start, Ended: start.Add(time.Duration(d * float64(time.Second))), Outcome: Outcome{Phases: ph}}
+	}
+	// Two complete trials of 2+0.5+10+20+0.5 s phases and 1 s bookkeeping; a
+	// short failed one is not used for the cost.
+	trials := []Trial{trial(Complete, 2, 20, 1), trial(Complete, 2, 20, 1), trial(Failed, 1, 0, 0)}
+	p := MakePlan(PlanInput{Budget: time.Hour, Spent: 10 * time.Minute, Trials: trials, ConfirmRuns: 10})
+	if p.TrialCost != 34*time.Second || p.From != 2 || p.Finished != 3 {
+		t.Fatalf("cost %s from %d, finished %d; want 34s from 2, 3", p.TrialCost, p.From, p.Finished)
+	}
+	// 50 min left, 10 × 34 s reserved: (3000 − 340) / 34 = 78 search trials.
+	if p.Reserve != 10 || p.ReserveTime != 340*time.Second || p.Search != 78 || p.Total != 81 || p.LimitedBy != "budget" {
+		t.Fatalf("plan %+v", p)
+	}
+	if s := p.String(); !strings.Contains(s, "78 more search trials") || !strings.Contains(s, "10 trials (5m40s) reserved") {
+		t.Fatalf("plan text:\n%s", s)
+	}
+	// The trial cap wins when it is smaller.
+	p = MakePlan(PlanInput{Budget: time.Hour, MaxTrials: 20, Trials: trials})
+	if p.Search != 17 || p.LimitedBy != "trials" {
+		t.Fatalf("capped plan %+v", p)
+	}
+	// Before any trial: the prior cost; the reserve is at most a quarter.
+	p = MakePlan(PlanInput{Budget: 10 * time.Minute, PriorCost: time.Minute, ConfirmRuns: 8})
+	if p.TrialCost != time.Minute || p.Reserve != 2 || p.Search != 8 {
+		t.Fatalf("prior plan %+v", p)
+	}
+	if got := ConfirmRuns(100, 2, 4); got != 2*6+4 {
+		t.Fatalf("ConfirmRuns(100, 2, 4) = %d, want 16 (H(100) rounds up to 6)", got)
+	}
+}
+
+func TestStudyReserveStopsTheSearch(t *testing.T) {
+	store := newMemStore()
+	now := time.Unix(0, 0)
+	obj := landscape(6)
+	s := newStudy(t, store, func(c context.Context, tr Trial) (Outcome, error) {
+		now = now.Add(10 * time.Minute)
+		return obj(c, tr)
+	}, 1)
+	s.Now = func() time.Time { return now }
+	s.Budget = time.Hour
+	s.Reserve = 20 * time.Minute
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Trials of 10 min fit while used+10 <= 60−20: 4 trials.
+	if res.Reason != StopReserve || len(res.Trials) != 4 {
+		t.Fatalf("reason %q after %d trials, want the reserve after 4", res.Reason, len(res.Trials))
+	}
+}
+
+func TestWarmStartQueue(t *testing.T) {
+	expert := space.Config{"innodb_buffer_pool_size": "1073741824"}
+	ws := []Proposal{{Config: expert, Kind: Expert}}
+	// New study: baseline, then the expert.
+	q := warmStart(nil, pending(nil), ws)
+	if len(q) != 2 || q[0].Kind != Baseline || q[1].Kind != Expert || q[1].Config.Key() != expert.Key() {
+		t.Fatalf("new study queue %+v", q)
+	}
+	// Measured already: not again.
+	done := []Trial{{Number: 0, State: Complete, Kind: Baseline, Params: space.Config{}}, {Number: 1, State: Failed, Kind: Expert, Params: expert}}
+	if q := warmStart(done, pending(done), ws); len(q) != 0 {
+		t.Fatalf("measured warm start queued again: %+v", q)
+	}
+	// Interrupted: measured once, as an expert trial, not as a retry too.
+	intr := []Trial{done[0], {Number: 1, State: Interrupted, Kind: Expert, Params: expert}}
+	q = warmStart(intr, pending(intr), ws)
+	if len(q) != 1 || q[0].Kind != Expert {
+		t.Fatalf("interrupted warm start: %+v", q)
+	}
+}
+
+func TestStudyRunsTheWarmStartAfterTheBaseline(t *testing.T) {
+	store := newMemStore()
+	s := newStudy(t, store, landscape(8), 1)
+	s.MaxTrials = 4
+	expert := space.Config{"innodb_buffer_pool_size": strconv.Itoa(2 << 30)}
+	s.WarmStart = []Proposal{{Config: expert, Kind: Expert}}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trials[0].Kind != Baseline || res.Trials[1].Kind != Expert || res.Trials[1].Params.Key() != expert.Key() || res.Trials[2].Kind != Sampled {
+		t.Fatalf("kinds %s %s %s", res.Trials[0].Kind, res.Trials[1].Kind, res.Trials[2].Kind)
+	}
+}
+
+// runStrategy runs st through a study over the test landscape.
+func runStrategy(t *testing.T, st Strategy, n int, seed uint64) Result {
+	t.Helper()
+	s := &Study{Name: "s", Strategy: st, Objective: landscape(seed), Store: newMemStore(), MaxTrials: n}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestCoordinateDescent(t *testing.T) {
+	sp := firstSpace(t)
+	c := NewCoordinate(sp, CoordinateOptions{})
+	res := runStrategy(t, c, 40, 11)
+	tr := res.Trials
+	// The baseline is measured again before any step (the noise estimate).
+	if tr[1].Kind != Repeat || len(fullConfig(sp, tr[1].Params).Key()) == 0 || fullConfig(sp, tr[1].Params).Key() != fullConfig(sp, space.Config{}).Key() {
+		t.Fatalf("trial 1 = %s %v, want a repeat of the baseline", tr[1].Kind, tr[1].Params)
+	}
+	// Every step changes exactly one knob of its incumbent; the first ones
+	// step the buffer pool along its log scale, ends included.
+	var bpLevels []string
+	for _, t0 := range tr[2:8] {
+		if t0.Kind == Step {
+			if ch := sp.Changes(t0.Params); len(ch) == 1 && strings.HasPrefix(ch[0], "innodb_buffer_pool_size=") {
+				bpLevels = append(bpLevels, ch[0])
+			}
+		}
+	}
+	if len(bpLevels) < 3 || bpLevels[0] != "innodb_buffer_pool_size=64M" {
+		t.Fatalf("first steps %v: want the buffer pool at its levels from 64M", bpLevels)
+	}
+	// In 40 trials it adopts the buffer pool change (+70 % in the test
+	// landscape, far above its 5 % noise).
+	if res.Best.MeanTPS < 1.3*res.Baseline.MeanTPS {
+		t.Fatalf("best %.0f vs baseline %.0f tps", res.Best.MeanTPS, res.Baseline.MeanTPS)
+	}
+	// Replaying the history into a fresh instance gives the same next step.
+	c2 := NewCoordinate(sp, CoordinateOptions{})
+	for _, o := range c.h.obs {
+		_ = c2.Observe(o.cfg, o.value)
+	}
+	a, _ := c.Ask(context.Background())
+	b, _ := c2.Ask(context.Background())
+	if a.Config.Key() != b.Config.Key() || a.Kind != b.Kind {
+		t.Fatalf("resumed descent proposes %s %v, the running one %s %v", b.Kind, b.Config, a.Kind, a.Config)
+	}
+}
+
+func TestCoordinateAdoptsAndStepsAroundTheNewIncumbent(t *testing.T) {
+	sp := firstSpace(t)
+	c := NewCoordinate(sp, CoordinateOptions{Levels: 3})
+	// A noise-free objective with a clear best buffer pool (the top level).
+	val := func(cfg space.Config) float64 {
+		u := encode(sp, cfg)[0]
+		return 100 + 100*u
+	}
+	ctx := context.Background()
+	_ = c.Observe(space.Config{}, val(space.Config{}))
+	adopted := false
+	for i := 0; i < 60; i++ {
+		p, err := c.Ask(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Kind == Repeat && p.Config["innodb_buffer_pool_size"] == strconv.Itoa(16<<30) {
+			adopted = true
+			break
+		}
+		_ = c.Tell(ctx, p, val(p.Config)+float64(i%2)) // ±1 noise for the repeats
+	}
+	if !adopted {
+		t.Fatal("the top buffer pool level was never adopted (no repeat of it)")
+	}
+}
+
+func TestHybridPhasesAndValidity(t *testing.T) {
+	sp := firstSpace(t)
+	if err := sp.Limit("innodb_buffer_pool_size", 3<<30); err != nil {
+		t.Fatal(err)
+	}
+	h := NewHybrid(sp, HybridOptions{Seed: 3, Horizon: 40})
+	res := runStrategy(t, h, 40, 12)
+	kinds := map[Kind]int{}
+	for i, tr := range res.Trials {
+		kinds[tr.Kind]++
+		if _, err := sp.Validate(tr.Params); err != nil {
+			t.Fatalf("trial %d invalid: %v", i, err)
+		}
+		if i >= 1 && i <= 8 && tr.Kind != Screen {
+			t.Fatalf("trial %d is %s, want the screening design first", i, tr.Kind)
+		}
+	}
+	if kinds[Screen] != 8 || kinds[Sampled] == 0 || kinds[Refine] == 0 {
+		t.Fatalf("kinds %v: want 8 screening points, TPE and refinement", kinds)
+	}
+	if res.Best.MeanTPS < 1.3*res.Baseline.MeanTPS {
+		t.Fatalf("best %.0f vs baseline %.0f tps", res.Best.MeanTPS, res.Baseline.MeanTPS)
+	}
+}
+
+func TestSamplerCapsTheHistoryGoptunaSees(t *testing.T) {
+	sp := firstSpace(t)
+	st, err := NewTPE(sp, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials := additive(tpeCap+tpeCompactEvery, 4)
+	for _, tr := range trials {
+		if err := st.Observe(tr.Params, tr.Score); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := st.study.GetTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != tpeCap {
+		t.Fatalf("goptuna holds %d trials after %d observations, want %d", len(all), len(trials), tpeCap)
+	}
+	best := math.Inf(-1)
+	for _, tr := range trials {
+		best = math.Max(best, tr.Score)
+	}
+	kept := math.Inf(-1)
+	for _, tr := range all {
+		kept = math.Max(kept, tr.Value)
+	}
+	if kept != best {
+		t.Fatalf("best kept %g, best observed %g: the best must survive the cap", kept, best)
+	}
+	if _, err := st.Ask(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNewStrategyNames(t *testing.T) {
+	sp := firstSpace(t)
+	for _, n := range StrategyNames() {
+		if _, err := NewStrategy(n, sp, StrategyOptions{Seed: 1}); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+	if _, err := NewStrategy("annealing", sp, StrategyOptions{}); err == nil || !strings.Contains(err.Error(), "hybrid, coordinate, tpe, random") {
+		t.Fatalf("unknown strategy: %v", err)
+	}
+}

@@ -1,0 +1,30 @@
+package search
+
+// Kinds of trials proposed by the strategies of issue 5 (coordinate
+// descent, hybrid) and the expert warm start. They are stored as text in
+// trials.db (trials.kind).
+const (
+	// Expert is the warm-start configuration an expert would try first,
+	// derived from the host and the dataset (see ExpertConfig).
+	Expert Kind = "expert"
+	// Screen is a point of the hybrid's space-filling screening design.
+	Screen Kind = "screen"
+	// Step is a coordinate-descent step: the incumbent with one knob moved
+	// to another level.
+	Step Kind = "coordinate"
+	// Repeat measures the incumbent again, for the noise estimate and a
+	// firmer mean.
+	Repeat Kind = "repeat"
+	// Refine is a local refinement: the incumbent with one or two knobs
+	// nudged.
+	Refine Kind = "refine"
+)
+
+// Known reports whether k is a trial kind this program writes.
+func (k Kind) Known() bool {
+	switch k {
+	case Baseline, Sampled, Retry, Expert, Screen, Step, Repeat, Refine:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,46 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autotune/autotune/space"
+)
+
+// StrategyNames returns the names NewStrategy accepts, the default first.
+func StrategyNames() []string { return []string{"hybrid", "coordinate", "tpe", "random"} }
+
+// StrategyOptions are the settings common to the strategies.
+type StrategyOptions struct {
+	// Seed seeds the strategy.
+	Seed int64
+	// Horizon is the planned number of trials (hybrid; 0: 100).
+	Horizon int
+	// Starts are configurations coordinate descent may start from (the
+	// baseline is always one; add the expert warm start).
+	Starts []space.Config
+}
+
+// NewStrategy returns the strategy called name over sp: "hybrid"
+// (Hybrid), "coordinate" (CoordinateDescent), "tpe" (goptuna's TPE) or
+// "random" (uniform random). It returns an error naming the accepted
+// names for any other name.
+func NewStrategy(name string, sp *space.Space, o StrategyOptions) (Strategy, error) {
+	switch name {
+	case "hybrid":
+		return NewHybrid(sp, HybridOptions{Seed: o.Seed, Horizon: o.Horizon}), nil
+	case "coordinate":
+		return NewCoordinate(sp, CoordinateOptions{Starts: o.Starts}), nil
+	case "tpe":
+		return NewTPE(sp, o.Seed)
+	case "random":
+		return NewRandom(sp, o.Seed)
+	}
+	return nil, fmt.Errorf("strategy %q: want one of %s", name, strings.Join(StrategyNames(), ", "))
+}
+
+// Horizoner is implemented by strategies that size their phases on the
+// planned number of trials (Hybrid).
+type Horizoner interface {
+	SetHorizon(n int)
+}
