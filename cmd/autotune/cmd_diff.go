@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+type diffOptions struct {
+	study string
+	db    string
+	trial int
+}
+
+func newDiffCmd() *cobra.Command {
+	o := &diffOptions{}
+	cmd := &cobra.Command{
+		Use:   "diff FILE",
+		Short: "Compare a my.cnf against the best trial of a study",
+		Long: `diff reads FILE by the MySQL option-file rules (groups, !include/!includedir,
+loose- prefixes, dashes equal underscores, size suffixes) and compares the server
+options it sets with the knobs of the best trial (or --trial N): one row per knob
+either side sets, with the file's value (or the server default it leaves in
+place), the trial's value, and whether they differ. Exit code 0 whether or not
+they differ; 1 when the file cannot be read, naming file and line.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDiff(cmd.Context(), o, args[0], cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&o.study, "study", "default", "study name")
+	cmd.Flags().StringVar(&o.db, "db", "trials.db", "study database")
+	cmd.Flags().IntVar(&o.trial, "trial", -1, "compare with this complete trial instead of the best")
+	return cmd
+}
+
+// diffRow is one knob of the comparison.
+type diffRow struct {
+	Knob, File, Trial, Status string
+}
+
+func runDiff(ctx context.Context, o *diffOptions, file string, out io.Writer) error {
+	db, st, trials, err := loadStudy(ctx, o.db, o.study)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	best, _ := search.Best(trials)
+	if best.Number < 0 {
+		return fmt.Errorf("study %q has no complete trial yet", o.study)
+	}
+	if o.trial >= 0 && o.trial != best.Number {
+		if best, err = completeTrial(trials, o.trial); err != nil {
+			return err
+		}
+	}
+	v, err := space.ParseVersion(firstNonEmpty(best.ServerVersion, st.ServerVersion), "")
+	if err != nil {
+		v = space.Version{Flavor: space.MariaDB, Major: 10, Minor: 11}
+	}
+	of, err := space.ReadOptionFile(file, space.ReadOptions{FirstDotExtension: v.Flavor != space.MariaDB && v.Major < 8})
+	if err != nil {
+		return err
+	}
+	rows, others := diffRows(space.Lookup(), of.Effective(space.ServerGroups(v)), best.Params)
+	fmt.Fprintf(out, "%s against trial %d of study %q (%s)\n", file, best.Number, st.Name, best.Kind)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "knob\tfile\ttrial\t")
+	differ := 0
+	for _, r := range rows {
+		if r.Status != "" {
+			differ++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Knob, r.File, r.Trial, r.Status)
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "%d of %d knobs differ\n", differ, len(rows))
+	if len(others) > 0 {
+		fmt.Fprintf(out, "not knobs (left alone): %d options, e.g. %s\n", len(others), others[0])
+	}
+	for _, n := range of.Notes {
+		fmt.Fprintln(out, "note: "+n)
+	}
+	return nil
+}
+
+// diffRows compares the effective options of a file with a trial's
+// params, knob by knob in catalogue order. Values are compared in the
+// knob's canonical form (4G equals 4096M); a knob the file does not set
+// reads as the server default. It also returns the file's options that are
+// not knobs ("name=value").
+func diffRows(sp *space.Space, opts []space.Option, params space.Config) ([]diffRow, []string) {
+	file := map[string]string{}
+	var others []string
+	for _, o := range opts {
+		k, ok := sp.Knob(o.Name)
+		if !ok {
+			others = append(others, o.RawName+"="+o.Setting())
+			continue
+		}
+		v, err := k.Normalize(o.Setting())
+		if err != nil {
+			v = o.Setting() + " (invalid: " + err.Error() + ")"
+		}
+		file[k.Name] = v
+	}
+	var rows []diffRow
+	for _, k := range sp.All() {
+		fv, inFile := file[k.Name]
+		tv, inTrial := params[k.Name]
+		if !inFile && !inTrial {
+			continue
+		}
+		r := diffRow{Knob: k.Name, File: "(default " + k.Render(k.Default) + ")", Trial: "(default " + k.Render(k.Default) + ")"}
+		if inFile {
+			r.File = k.Render(fv)
+		} else {
+			fv = k.Default
+		}
+		if inTrial {
+			r.Trial = k.Render(tv)
+		} else {
+			tv = k.Default
+		}
+		if fv != tv {
+			r.Status = "differs"
+		}
+		rows = append(rows, r)
+	}
+	return rows, others
+}
