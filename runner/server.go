@@ -254,7 +254,14 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 		}
 		now := time.Now()
 		if st, err := os.Stat(o.ErrorLog); err == nil && st.Size() != logSize {
-			if grown := readFrom(o.ErrorLog, logSize); datadirLocked.MatchString(grown) {
+			grown := readFrom(o.ErrorLog, logSize)
+			if DiskFull(grown) {
+				// The server would wait for space ("Waiting for someone
+				// to free space"), retrying every minute, not fail.
+				s.kill()
+				return nil, &StartError{Reason: "disk full", Excerpt: LogExcerpt(o.ErrorLog)}
+			}
+			if datadirLocked.MatchString(grown) {
 				// Another mysqld holds this datadir; the new one would
 				// retry for minutes. Not the candidate's fault.
 				s.kill()

@@ -224,6 +224,9 @@ func Probe(ctx context.Context, dir string, bins ...Binary) ([]space.ServerInfo,
 	if err := os.RemoveAll(data); err != nil {
 		return nil, err
 	}
+	if err := checkFree(sb.Dir, probeDatadirBytes); err != nil {
+		return nil, err
+	}
 	defer os.RemoveAll(data)
 	if err := sb.initDatadir(ctx, data); err != nil {
 		return nil, err

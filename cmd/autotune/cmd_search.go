@@ -265,7 +265,7 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	}
 
 	sp := rs.sp
-	plan.report(out, sp)
+	plan.report(logf, sp)
 	// Vary the seed on each resume so a resumed sampler does not replay the
 	// random draws of the first run.
 	strategy, warm, err := o.newStrategy(ctx, sp, st.Seed+int64(next), o.trials, host, sb, logf)

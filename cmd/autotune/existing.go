@@ -391,16 +391,24 @@ func runExisting(ctx context.Context, o *searchOptions, out io.Writer) (retErr e
 		return usagef("server %s holds schemas other than the benchmark's sbtest (%s): it looks like a server people use. autotune changes its global settings and loads it with the benchmark; pass --i-understand-this-is-not-a-sandbox to go ahead anyway", ex.Addr(), strings.Join(others, ", "))
 	}
 
-	// The space: without restarts, only knobs SET GLOBAL can change.
-	knobs := space.Catalogue()
-	if !eo.allowRestart {
-		var dyn []space.Knob
-		for _, k := range knobs {
-			if k.Dynamic {
-				dyn = append(dyn, k)
-			}
+	// The space: the first space's twelve server knobs (the whole
+	// catalogue is resolved against a live server only in the sandbox);
+	// the durability knobs only with --durability relaxed; without
+	// restarts, only knobs SET GLOBAL can change.
+	first, err := space.FirstSpace()
+	if err != nil {
+		return err
+	}
+	relaxed := o.knobs.durability == string(space.Relaxed)
+	var knobs []space.Knob
+	for _, k := range first.Knobs() {
+		if !relaxed && (k.Name == "innodb_flush_log_at_trx_commit" || k.Name == "innodb_doublewrite") {
+			continue
 		}
-		knobs = dyn
+		if !eo.allowRestart && !k.Dynamic {
+			continue
+		}
+		knobs = append(knobs, k)
 	}
 	sp, err := space.New(knobs)
 	if err != nil {

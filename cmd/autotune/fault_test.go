@@ -113,7 +113,7 @@ func TestFaultKillAutotuneAtManyMoments(t *testing.T) {
 		t.Fatalf("final run: exit %d\n%s", code, out)
 	}
 	st := trialStates(t, dbPath)
-	if st["complete"]+st["failed"] != 6 || st["running"] != 0 {
+	if st["complete"]+st["failed"]+st["rejected"] != 6 || st["running"] != 0 {
 		t.Fatalf("final states %v", st)
 	}
 	assertNoServer(t, work)
@@ -142,14 +142,23 @@ func TestFaultRefusedConfigKilledBenchTruncatedOutputServerCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Server starts: 1 = prepare, 2 = baseline, 3 = trial 1 (refused).
+	// Server starts on the trial datadir (not the probe's or the
+	// prepare's): 1 = baseline, 2 = trial 1 (refused).
 	mysqld := filepath.Join(dir, "mysqld-wrapper")
 	writeScript(t, mysqld, fmt.Sprintf(`case "$1" in --defaults-file=*)
-  n=$(( $(cat %[1]s/starts 2>/dev/null || echo 0) + 1 )); echo $n > %[1]s/starts
-  if [ $n -eq 3 ]; then exec %[2]s "$@" --innodb-injected-fault=1; fi;;
+  if grep -q '^datadir = .*/data$' "${1#--defaults-file=}"; then
+    n=$(( $(cat %[1]s/starts 2>/dev/null || echo 0) + 1 )); echo $n > %[1]s/starts
+    if [ $n -eq 2 ]; then exec %[2]s "$@" --innodb-injected-fault=1; fi
+  fi;;
 esac
 exec %[2]s "$@"
 `, dir, server))
+	// A small space of knobs that never fail on their own, so that every
+	// failure is the injected one.
+	spaceFile := filepath.Join(dir, "space.toml")
+	if err := os.WriteFile(spaceFile, []byte("include = [\"innodb_buffer_pool_size\", \"innodb_flush_neighbors\"]\n[knobs.innodb_buffer_pool_size]\nmax = \"512M\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// sysbench runs: 1 = prepare, 2 = baseline, 3 = killed (trial 2),
 	// 4 = output truncated (trial 3), 5 = server SIGKILLed mid-run (trial 4).
 	bench := filepath.Join(dir, "sysbench-wrapper")
@@ -165,7 +174,7 @@ exec %[2]s "$@"
 
 	args := []string{"search", "--study", "faults", "--db", dbPath, "--workdir", work, "--trials", "7",
 		"--tables", "1", "--table-size", "2000", "--threads", "2", "--warmup", "1s", "--duration", "4s", "--seed", "3",
-		"--mysqld", mysqld, "--sysbench", bench}
+		"--mysqld", mysqld, "--sysbench", bench, "--space", spaceFile}
 	p := startAutotune(t, bin, args...)
 	code, out := p.wait(t, 5*time.Minute)
 	if code != 0 {
@@ -284,7 +293,7 @@ func TestFaultSandboxDiskFull(t *testing.T) {
 	if code, out := p.wait(t, 3*time.Minute); code != 0 {
 		t.Fatalf("resume after disk full: exit %d\n%s", code, out)
 	}
-	if st := trialStates(t, dbPath); st["complete"]+st["failed"] != 3 {
+	if st := trialStates(t, dbPath); st["complete"]+st["failed"]+st["rejected"] != 3 {
 		t.Fatalf("final states %v", st)
 	}
 	assertNoServer(t, work)

@@ -204,7 +204,7 @@ func TestEndToEndKillResumeExport(t *testing.T) {
 	}
 	assertNoServer(t, work)
 	st = trialStates(t, dbPath)
-	if st["complete"]+st["failed"] != 3 || st["running"] != 0 || st["interrupted"] < 2 {
+	if st["complete"]+st["failed"]+st["rejected"] != 3 || st["running"] != 0 || st["interrupted"] < 2 {
 		t.Fatalf("after resume: states %v, want 3 finished, >=2 interrupted, none running", st)
 	}
 	if !strings.Contains(out, "best: trial") {

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -143,7 +142,7 @@ func (o *studySpaceOptions) plan(ctx context.Context, rs resolved, host runner.H
 }
 
 // report prints what the study searches.
-func (p studyPlan) report(out io.Writer, sp *space.Space) {
+func (p studyPlan) report(logf func(string, ...any), sp *space.Space) {
 	var tun, pinned, unsup []string
 	for _, e := range sp.Entries() {
 		switch e.Status {
@@ -155,16 +154,16 @@ func (p studyPlan) report(out io.Writer, sp *space.Space) {
 			unsup = append(unsup, e.Knob.Name)
 		}
 	}
-	fmt.Fprintf(out, "searching %d knobs: %s\n", len(tun), strings.Join(tun, " "))
+	logf("searching %d knobs: %s", len(tun), strings.Join(tun, " "))
 	if len(pinned) > 0 {
-		fmt.Fprintf(out, "pinned (--durability %s / space file): %s\n", p.settings.Durability, strings.Join(pinned, " "))
+		logf("pinned (--durability %s / space file): %s", p.settings.Durability, strings.Join(pinned, " "))
 	}
-	fmt.Fprintf(out, "not searched on this server: %d knobs (autotune knobs shows why)\n", len(unsup))
-	fmt.Fprintf(out, "memory budget %s; apply mode %s\n", space.HumanBytes(p.budget), p.apply)
+	logf("not searched on this server: %d knobs (autotune knobs shows why)", len(unsup))
+	logf("memory budget %s; apply mode %s", space.HumanBytes(p.budget), p.apply)
 	if bl := p.settings.Baseline; bl != nil {
-		fmt.Fprintf(out, "baseline (trial 0) from %s: %s\n", bl.File, strings.Join(sp.Changes(bl.Config), " "))
+		logf("baseline (trial 0) from %s: %s", bl.File, strings.Join(sp.Changes(bl.Config), " "))
 		for _, n := range p.notes {
-			fmt.Fprintf(out, "  note: %s\n", n)
+			logf("  note: %s", n)
 		}
 	}
 }
