@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -32,7 +33,12 @@ func TestRealStudyProgressReportExport(t *testing.T) {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "sb")
 	dbPath := filepath.Join(dir, "trials.db")
-	p := startAutotune(t, bin, "search", "--study", "rep", "--db", dbPath, "--workdir", work, "--trials", "6",
+	// Knobs that never fail on their own: every trial must complete.
+	spaceFile := filepath.Join(dir, "space.toml")
+	if err := os.WriteFile(spaceFile, []byte("include = [\"innodb_buffer_pool_size\", \"innodb_flush_neighbors\", \"innodb_io_capacity\", \"innodb_adaptive_hash_index\"]\n[knobs.innodb_buffer_pool_size]\nmax = \"512M\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startAutotune(t, bin, "search", "--study", "rep", "--db", dbPath, "--workdir", work, "--trials", "6", "--space", spaceFile,
 		"--tables", "2", "--table-size", "5000", "--threads", "4", "--warmup", "2s", "--duration", "4s", "--seed", "5", "--json")
 	code, out := p.wait(t, 8*time.Minute)
 	if code != 0 {
@@ -129,7 +135,7 @@ func checkEventStream(t *testing.T, out, dbPath string) {
 		}
 	}
 	if len(states) != 6 {
-		t.Fatalf("%d trial events, want 4:\n%s", len(states), out)
+		t.Fatalf("%d trial events, want 6:\n%s", len(states), out)
 	}
 	for n, st := range states {
 		if st != "complete" {
