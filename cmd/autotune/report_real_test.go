@@ -77,7 +77,7 @@ func TestRealStudyProgressReportExport(t *testing.T) {
 	if err := runStudies(ctx, &studiesOptions{db: dbPath}, &studies); err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^rep +4 +`).MatchString(studies.String()) {
+	if !regexp.MustCompile(`(?m)^rep +6 +6 +`).MatchString(studies.String()) {
 		t.Errorf("studies:\n%s", studies.String())
 	}
 
