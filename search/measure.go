@@ -31,7 +31,8 @@ type Measurement struct {
 	// WarmupCapped is set when that warm-up reached the --warmup cap.
 	WarmupCapped bool
 	// Penalties are the score components, averaged over the levels (the
-	// level's own for a single level).
+	// level's own for a single level); DipSeconds and StallSeconds are
+	// totals over the levels.
 	Penalties
 	// Infeasible is set when any level's p95 exceeded --max-p95. An
 	// infeasible trial is complete but never the best.
