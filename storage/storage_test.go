@@ -197,7 +197,8 @@ func TestOpenConcurrent(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	want := int(LatestSchemaVersion()) + 1 // plus goose's version 0
+	files, _ := migrationFiles.ReadDir("migrations")
+	want := len(files) + 1 // plus goose's version 0
 	if got := count(t, dbs[0], `SELECT count(*) FROM goose_db_version`); got != want {
 		t.Errorf("%d version rows, want %d", got, want)
 	}
