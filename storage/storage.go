@@ -729,7 +729,7 @@ func (db *DB) Samples(ctx context.Context, study string, number int) ([]search.S
 	var out []search.Sample
 	for rows.Next() {
 		var (
-			s search.Sample
+			s       search.Sample
 			v       [10]sql.NullFloat64
 			threads sql.NullInt64
 			hll     sql.NullFloat64
