@@ -20,6 +20,9 @@ type Level struct {
 	Eval
 	// Metrics are the server status deltas and CPU shares of the window.
 	Metrics Metrics
+	// HLLSource names where the history list length came from
+	// (runner.HLLStatus, ...); "" when it was not sampled.
+	HLLSource string
 }
 
 // Measurement is what the measurement layer adds to an Outcome: the

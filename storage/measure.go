@@ -33,6 +33,7 @@ type levelJSON struct {
 	HLLGrowthPS  *float64            `json:"hll_growth_ps"`
 	Infeasible   bool                `json:"infeasible"`
 	Metrics      map[string]*float64 `json:"metrics"`
+	HLLSource    string              `json:"hll_source"`
 }
 
 // fp returns nil for NaN and ±Inf (JSON and SQLite have neither).
@@ -59,7 +60,7 @@ func encodeLevels(ls []search.Level) (any, error) {
 		out[i] = levelJSON{Threads: l.Threads, WarmupS: fp(l.WarmupS), WarmupCapped: l.WarmupCapped, Seconds: l.Seconds,
 			Score: fp(l.Score), Base: fp(l.Base), MeanTPS: fp(l.MeanTPS), StdTPS: fp(l.StdTPS), MeanQPS: fp(l.MeanQPS),
 			P95MS: fp(l.P95MS), Penalties: l.Penalties, HLLGrowthPS: fp(l.HLLGrowthPS), Infeasible: l.Infeasible,
-			Metrics: l.Metrics}
+			Metrics: l.Metrics, HLLSource: l.HLLSource}
 		for k, v := range out[i].Metrics {
 			if v != nil {
 				out[i].Metrics[k] = fp(*v)
@@ -86,7 +87,7 @@ func decodeLevels(s sql.NullString) ([]search.Level, error) {
 		out[i] = search.Level{Threads: l.Threads, WarmupS: unfp(l.WarmupS), WarmupCapped: l.WarmupCapped,
 			Eval: search.Eval{Score: unfp(l.Score), Base: unfp(l.Base), MeanTPS: unfp(l.MeanTPS), StdTPS: unfp(l.StdTPS),
 				MeanQPS: unfp(l.MeanQPS), P95MS: unfp(l.P95MS), Seconds: l.Seconds, Penalties: l.Penalties, Infeasible: l.Infeasible},
-			Metrics: l.Metrics}
+			Metrics: l.Metrics, HLLSource: l.HLLSource}
 		out[i].HLLGrowthPS = unfp(l.HLLGrowthPS)
 	}
 	return out, nil

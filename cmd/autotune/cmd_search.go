@@ -27,7 +27,7 @@ type searchOptions struct {
 	budget    time.Duration
 	trials    int
 	workload  string
-	threads   int
+	threads   []int
 	tables    int
 	tableSize int
 	warmup    time.Duration
@@ -37,6 +37,7 @@ type searchOptions struct {
 	workdir   string
 	seed      int64
 	lambda    float64
+	measure   measureOptions
 }
 
 func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
@@ -45,16 +46,17 @@ func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.budget, "budget", 0, "wall-clock budget across all runs of the study, e.g. 50h, 90m (0 = no limit; then --trials is needed)")
 	fs.IntVar(&o.trials, "trials", 0, "stop when the study has this many finished trials, baseline included (0 = no cap)")
 	fs.StringVar(&o.workload, "workload", "oltp_read_write", "sysbench workload: "+strings.Join(runner.Workloads, ", "))
-	fs.IntVar(&o.threads, "threads", 16, "benchmark client threads")
+	fs.IntSliceVar(&o.threads, "threads", []int{16}, "benchmark client threads; several levels such as 8,32,128 measure each trial at each (score aggregated)")
 	fs.IntVar(&o.tables, "tables", 8, "sysbench tables in the dataset")
 	fs.IntVar(&o.tableSize, "table-size", 500000, "rows per sysbench table (8 x 500000 is about 1.1 GB, more than the default 128M buffer pool)")
-	fs.DurationVar(&o.warmup, "warmup", 30*time.Second, "warm-up before the measurement window of each trial")
+	fs.DurationVar(&o.warmup, "warmup", 30*time.Second, "longest warm-up: the measurement window starts once throughput is steady, at the latest after this")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "measurement window of each trial")
 	fs.StringVar(&o.mysqld, "mysqld", "", "server binary (default: mariadbd or mysqld on PATH or in /usr/sbin)")
 	fs.StringVar(&o.sysbench, "sysbench", "sysbench", "sysbench binary")
 	fs.StringVar(&o.workdir, "workdir", "autotune-sandbox", "sandbox directory: dataset snapshot, trial datadir, socket, logs (created 0700)")
 	fs.Int64Var(&o.seed, "seed", 0, "sampler seed for a new study (0 = random); stored with the study")
-	fs.Float64Var(&o.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps")
+	fs.Float64Var(&o.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps - other penalties")
+	o.measure.AddFlags(fs)
 }
 
 // validate checks flag values; errors name the flag and the accepted form.
@@ -72,8 +74,6 @@ func (o *searchOptions) validate() error {
 		return usagef("--budget or --trials: give at least one, e.g. --budget 8h")
 	case !slices.Contains(runner.Workloads, o.workload):
 		return usagef("--workload %q: want one of %s", o.workload, strings.Join(runner.Workloads, ", "))
-	case o.threads < 1 || o.threads > 4096:
-		return usagef("--threads %d: want 1..4096", o.threads)
 	case o.tables < 1 || o.tables > 1024:
 		return usagef("--tables %d: want 1..1024", o.tables)
 	case o.tableSize < 1:
@@ -89,7 +89,7 @@ func (o *searchOptions) validate() error {
 	case o.workdir == "":
 		return usagef("--workdir: want a directory path")
 	}
-	return nil
+	return o.validateMeasure()
 }
 
 // benchSettings are the settings that define what a study measures; a
@@ -102,11 +102,18 @@ type benchSettings struct {
 	WarmupS   float64 `json:"warmup_s"`
 	DurationS float64 `json:"duration_s"`
 	Lambda    float64 `json:"lambda"`
+	// ThreadLevels is --threads when it has several levels.
+	ThreadLevels []int           `json:"thread_levels,omitempty"`
+	Measure      measureSettings `json:"measure"`
 }
 
 func (o *searchOptions) settings() benchSettings {
-	return benchSettings{Workload: o.workload, Threads: o.threads, Tables: o.tables, TableSize: o.tableSize,
-		WarmupS: o.warmup.Seconds(), DurationS: o.duration.Seconds(), Lambda: o.lambda}
+	bs := benchSettings{Workload: o.workload, Threads: o.threads[0], Tables: o.tables, TableSize: o.tableSize,
+		WarmupS: o.warmup.Seconds(), DurationS: o.duration.Seconds(), Lambda: o.lambda, Measure: o.measure.settings()}
+	if len(o.threads) > 1 {
+		bs.ThreadLevels = o.threads
+	}
+	return bs
 }
 
 func newSearchCmd() *cobra.Command {
@@ -192,8 +199,8 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bench := runner.Sysbench{Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads}
-	maxConn := o.threads + 50
+	bench := runner.Sysbench{Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads[0]}
+	maxConn := maxThreads(o.threads) + 50
 	ds := runner.Dataset{Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, ServerVersion: bin.Version}
 	if !sb.HasSnapshot(ds) {
 		logf("loading the dataset once: %d tables x %d rows (sysbench prepare), then snapshotting it", o.tables, o.tableSize)
@@ -216,10 +223,10 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tr := &trialRunner{sb: sb, bench: bench, sp: sp, warmup: o.warmup, duration: o.duration, lambda: o.lambda, maxConn: maxConn, logf: logf}
+	tr := &trialRunner{sb: sb, meas: o.measurer(bench), sp: sp, maxConn: maxConn, logf: logf}
 	study := &search.Study{
 		Name: o.study, Strategy: strategy, Objective: tr.run, Store: db,
-		Budget: o.budget, Spent: st.Spent, Start: started, MaxTrials: o.trials,
+		Budget: o.budget, Spent: st.Spent, Start: started, MaxTrials: o.trials, Confirm: o.confirmation(),
 		OnTrial: func(e search.Event) { logf("%s", trialLine(sp, e)) },
 	}
 	res, err := study.Run(ctx)
@@ -231,6 +238,7 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	}
 	logf("study %q stopped: %s after %d trials, %s of budget used", o.study, res.Reason, len(res.Trials), res.Spent.Round(time.Second))
 	printOutcome(out, sp, res.Best, res.Baseline)
+	printGain(out, res.Trials, res.Best)
 	logf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", o.study, o.db)
 	return nil
 }
@@ -255,7 +263,7 @@ func trialLine(sp *space.Space, e search.Event) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "trial %3d %-8s ", t.Number, t.Kind)
 	if t.State == search.Complete {
-		fmt.Fprintf(&b, "tps %8.1f  score %8.1f", t.MeanTPS, t.Score)
+		fmt.Fprintf(&b, "tps %8.1f  score %8.1f  warm-up %2.0fs", t.MeanTPS, t.Score, t.WarmupS)
 	} else {
 		fmt.Fprintf(&b, "%-30s", strings.ToUpper(string(t.State)))
 	}
@@ -280,6 +288,12 @@ func trialLine(sp *space.Space, e search.Event) string {
 	}
 	if t.State == search.Failed {
 		b.WriteString("\n      reason: " + t.Failure)
+	}
+	if lv := levelsText(t); lv != "" {
+		b.WriteString("\n      levels: " + lv)
+	}
+	if e.Note != "" {
+		b.WriteString("\n      " + e.Note)
 	}
 	return b.String()
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -17,13 +16,11 @@ import (
 // start the server with the trial's knobs, run the benchmark through
 // warm-up and measurement, stop, score.
 type trialRunner struct {
-	sb               *runner.Sandbox
-	bench            runner.Sysbench
-	sp               *space.Space
-	warmup, duration time.Duration
-	lambda           float64
-	maxConn          int
-	logf             func(string, ...any)
+	sb      *runner.Sandbox
+	meas    measurer
+	sp      *space.Space
+	maxConn int
+	logf    func(string, ...any)
 }
 
 // stopTimeout bounds a clean shutdown before SIGKILL; a 4G pool with many
@@ -67,27 +64,14 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 		}
 	}()
 
-	warm := r.warmup.Seconds()
-	t0 = time.Now()
-	res, berr := r.bench.Run(ctx, srv, r.warmup+r.duration, func(iv runner.Interval) {
-		s := search.Sample{T: iv.Time, Warmup: iv.Time <= warm, TPS: iv.TPS, QPS: iv.QPS,
-			Reads: iv.Reads, Writes: iv.Writes, Other: iv.Other, LatPct: iv.LatPct,
-			ErrPS: iv.ErrPS, ReconnPS: iv.ReconnPS}
-		if iv.LatMS != nil {
-			s.LatMS = *iv.LatMS
-		}
-		out.Samples = append(out.Samples, s)
-	})
-	elapsed := time.Since(t0).Seconds()
-	out.Phases["warmup"] = min(elapsed, warm)
-	out.Phases["measure"] = max(0, elapsed-warm)
-	if res.Summary != nil {
-		if b, err := json.Marshal(res.Summary); err == nil {
-			out.Summary = string(b)
-		}
-	}
+	berr := r.meas.measure(ctx, srv, &out)
 	if ctx.Err() != nil {
 		return out, ctx.Err()
+	}
+	var ns errNotScored
+	if errors.As(berr, &ns) {
+		out.Failure = ns.Error()
+		berr = nil
 	}
 	if berr != nil {
 		if srv.Exited() {
@@ -99,11 +83,10 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 		out.Failure = berr.Error()
 		var be *runner.BenchError
 		if errors.As(berr, &be) {
-			out.ErrorLog = "sysbench output:\n" + be.Output + "\n\nserver error log:\n" + runner.LogExcerpt(srv.ErrorLog)
+			out.ErrorLog = "benchmark output:\n" + be.Output + "\n\nserver error log:\n" + runner.LogExcerpt(srv.ErrorLog)
 		}
 		return out, nil
 	}
-
 	t0 = time.Now()
 	stopped = true
 	if err := srv.Stop(stopTimeout); err != nil {
@@ -113,12 +96,6 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 	}
 	phase("stop", t0)
 
-	score, mean, sd, p95, err := search.Score(out.Samples, r.lambda)
-	if err != nil {
-		out.Failure = err.Error()
-		return out, nil
-	}
-	out.Score, out.MeanTPS, out.StdTPS, out.P95MS = score, mean, sd, p95
 	return out, nil
 }
 
