@@ -89,7 +89,7 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 		}
 		w = f
 	}
-	if err := writeCnf(w, space.Default(), st, best, base, now); err != nil {
+	if err := writeCnf(w, space.Default(), st, best, base, trials, now); err != nil {
 		if f != nil {
 			f.Close()
 		}
@@ -104,12 +104,13 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 			fmt.Fprintf(stdout, ", %.1f tps vs baseline %.1f (%+.1f %%)", best.MeanTPS, base.MeanTPS, gain(best.MeanTPS, base.MeanTPS))
 		}
 		fmt.Fprintln(stdout)
+		printGain(stdout, trials, best)
 	}
 	return nil
 }
 
 // writeCnf renders the best trial as a my.cnf [mysqld] group.
-func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, now time.Time) error {
+func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time) error {
 	var bs benchSettings
 	_ = json.Unmarshal([]byte(st.Settings), &bs)
 	fmt.Fprintf(w, "# autotune: best configuration of study %q\n", st.Name)
@@ -117,6 +118,7 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	if base.Number >= 0 {
 		fmt.Fprintf(w, "# baseline (server defaults): trial %d, %.1f tps -> %+.1f %% tps\n", base.Number, base.MeanTPS, gain(best.MeanTPS, base.MeanTPS))
 	}
+	writeGainComment(w, trials, best)
 	version := best.ServerVersion
 	if version == "" {
 		version = st.ServerVersion

@@ -261,7 +261,7 @@ func gain(best, base float64) float64 {
 func trialLine(sp *space.Space, e search.Event) string {
 	t := e.Trial
 	var b strings.Builder
-	fmt.Fprintf(&b, "trial %3d %-8s ", t.Number, t.Kind)
+	fmt.Fprintf(&b, "trial %3d %-10s ", t.Number, kindText(t))
 	if t.State == search.Complete {
 		fmt.Fprintf(&b, "tps %8.1f  score %8.1f  warm-up %2.0fs", t.MeanTPS, t.Score, t.WarmupS)
 	} else {

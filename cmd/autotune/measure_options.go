@@ -181,3 +181,44 @@ func levelsText(t search.Trial) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// writeGainComment writes the final A/B result of the best trial as my.cnf
+// comments: the gain with its 95 % interval, and plainly whether it is
+// significant.
+func writeGainComment(w io.Writer, trials []search.Trial, best search.Trial) {
+	if best.Number < 0 || best.Kind == search.Baseline {
+		return
+	}
+	if n := confirmations(trials, best.Number); n > 0 {
+		fmt.Fprintf(w, "# confirmed by %d re-measurements (score and tps above are their mean)\n", n)
+	}
+	g, ok := search.ABGain(trials, best.Number)
+	if !ok {
+		fmt.Fprintln(w, "# gain over the baseline: not measured by interleaved A/B runs; the single-run difference above may be noise")
+		return
+	}
+	fmt.Fprintf(w, "# gain over the baseline, interleaved A/B runs (score): %s\n", g)
+	if !g.Significant {
+		fmt.Fprintln(w, "# WARNING: this gain is NOT statistically significant; the configuration may be no better than the defaults")
+	}
+}
+
+// confirmations counts the complete Confirm runs of trial n.
+func confirmations(trials []search.Trial, n int) int {
+	c := 0
+	for _, t := range trials {
+		if t.Kind == search.Confirm && t.RepeatOf == n && t.State == search.Complete {
+			c++
+		}
+	}
+	return c
+}
+
+// kindText is the kind column of a trial line: "confirm#3" for a
+// re-measurement of trial 3.
+func kindText(t search.Trial) string {
+	if t.Kind.Extra() {
+		return fmt.Sprintf("%s#%d", t.Kind, t.RepeatOf)
+	}
+	return string(t.Kind)
+}
