@@ -32,7 +32,7 @@ var BenchPlaceholders = map[string]string{
 	"{user}":       "root (no password)",
 	"{db}":         "sbtest, the schema of the prepared dataset",
 	"{threads}":    "client threads of this run (one --threads level)",
-	"{seconds}":    "run length in whole seconds (--warmup cap + --duration)",
+	"{seconds}":    "run length in whole seconds (--warmup cap + --duration + 2 s slack)",
 	"{tables}":     "--tables",
 	"{table_size}": "--table-size",
 }

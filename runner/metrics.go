@@ -302,15 +302,19 @@ func Nearest(polls []Poll, at time.Time) int {
 }
 
 // Counter status variables reported as deltas over the window: metric name
-// → (status variable, per second?). Rates are per second of wall time.
+// → (status variable, per second?). Rates are per second of wall time. A
+// variable list separated by "|" takes the first the server has: MariaDB
+// 10.11 has no Innodb_rows_* (MySQL and older MariaDB do), so the rows
+// rates fall back to the server-level Rows_read and the handler counters
+// Handler_write/update/delete (which also count temporary tables).
 var statusCounters = []struct {
 	metric, variable string
 	rate             bool
 }{
-	{"rows_read_ps", "Innodb_rows_read", true},
-	{"rows_inserted_ps", "Innodb_rows_inserted", true},
-	{"rows_updated_ps", "Innodb_rows_updated", true},
-	{"rows_deleted_ps", "Innodb_rows_deleted", true},
+	{"rows_read_ps", "Innodb_rows_read|Rows_read", true},
+	{"rows_inserted_ps", "Innodb_rows_inserted|Handler_write", true},
+	{"rows_updated_ps", "Innodb_rows_updated|Handler_update", true},
+	{"rows_deleted_ps", "Innodb_rows_deleted|Handler_delete", true},
 	{"bp_reads_ps", "Innodb_buffer_pool_reads", true}, // reads that missed the pool (from disk)
 	{"bp_read_requests_ps", "Innodb_buffer_pool_read_requests", true},
 	{"bp_wait_free", "Innodb_buffer_pool_wait_free", false},
@@ -389,9 +393,18 @@ func WindowMetrics(polls []Poll, start, end time.Time) map[string]*float64 {
 	out["restarted"] = ptr(0)
 	secs := b.At.Sub(a.At).Seconds()
 	for _, c := range statusCounters {
-		x, ok1 := num(a.Status, c.variable)
-		y, ok2 := num(b.Status, c.variable)
-		if !ok1 || !ok2 {
+		var x, y float64
+		found := false
+		for _, v := range strings.Split(c.variable, "|") {
+			var ok1, ok2 bool
+			x, ok1 = num(a.Status, v)
+			y, ok2 = num(b.Status, v)
+			if ok1 && ok2 {
+				found = true
+				break
+			}
+		}
+		if !found {
 			continue
 		}
 		d := y - x

@@ -74,6 +74,11 @@ func TestWindowMetrics(t *testing.T) {
 			t.Errorf("%s = %v (present %v), want nil", k, v, ok)
 		}
 	}
+	// MariaDB 10.11 has no Innodb_rows_read: Rows_read stands in.
+	fb := []Poll{poll(0, CPUTimes{}, nil, "Uptime", "1", "Rows_read", "10"), poll(10, CPUTimes{}, nil, "Uptime", "11", "Rows_read", "110")}
+	if m := WindowMetrics(fb, time.Unix(0, 0), time.Unix(10, 0)); m["rows_read_ps"] == nil || *m["rows_read_ps"] != 10 {
+		t.Fatalf("fallback rows_read_ps %v", m["rows_read_ps"])
+	}
 	// A restart inside the window (Uptime went down): no server deltas.
 	polls[2].Status["Uptime"] = "3"
 	m = WindowMetrics(polls, time.Unix(0, 0), time.Unix(20, 0))

@@ -31,6 +31,12 @@ type measurer struct {
 	pollEvery time.Duration
 }
 
+// runSlack is added to the benchmark's run length: sysbench does not
+// always print the interval line of its last second (seen here under load:
+// --time=4 gave 3 lines), and the run is stopped once the window is
+// complete anyway.
+const runSlack = 2 * time.Second
+
 // errNotScored marks a run that completed but could not be scored (too few
 // samples, no latency for --max-p95): the trial fails with that reason.
 type errNotScored struct{ error }
@@ -86,7 +92,7 @@ func (m measurer) level(ctx context.Context, srv *runner.Server, threads int) (s
 		stopped bool
 	)
 	start := time.Now()
-	res, berr := m.bench.RunThreads(bctx, srv, threads, m.warmupCap+m.duration, func(iv runner.Interval) {
+	res, berr := m.bench.RunThreads(bctx, srv, threads, m.warmupCap+m.duration+runSlack, func(iv runner.Interval) {
 		if stopped {
 			return
 		}

@@ -60,7 +60,7 @@ func TestMeasurerWarmupEarlyStopAndLevels(t *testing.T) {
 		t.Fatalf("levels %+v", out.Levels)
 	}
 	for _, l := range out.Levels {
-		// Steady from 15 s; window 20 s; the run stops after 35 of 50 s.
+		// Steady from 15 s; window 20 s; the run stops after 35 of 52 s.
 		if l.WarmupS != 15 || l.WarmupCapped || l.Seconds != 20 || fb.emitted[l.Threads] != 35 {
 			t.Fatalf("level %d: warm-up %g capped %v window %d emitted %d", l.Threads, l.WarmupS, l.WarmupCapped, l.Seconds, fb.emitted[l.Threads])
 		}
@@ -89,14 +89,14 @@ func TestMeasurerWarmupEarlyStopAndLevels(t *testing.T) {
 	}
 
 	// Never steady: the window starts at the cap and the run goes the
-	// whole cap + duration.
+	// whole cap + duration + slack; the window is the 5 s after the cap.
 	fb2 := &fakeBench{emitted: map[int]int{}, tps: func(_, sec int) float64 { return float64(100 + 100*(sec/5%2)) }}
 	m.bench, m.levels, m.warmupCap, m.duration = fb2, []int{4}, 10*time.Second, 5*time.Second
 	out = search.Outcome{Phases: map[string]float64{}}
 	if err := m.measure(context.Background(), &runner.Server{}, &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.WarmupS != 10 || !out.WarmupCapped || fb2.emitted[4] != 15 || out.Levels[0].Seconds != 5 {
+	if out.WarmupS != 10 || !out.WarmupCapped || fb2.emitted[4] != 17 || out.Levels[0].Seconds != 5 {
 		t.Fatalf("capped: warm-up %g capped %v emitted %d", out.WarmupS, out.WarmupCapped, fb2.emitted[4])
 	}
 
