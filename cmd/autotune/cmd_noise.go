@@ -64,6 +64,7 @@ differences. Nothing is written to a study database.`,
 type noiseRun struct {
 	outcome search.Outcome
 	steal   *float64
+	idle    *float64
 	load1   *float64
 }
 
@@ -128,7 +129,8 @@ func runNoise(ctx context.Context, o *noiseOptions, out io.Writer) error {
 		}
 		r := noiseRun{outcome: oc}
 		if len(oc.Levels) > 0 {
-			r.steal, r.load1 = oc.Levels[0].Metrics["cpu_steal"], oc.Levels[0].Metrics["load1"]
+			m := oc.Levels[0].Metrics
+			r.steal, r.idle, r.load1 = m["cpu_steal"], m["cpu_idle"], m["load1"]
 		}
 		runs = append(runs, r)
 		logf("%s  (%.0fs)", noiseLine(i, r), time.Since(t0).Seconds())
@@ -154,9 +156,9 @@ func noiseLine(i int, r noiseRun) string {
 	if !math.IsNaN(o.HLLGrowthPS) && len(o.Levels) > 0 {
 		hll = fmt.Sprintf("%+.1f/s", o.HLLGrowthPS)
 	}
-	return fmt.Sprintf("run %d: warm-up %2.0fs%s  mean %7.1f tps  sd %5.1f  score %7.1f  [var %.1f dips %.1f (%ds) stalls %.1f (%ds) errors %.1f purge %.1f, hll %s]  p95 %.1f ms  steal %s %%  load1 %s",
+	return fmt.Sprintf("run %d: warm-up %2.0fs%s  mean %7.1f tps  sd %5.1f  score %7.1f  [var %.1f dips %.1f (%ds) stalls %.1f (%ds) errors %.1f purge %.1f, hll %s]  p95 %.1f ms  steal %s %%  idle %s %%  load1 %s",
 		i, o.WarmupS, capped, o.MeanTPS, o.StdTPS, o.Score, o.Variance, o.Dips, o.DipSeconds, o.Stalls, o.StallSeconds, o.Errors, o.Purge, hll,
-		o.P95MS, optF(r.steal, "%.1f"), optF(r.load1, "%.1f"))
+		o.P95MS, optF(r.steal, "%.1f"), optF(r.idle, "%.1f"), optF(r.load1, "%.1f"))
 }
 
 // cv returns the coefficient of variation (sample sd / mean) in percent.
@@ -173,13 +175,16 @@ func writeNoiseSummary(out io.Writer, runs []noiseRun) {
 		fmt.Fprintf(out, "only %d successful runs: no spread to report\n", len(runs))
 		return
 	}
-	var tps, score, warm, steal []float64
+	var tps, score, warm, steal, load []float64
 	for _, r := range runs {
 		tps = append(tps, r.outcome.MeanTPS)
 		score = append(score, r.outcome.Score)
 		warm = append(warm, r.outcome.WarmupS)
 		if r.steal != nil {
 			steal = append(steal, *r.steal)
+		}
+		if r.load1 != nil {
+			load = append(load, *r.load1)
 		}
 	}
 	sort.Float64s(warm)
@@ -193,4 +198,15 @@ func writeNoiseSummary(out io.Writer, runs []noiseRun) {
 		m, sd := stat.MeanStdDev(steal, nil)
 		fmt.Fprintf(out, "CPU steal:    mean %.1f %% (sd %.1f) of the measurement windows\n", m, sd)
 	}
+	if len(load) > 0 {
+		fmt.Fprintf(out, "load (1 min): mean %.1f, max %.1f at the windows' ends (other work on the machine shows here)\n", stat.Mean(load, nil), slicesMax(load))
+	}
+}
+
+func slicesMax(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		m = math.Max(m, x)
+	}
+	return m
 }
