@@ -223,8 +223,8 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
 		since := 0
 		for _, t := range trials {
 			switch {
-			case (t.Kind == Baseline || t.Kind == Recheck) && t.State == Complete:
-				since = 0
+			case (t.Kind == Baseline && t.State == Complete) || (t.Kind == Recheck && (t.State == Complete || t.State == Failed)):
+				since = 0 // a failed recheck counts too: no retry loop
 			case !t.Kind.Extra() && (t.State == Complete || t.State == Failed):
 				since++
 			}

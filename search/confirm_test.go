@@ -313,3 +313,25 @@ func TestWelchKnownValues(t *testing.T) {
 		t.Fatal("zero variance must be refused")
 	}
 }
+
+// A recheck that fails (server trouble) is not retried in a loop.
+func TestRecheckFailureNoLoop(t *testing.T) {
+	obj, _ := measured(map[string][]float64{"base": {500}, "1": {300}})
+	runs := 0
+	wrapped := func(c context.Context, tr Trial) (Outcome, error) {
+		runs++
+		if tr.Kind == Recheck {
+			return Outcome{Failure: "server crashed"}, nil
+		}
+		return obj(c, tr)
+	}
+	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("1"), cfg("1"), cfg("1")}}, Objective: wrapped, Store: newMemStore(),
+		MaxTrials: 4, Confirm: &Confirmation{RecheckEvery: 1}}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs != 7 || len(res.Trials) != 7 {
+		t.Fatalf("%d runs, want 4 trials and 3 (failed) rechecks", runs)
+	}
+}
