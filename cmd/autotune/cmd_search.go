@@ -125,7 +125,14 @@ func newSearchCmd() *cobra.Command {
 TPE, one trial at a time: restore the dataset snapshot, start the server with the
 trial's my.cnf, warm up, measure, stop. Each finished trial is committed to the
 study database at once; Ctrl-C abandons the running trial and the same command
-resumes the study later.`,
+resumes the study later.
+
+Each trial's measurement window starts once throughput is steady (at the latest
+after --warmup) and is scored as mean throughput minus penalties for variance,
+dips, stalls, errors and purge lag. A trial that beats the best is re-measured
+(--confirm) before it becomes the best, the baseline is re-measured at intervals
+(--recheck-every), and the study ends with interleaved best/baseline runs that
+give the gain with a 95 % confidence interval (--ab-pairs, --ab-share).`,
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			return o.validate()
