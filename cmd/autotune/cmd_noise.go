@@ -175,9 +175,10 @@ func writeNoiseSummary(out io.Writer, runs []noiseRun) {
 		fmt.Fprintf(out, "only %d successful runs: no spread to report\n", len(runs))
 		return
 	}
-	var tps, score, warm, steal, load []float64
+	var tps, varOnly, score, warm, steal, load []float64
 	for _, r := range runs {
 		tps = append(tps, r.outcome.MeanTPS)
+		varOnly = append(varOnly, r.outcome.Score+r.outcome.Dips+r.outcome.Stalls+r.outcome.Errors+r.outcome.Purge)
 		score = append(score, r.outcome.Score)
 		warm = append(warm, r.outcome.WarmupS)
 		if r.steal != nil {
@@ -193,6 +194,7 @@ func writeNoiseSummary(out io.Writer, runs []noiseRun) {
 	fmt.Fprintf(out, "\n%d runs\n", len(runs))
 	fmt.Fprintf(out, "raw mean tps: mean %.1f, CV %.1f %%\n", mt, cv(tps))
 	fmt.Fprintf(out, "score:        mean %.1f, CV %.1f %%\n", ms, cv(score))
+	fmt.Fprintf(out, "  (variance penalty only: mean %.1f, CV %.1f %%; the rest is dips, stalls, errors and purge lag)\n", stat.Mean(varOnly, nil), cv(varOnly))
 	fmt.Fprintf(out, "warm-up:      %v s (median %.0f s)\n", warm, stat.Quantile(0.5, stat.Empirical, warm, nil))
 	if len(steal) > 0 {
 		m, sd := stat.MeanStdDev(steal, nil)
