@@ -163,7 +163,7 @@ func printGain(out io.Writer, trials []search.Trial, best search.Trial) {
 	}
 	g, ok := search.ABGain(trials, best.Number)
 	if !ok {
-		fmt.Fprintln(out, "gain over the baseline: no final A/B runs yet (they run at the end of the budget or trial cap)")
+		fmt.Fprintf(out, "gain over the baseline: %s\n", abShortfall(trials, best.Number))
 		return
 	}
 	fmt.Fprintf(out, "gain over the baseline (interleaved A/B, score): %s\n", g)
@@ -194,7 +194,7 @@ func writeGainComment(w io.Writer, trials []search.Trial, best search.Trial) {
 	}
 	g, ok := search.ABGain(trials, best.Number)
 	if !ok {
-		fmt.Fprintln(w, "# gain over the baseline: not measured by interleaved A/B runs; the single-run difference above may be noise")
+		fmt.Fprintf(w, "# gain over the baseline: %s; the difference above may be noise\n", abShortfall(trials, best.Number))
 		return
 	}
 	fmt.Fprintf(w, "# gain over the baseline, interleaved A/B runs (score): %s\n", g)
@@ -221,4 +221,24 @@ func kindText(t search.Trial) string {
 		return fmt.Sprintf("%s#%d", t.Kind, t.RepeatOf)
 	}
 	return string(t.Kind)
+}
+
+// abShortfall says why there is no A/B interval for the best trial.
+func abShortfall(trials []search.Trial, best int) string {
+	a, b := 0, 0
+	for _, t := range trials {
+		if t.RepeatOf != best || t.State != search.Complete {
+			continue
+		}
+		switch t.Kind {
+		case search.ABBest:
+			a++
+		case search.ABBase:
+			b++
+		}
+	}
+	if a+b == 0 {
+		return "not measured by interleaved A/B runs (they run at the end of the budget or trial cap)"
+	}
+	return fmt.Sprintf("only %d vs %d interleaved A/B runs, too few for a confidence interval (2 per side needed, --ab-pairs 2)", a, b)
 }
