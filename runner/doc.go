@@ -3,7 +3,11 @@
 // generated my.cnf, started as a child process in its own process group,
 // never the system service), the dataset snapshot every trial starts from,
 // and the sysbench benchmark with its per-interval output parsed as it
-// streams.
+// streams. Custom benchmark commands (--bench-cmd) run through
+// CommandBench (benchcmd.go); server status, the InnoDB history list length
+// and host CPU are sampled during a run by Poller and summarised per
+// measurement window by WindowMetrics (metrics.go); SHOW ENGINE INNODB
+// STATUS text is parsed by ParseInnoDBStatus (innodb_status.go).
 //
 // Measured costs on the reference machine (shared/design/
 // mariadb-on-this-machine.md): datadir init ≈1 s, start 0.15-0.9 s, restore of

@@ -182,7 +182,7 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 		mB, nB := c.h.stats(base)
 		ps := c.probes(base, active, zoom)
 		if nB < 2 {
-			return base, Repeat
+			return base, Remeasure
 		}
 		measured := 0
 		for _, p := range ps {
@@ -192,7 +192,7 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 		}
 		// Spread the remaining repeats of the incumbent over the round.
 		if nB < c.opts.Repeats && measured*(c.opts.Repeats-1) >= (nB-1)*len(ps) {
-			return base, Repeat
+			return base, Remeasure
 		}
 		for _, p := range ps {
 			if !c.h.measured(p.cfg) {
@@ -236,7 +236,7 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 				}
 			}
 			if cand >= 0 {
-				return ps[cand].cfg, Repeat
+				return ps[cand].cfg, Remeasure
 			}
 		}
 		fullPass := len(active) == len(all)
@@ -258,7 +258,7 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 		// knob; after a full pass: a finer one around the incumbent.
 		if fullPass {
 			if zoom >= c.opts.MaxZoom {
-				return base, Repeat
+				return base, Remeasure
 			}
 			zoom++
 		}

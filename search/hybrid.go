@@ -167,7 +167,7 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 		}
 	}
 	if len(h.h.obs) == 0 {
-		return Proposal{Config: space.Config{}, Kind: Repeat, handle: -1}, nil
+		return Proposal{Config: space.Config{}, Kind: Remeasure, handle: -1}, nil
 	}
 	// A new incumbent measured once is measured again before the search
 	// builds on it: with 10 % noise the best single measurement is often
@@ -176,7 +176,7 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 	// comes first.
 	if inc, nInc := h.incumbent(); n >= 2*len(h.design)+4 && nInc < 2 && h.asked-h.lastRepeat >= 3 {
 		h.lastRepeat = h.asked
-		return Proposal{Config: inc, Kind: Repeat, handle: -1}, nil
+		return Proposal{Config: inc, Kind: Remeasure, handle: -1}, nil
 	}
 	refineFrom := int(math.Round(float64(h.opts.Horizon) * (1 - h.opts.Refine)))
 	switch {
@@ -333,7 +333,7 @@ func (h *Hybrid) refine() Proposal {
 	h.selectKnobs()
 	inc, nInc := h.incumbent()
 	if nInc < 3 && h.asked%4 == 0 {
-		return Proposal{Config: inc, Kind: Repeat, handle: -1}
+		return Proposal{Config: inc, Kind: Remeasure, handle: -1}
 	}
 	ks := h.sp.Knobs()
 	inSub := map[int]bool{}
@@ -372,7 +372,7 @@ func (h *Hybrid) refine() Proposal {
 			return Proposal{Config: cfg, Kind: Refine, handle: -1}
 		}
 	}
-	return Proposal{Config: inc, Kind: Repeat, handle: -1}
+	return Proposal{Config: inc, Kind: Remeasure, handle: -1}
 }
 
 // MTPE is autotune's multivariate TPE (parzen) over the whole space with

@@ -264,7 +264,7 @@ func TestCoordinateDescent(t *testing.T) {
 	res := runStrategy(t, c, 40, 11)
 	tr := res.Trials
 	// The baseline is measured again before any step (the noise estimate).
-	if tr[1].Kind != Repeat || len(fullConfig(sp, tr[1].Params).Key()) == 0 || fullConfig(sp, tr[1].Params).Key() != fullConfig(sp, space.Config{}).Key() {
+	if tr[1].Kind != Remeasure || len(fullConfig(sp, tr[1].Params).Key()) == 0 || fullConfig(sp, tr[1].Params).Key() != fullConfig(sp, space.Config{}).Key() {
 		t.Fatalf("trial 1 = %s %v, want a repeat of the baseline", tr[1].Kind, tr[1].Params)
 	}
 	// Every step changes exactly one knob of its incumbent; the first ones
@@ -313,7 +313,7 @@ func TestCoordinateAdoptsAndStepsAroundTheNewIncumbent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Kind == Repeat && p.Config["innodb_buffer_pool_size"] == strconv.Itoa(16<<30) {
+		if p.Kind == Remeasure && p.Config["innodb_buffer_pool_size"] == strconv.Itoa(16<<30) {
 			adopted = true
 			break
 		}

@@ -12,9 +12,9 @@ const (
 	// Step is a coordinate-descent step: the incumbent with one knob moved
 	// to another level.
 	Step Kind = "coordinate"
-	// Repeat measures the incumbent again, for the noise estimate and a
+	// Remeasure measures the incumbent again, for the noise estimate and a
 	// firmer mean.
-	Repeat Kind = "repeat"
+	Remeasure Kind = "repeat"
 	// Refine is a local refinement: the incumbent with one or two knobs
 	// nudged.
 	Refine Kind = "refine"
@@ -23,7 +23,7 @@ const (
 // Known reports whether k is a trial kind this program writes.
 func (k Kind) Known() bool {
 	switch k {
-	case Baseline, Sampled, Retry, Expert, Screen, Step, Repeat, Refine:
+	case Baseline, Sampled, Retry, Expert, Screen, Step, Remeasure, Refine:
 		return true
 	}
 	return false

@@ -28,6 +28,8 @@ type Event struct {
 	Spent time.Duration
 	// Budget is the study budget (0 = unlimited).
 	Budget time.Duration
+	// Note says what a re-measurement settled (see Verdict), or "".
+	Note string
 }
 
 // Study runs trials until its budget or trial cap is reached. Fields are
@@ -49,8 +51,11 @@ type Study struct {
 	// zero means the moment Run is called.
 	Start time.Time
 	// MaxTrials caps the number of finished (complete or failed) trials of
-	// the study, across runs (0 = no cap).
+	// the study, across runs (0 = no cap). Re-measurements (Kind.Extra)
+	// do not count.
 	MaxTrials int
+	// Confirm is the re-measurement policy (confirm.go); nil turns it off.
+	Confirm *Confirmation
 	// OnTrial, when set, is called after each finished trial.
 	OnTrial func(Event)
 	// Base is set under every trial's configuration: the baseline trial
@@ -107,19 +112,20 @@ type Result struct {
 // configuration: no tuning is meaningful then.
 var ErrBaselineFailed = errors.New("the baseline trial (server defaults) failed")
 
-// Best returns the complete trial with the highest score (Number −1 when
-// there is none) and the complete baseline trial (Number −1 when none).
+// Best returns the best trial (Number −1 when there is none) and the
+// complete baseline trial (Number −1 when none). The best is the eligible
+// trial with the highest estimate (see EstimateOf: with confirmation on, a
+// trial must have been confirmed by re-measurement; infeasible trials never
+// count). Both are returned with Score and MeanTPS set to their estimates,
+// the means over the measurements that count.
 func Best(trials []Trial) (best, baseline Trial) {
-	best, baseline = Trial{Number: -1}, Trial{Number: -1}
+	best, baseline = incumbent(trials), Trial{Number: -1}
 	for _, t := range trials {
-		if t.State != Complete {
-			continue
-		}
-		if best.Number < 0 || t.Score > best.Score {
-			best = t
-		}
-		if t.Kind == Baseline && baseline.Number < 0 {
+		if t.State == Complete && t.Kind == Baseline {
+			e := EstimateOf(trials, t)
 			baseline = t
+			baseline.Score, baseline.MeanTPS = e.Score, e.MeanTPS
+			break
 		}
 	}
 	return best, baseline
@@ -134,6 +140,9 @@ func penalty(trials []Trial) float64 {
 		if t.State == Complete && (!seen || t.Score < worst) {
 			worst, seen = t.Score, true
 		}
+	}
+	if seen && worst < 0 {
+		return worst * 2 // costs (--objective p95): twice the worst cost
 	}
 	if !seen || worst <= 0 {
 		return 0
@@ -182,7 +191,11 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		}
 		switch t.State {
 		case Complete:
-			err = obs.Observe(t.Params, t.Score)
+			if t.Infeasible {
+				err = obs.Observe(t.Params, pen)
+			} else {
+				err = obs.Observe(t.Params, t.Score)
+			}
 		case Failed, Rejected:
 			err = obs.Observe(t.Params, pen)
 		}
@@ -204,23 +217,37 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		}
 		finished := 0
 		for _, t := range trials {
-			if t.State.Finished() {
+			if t.State.Finished() && !t.Kind.Extra() {
 				finished++
 			}
 		}
-		if s.MaxTrials > 0 && finished >= s.MaxTrials {
-			return res(StopTrials), nil
-		}
 		used := spent + now().Sub(mark)
-		if s.Budget > 0 && used+estimate(trials) > s.Budget {
-			return res(StopBudget), nil
-		}
-		if s.Reserve > 0 && s.Budget > 0 && used+estimate(trials) > s.Budget-s.Reserve {
-			return res(StopReserve), nil
-		}
-
+		// Owed re-measurements (confirm.go) come first; at the trial cap or
+		// the budget's reserve the final A/B phase runs, then the study stops.
 		var p Proposal
-		if len(queue) > 0 {
+		fp, rep, follow := s.Confirm.followUp(trials)
+		stop := StopReason("")
+		switch {
+		case s.Budget > 0 && used+estimate(trials) > s.Budget:
+			stop = StopBudget
+		case follow:
+		case s.MaxTrials > 0 && finished >= s.MaxTrials:
+			stop = StopTrials
+		case s.Budget > 0 && used+estimate(trials)+s.Confirm.reserve(trials, s.Budget) > s.Budget:
+			stop = StopBudget
+		case s.Confirm == nil && s.Reserve > 0 && s.Budget > 0 && used+estimate(trials) > s.Budget-s.Reserve:
+			// The plan's reserve (plan.go) when no confirmation phase
+			// uses it: the search stops short of the budget.
+			stop = StopReserve
+		}
+		if stop != "" {
+			var ok bool
+			if p, rep, ok = s.Confirm.nextAB(trials, s.Budget); !ok || (s.Budget > 0 && used+estimate(trials) > s.Budget) {
+				return res(stop), nil
+			}
+		} else if follow {
+			p = fp
+		} else if len(queue) > 0 {
 			p, queue = queue[0], queue[1:]
 		} else if p, err = s.Strategy.Ask(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -229,13 +256,16 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			return res(""), fmt.Errorf("propose trial %d: %w", next, err)
 		}
 		params := p.Config
-		if p.Kind != Retry {
+		if p.Kind != Retry && !p.Kind.Extra() {
 			params = s.Base.Merge(p.Config)
 		}
 		if p.Kind == Sampled && s.Prepare != nil {
 			params = s.Prepare(params)
 		}
-		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: params, Started: now()}
+		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: params, Started: now(), Repeat: rep}
+		if !p.Kind.Extra() && p.Kind != Baseline {
+			t.ConfirmNeeded = s.Confirm.repeats()
+		}
 		next++
 		if err := s.Store.BeginTrial(ctx, t); err != nil {
 			return res(""), fmt.Errorf("record start of trial %d: %w", t.Number, err)
@@ -275,7 +305,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			return res(""), fmt.Errorf("%w: %s", ErrBaselineFailed, t.Failure)
 		}
 		value := t.Score
-		if t.State == Failed || t.State == Rejected {
+		if t.State == Failed || t.State == Rejected || t.Infeasible {
 			value = penalty(trials)
 		}
 		if err := s.Strategy.Tell(ctx, p, value); err != nil {
@@ -283,7 +313,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		}
 		if s.OnTrial != nil {
 			best, base := Best(trials)
-			s.OnTrial(Event{Trial: t, Best: best, Baseline: base, Spent: spent, Budget: s.Budget})
+			s.OnTrial(Event{Trial: t, Best: best, Baseline: base, Spent: spent, Budget: s.Budget, Note: Verdict(trials, t)})
 		}
 	}
 }
@@ -305,7 +335,7 @@ func pending(trials []Trial) []Proposal {
 		q = append(q, Proposal{Config: space.Config{}, Kind: Baseline, handle: -1})
 	}
 	for i, t := range trials {
-		if t.State != Interrupted || t.Kind == Baseline {
+		if t.State != Interrupted || t.Kind == Baseline || t.Kind.Extra() {
 			continue
 		}
 		redone := false

@@ -58,6 +58,12 @@ type Sample struct {
 	LatPct, LatMS float64
 	// ErrPS and ReconnPS are errors and reconnects per second.
 	ErrPS, ReconnPS float64
+	// Threads is the client thread count of the run the sample belongs to
+	// (0 when unknown); T restarts at 1 for each thread level.
+	Threads int
+	// HLL is the InnoDB history list length sampled during this second;
+	// nil when it was not sampled.
+	HLL *float64
 }
 
 // Outcome is what one trial's measurement produced.
@@ -90,6 +96,8 @@ type Outcome struct {
 	// ErrorLog is an excerpt of the server's error log for this start when
 	// the trial failed (the [ERROR] lines and the last lines).
 	ErrorLog string
+	// Measurement holds the warm-up, score components and thread levels.
+	Measurement
 }
 
 // Trial is one measured (or attempted) configuration of a study.
@@ -109,6 +117,8 @@ type Trial struct {
 	Started, Ended time.Time
 	// Outcome is filled when the trial ends (Complete or Failed).
 	Outcome
+	// Repeat links re-measurements to the trial they repeat.
+	Repeat
 }
 
 // Duration is how long the trial took (0 while running).

@@ -522,7 +522,7 @@ func checkTrial(t search.Trial) error {
 	if t.Number < 0 {
 		return fmt.Errorf("negative trial number %d", t.Number)
 	}
-	if !t.Kind.Known() {
+	if !t.Kind.Known() && !t.Kind.Extra() { // Extra: re-measurements (search/confirm.go)
 		return fmt.Errorf("unknown kind %q", t.Kind)
 	}
 	return nil
@@ -554,7 +554,10 @@ func (db *DB) BeginTrial(ctx context.Context, t search.Trial) error {
 		if isConstraint(err, sqlite3.ErrConstraintPrimaryKey, sqlite3.ErrConstraintUnique) {
 			return ErrTrialExists
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return saveMeasurement(ctx, tx, t)
 	})
 	if err != nil {
 		return fail(err)
@@ -613,13 +616,16 @@ func (db *DB) finishTx(ctx context.Context, tx *sql.Tx, t search.Trial, args []a
 		if err != nil {
 			return fmt.Errorf("trial row: %w", err)
 		}
+		if err := saveMeasurement(ctx, tx, t); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE study = ? AND trial = ?`, t.Study, t.Number); err != nil {
 			return fmt.Errorf("samples: %w", err)
 		}
 		if len(t.Samples) > 0 {
 			stmt, err := tx.PrepareContext(ctx, `INSERT INTO samples
-				(study, trial, t, warmup, tps, qps, `+"`reads`"+`, writes, other, lat_pct, lat_ms, err_ps, reconn_ps)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+				(study, trial, t, warmup, tps, qps, `+"`reads`"+`, writes, other, lat_pct, lat_ms, err_ps, reconn_ps, threads, hll)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return fmt.Errorf("samples: %w", err)
 			}
@@ -627,7 +633,7 @@ func (db *DB) finishTx(ctx context.Context, tx *sql.Tx, t search.Trial, args []a
 			for i, s := range t.Samples {
 				_, err := stmt.ExecContext(ctx, t.Study, t.Number, nullFloat(s.T), s.Warmup,
 					nullFloat(s.TPS), nullFloat(s.QPS), nullFloat(s.Reads), nullFloat(s.Writes), nullFloat(s.Other),
-					nullFloat(s.LatPct), nullFloat(s.LatMS), nullFloat(s.ErrPS), nullFloat(s.ReconnPS))
+					nullFloat(s.LatPct), nullFloat(s.LatMS), nullFloat(s.ErrPS), nullFloat(s.ReconnPS), nullInt(s.Threads), nullPtr(s.HLL))
 				if err != nil {
 					return fmt.Errorf("sample %d: %w", i, err)
 				}
@@ -706,7 +712,11 @@ func queryTrials(ctx context.Context, q querier, where string, args ...any) ([]s
 		}
 		out = append(out, t)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	return out, loadMeasurements(ctx, q, out, where, args...)
 }
 
 // Samples returns the per-second samples of trial number of study in the
@@ -716,7 +726,7 @@ func (db *DB) Samples(ctx context.Context, study string, number int) ([]search.S
 	fail := func(err error) error {
 		return fmt.Errorf("storage: samples of trial %d of study %q: %w", number, study, err)
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT t, warmup, tps, qps, `+"`reads`"+`, writes, other, lat_pct, lat_ms, err_ps, reconn_ps
+	rows, err := db.sql.QueryContext(ctx, `SELECT t, warmup, tps, qps, `+"`reads`"+`, writes, other, lat_pct, lat_ms, err_ps, reconn_ps, threads, hll
 		FROM samples WHERE study = ? AND trial = ? ORDER BY id`, study, number)
 	if err != nil {
 		return nil, fail(err)
@@ -725,16 +735,22 @@ func (db *DB) Samples(ctx context.Context, study string, number int) ([]search.S
 	var out []search.Sample
 	for rows.Next() {
 		var (
-			s search.Sample
-			v [10]sql.NullFloat64
+			s       search.Sample
+			v       [10]sql.NullFloat64
+			threads sql.NullInt64
+			hll     sql.NullFloat64
 		)
-		if err := rows.Scan(&v[0], &s.Warmup, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]); err != nil {
+		if err := rows.Scan(&v[0], &s.Warmup, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &threads, &hll); err != nil {
 			return nil, fail(err)
 		}
 		s.T, s.TPS, s.QPS = floatOf(v[0]), floatOf(v[1]), floatOf(v[2])
 		s.Reads, s.Writes, s.Other = floatOf(v[3]), floatOf(v[4]), floatOf(v[5])
 		s.LatPct, s.LatMS = floatOf(v[6]), floatOf(v[7])
 		s.ErrPS, s.ReconnPS = floatOf(v[8]), floatOf(v[9])
+		s.Threads = int(threads.Int64)
+		if hll.Valid {
+			s.HLL = &hll.Float64
+		}
 		out = append(out, s)
 	}
 	if err := rows.Err(); err != nil {

@@ -105,10 +105,10 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 	// Stored trials may name any catalogue knob (whatever the server that
 	// measured them had), so they are rendered against the whole catalogue.
 	if o.out == "" {
-		return writeExport(stdout, o.format, space.Lookup(), st, best, base, now)
+		return writeExport(stdout, o.format, space.Lookup(), st, best, base, trials, now)
 	}
 	var body bytes.Buffer
-	if err := writeExport(&body, o.format, space.Lookup(), st, best, base, now); err != nil {
+	if err := writeExport(&body, o.format, space.Lookup(), st, best, base, trials, now); err != nil {
 		return err
 	}
 	if err := writeFileMode(o.out, body.Bytes(), 0o644); err != nil {
@@ -119,11 +119,12 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 		fmt.Fprintf(stdout, ", %.1f tps vs baseline %.1f (%+.1f %%)", best.MeanTPS, base.MeanTPS, gain(best.MeanTPS, base.MeanTPS))
 	}
 	fmt.Fprintln(stdout)
+	printGain(stdout, trials, best)
 	return nil
 }
 
 // writeCnf renders the best trial as a my.cnf [mysqld] group.
-func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, now time.Time) error {
+func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time) error {
 	var bs benchSettings
 	_ = json.Unmarshal([]byte(st.Settings), &bs)
 	fmt.Fprintf(w, "# autotune: best configuration of study %q\n", st.Name)
@@ -135,6 +136,7 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 		}
 		fmt.Fprintf(w, "# baseline (%s): trial %d, %.1f tps -> %+.1f %% tps\n", what, base.Number, base.MeanTPS, gain(best.MeanTPS, base.MeanTPS))
 	}
+	writeGainComment(w, trials, best)
 	version := best.ServerVersion
 	if version == "" {
 		version = st.ServerVersion

@@ -30,7 +30,7 @@ type searchOptions struct {
 	budget    time.Duration
 	trials    int
 	workload  string
-	threads   int
+	threads   []int
 	tables    int
 	tableSize int
 	warmup    time.Duration
@@ -44,6 +44,7 @@ type searchOptions struct {
 	knobs     studySpaceOptions
 	existing  existingOptions
 	strategyOptions
+	measure measureOptions
 }
 
 func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
@@ -52,20 +53,21 @@ func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.budget, "budget", 0, "wall-clock budget across all runs of the study, e.g. 50h, 90m (0 = no limit; then --trials is needed)")
 	fs.IntVar(&o.trials, "trials", 0, "stop when the study has this many finished trials, baseline included (0 = no cap)")
 	fs.StringVar(&o.workload, "workload", "oltp_read_write", "sysbench workload: "+strings.Join(runner.Workloads, ", "))
-	fs.IntVar(&o.threads, "threads", 16, "benchmark client threads")
+	fs.IntSliceVar(&o.threads, "threads", []int{16}, "benchmark client threads; several levels such as 8,32,128 measure each trial at each (score aggregated)")
 	fs.IntVar(&o.tables, "tables", 8, "sysbench tables in the dataset")
 	fs.IntVar(&o.tableSize, "table-size", 500000, "rows per sysbench table (8 x 500000 is about 1.1 GB, more than the default 128M buffer pool)")
-	fs.DurationVar(&o.warmup, "warmup", 30*time.Second, "warm-up before the measurement window of each trial")
+	fs.DurationVar(&o.warmup, "warmup", 30*time.Second, "longest warm-up: the measurement window starts once throughput is steady, at the latest after this")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "measurement window of each trial")
 	fs.StringVar(&o.sysbench, "sysbench", "sysbench", "sysbench binary")
 	fs.StringVar(&o.workdir, "workdir", "autotune-sandbox", "sandbox directory: dataset snapshot, trial datadir, socket, logs (created 0700)")
 	fs.Int64Var(&o.seed, "seed", 0, "sampler seed for a new study (0 = random); stored with the study")
-	fs.Float64Var(&o.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps")
+	fs.Float64Var(&o.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps - other penalties")
 	o.existing.AddFlags(fs)
 	fs.BoolVar(&o.allowChg, "allow-changes", false, "resume a study although its manifest changed (server version, host cores/RAM, benchmark settings); the change is recorded")
 	fs.BoolVar(&o.json, "json", false, "print progress as JSON lines, one event per line (log, phase, sample, trial, done, interrupted)")
 	o.knobs.AddFlags(fs)
 	o.strategyOptions.AddFlags(fs)
+	o.measure.AddFlags(fs)
 }
 
 // validate checks flag values; errors name the flag and the accepted form.
@@ -83,8 +85,6 @@ func (o *searchOptions) validate() error {
 		return usagef("--budget or --trials: give at least one, e.g. --budget 8h")
 	case !slices.Contains(runner.Workloads, o.workload):
 		return usagef("--workload %q: want one of %s", o.workload, strings.Join(runner.Workloads, ", "))
-	case o.threads < 1 || o.threads > 4096:
-		return usagef("--threads %d: want 1..4096", o.threads)
 	case o.tables < 1 || o.tables > 1024:
 		return usagef("--tables %d: want 1..1024", o.tables)
 	case o.tableSize < 1:
@@ -106,7 +106,10 @@ func (o *searchOptions) validate() error {
 	if err := o.existing.validate(); err != nil {
 		return err
 	}
-	return o.strategyOptions.validate()
+	if err := o.strategyOptions.validate(); err != nil {
+		return err
+	}
+	return o.validateMeasure()
 }
 
 // benchSettings are the settings that define what a study measures; a
@@ -122,11 +125,18 @@ type benchSettings struct {
 	// Space holds the space settings (durability, space file, builds,
 	// memory budget, apply mode, baseline); see study_settings.go.
 	Space *spaceSettings `json:"space,omitempty"`
+	// ThreadLevels is --threads when it has several levels.
+	ThreadLevels []int           `json:"thread_levels,omitempty"`
+	Measure      measureSettings `json:"measure"`
 }
 
 func (o *searchOptions) settings() benchSettings {
-	return benchSettings{Workload: o.workload, Threads: o.threads, Tables: o.tables, TableSize: o.tableSize,
-		WarmupS: o.warmup.Seconds(), DurationS: o.duration.Seconds(), Lambda: o.lambda}
+	bs := benchSettings{Workload: o.workload, Threads: o.threads[0], Tables: o.tables, TableSize: o.tableSize,
+		WarmupS: o.warmup.Seconds(), DurationS: o.duration.Seconds(), Lambda: o.lambda, Measure: o.measure.settings()}
+	if len(o.threads) > 1 {
+		bs.ThreadLevels = o.threads
+	}
+	return bs
 }
 
 func newSearchCmd() *cobra.Command {
@@ -139,7 +149,14 @@ from the host and the dataset, and then configurations proposed by the search
 strategy (--strategy), one trial at a time: restore the dataset snapshot, start the server with the
 trial's my.cnf, warm up, measure, stop. Each finished trial is committed to the
 study database at once; Ctrl-C abandons the running trial and the same command
-resumes the study later.`,
+resumes the study later.
+
+Each trial's measurement window starts once throughput is steady (at the latest
+after --warmup) and is scored as mean throughput minus penalties for variance,
+dips, stalls, errors and purge lag. A trial that beats the best is re-measured
+(--confirm) before it becomes the best, the baseline is re-measured at intervals
+(--recheck-every), and the study ends with interleaved best/baseline runs that
+give the gain with a 95 % confidence interval (--ab-pairs, --ab-share).`,
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			return o.validate()
@@ -251,8 +268,8 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bench := runner.Sysbench{Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads}
-	maxConn := o.threads + 50
+	bench := runner.Sysbench{Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads[0]}
+	maxConn := maxThreads(o.threads) + 50
 	ds := runner.Dataset{Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, ServerVersion: bin.Version}
 	if !sb.HasSnapshot(ds) {
 		logf("loading the dataset once: %d tables x %d rows (sysbench prepare), then snapshotting it", o.tables, o.tableSize)
@@ -281,13 +298,13 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	}
 	prog.configure(o.study, o.budget, o.trials, st.Spent, started, sp, history)
 	prog.setTrialLength(o.warmup, o.duration)
-	tr := &trialRunner{sb: sb, bench: bench, sp: sp, warmup: o.warmup, duration: o.duration, lambda: o.lambda, maxConn: maxConn, logf: logf,
+	tr := &trialRunner{sb: sb, bench: bench, meas: o.measurer(bench), sp: sp, warmup: o.warmup, duration: o.duration, lambda: o.lambda, maxConn: maxConn, logf: logf,
 		onPhase: prog.phase, onSample: prog.sample}
 	plan.setup(tr, rs)
 	defer tr.close()
 	study := &search.Study{
 		Name: o.study, Strategy: strategy, Objective: tr.run, Store: db,
-		Budget: o.budget, Spent: st.Spent, Start: started, MaxTrials: o.trials, WarmStart: warm,
+		Budget: o.budget, Spent: st.Spent, Start: started, MaxTrials: o.trials, WarmStart: warm, Confirm: o.confirmation(),
 		Base:    plan.base,
 		Prepare: func(c space.Config) space.Config { r, _ := sp.Repair(c); return r },
 	}
@@ -310,6 +327,7 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	if err := reportImportance(ctx, db, o.study, sp, res.Trials, impOut); err != nil {
 		return err
 	}
+	printGain(impOut, res.Trials, res.Best)
 	prog.done(res, fmt.Sprintf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", o.study, o.db))
 	return nil
 }
@@ -331,9 +349,9 @@ func gain(best, base float64) float64 {
 func trialLine(sp *space.Space, e search.Event) string {
 	t := e.Trial
 	var b strings.Builder
-	fmt.Fprintf(&b, "trial %3d %-8s ", t.Number, t.Kind)
+	fmt.Fprintf(&b, "trial %3d %-10s ", t.Number, kindText(t))
 	if t.State == search.Complete {
-		fmt.Fprintf(&b, "tps %8.1f  score %8.1f", t.MeanTPS, t.Score)
+		fmt.Fprintf(&b, "tps %8.1f  score %8.1f  warm-up %2.0fs", t.MeanTPS, t.Score, t.WarmupS)
 	} else {
 		fmt.Fprintf(&b, "%-30s", strings.ToUpper(string(t.State)))
 	}
@@ -358,6 +376,12 @@ func trialLine(sp *space.Space, e search.Event) string {
 	}
 	if t.State == search.Failed || t.State == search.Rejected {
 		b.WriteString("\n      reason: " + t.Failure)
+	}
+	if lv := levelsText(t); lv != "" {
+		b.WriteString("\n      levels: " + lv)
+	}
+	if e.Note != "" {
+		b.WriteString("\n      " + e.Note)
 	}
 	return b.String()
 }

@@ -168,8 +168,8 @@ func runWorker(ctx context.Context, o *workerOptions, out io.Writer) error {
 		return err
 	}
 	defer sbLock.Release()
-	bench := runner.Sysbench{Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads}
-	maxConn := o.threads + 50
+	bench := runner.Sysbench{Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads[0]}
+	maxConn := maxThreads(o.threads) + 50
 	ds := runner.Dataset{Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, ServerVersion: bin.Version}
 	if !sb.HasSnapshot(ds) {
 		logf("loading the dataset once: %d tables x %d rows (sysbench prepare), then snapshotting it", o.tables, o.tableSize)
@@ -184,7 +184,7 @@ func runWorker(ctx context.Context, o *workerOptions, out io.Writer) error {
 	if err := sp.Limit("innodb_buffer_pool_size", float64(host.RAMBytes/2)); err != nil {
 		return err
 	}
-	tr := &trialRunner{sb: sb, bench: bench, sp: sp, warmup: o.warmup, duration: o.duration, lambda: o.lambda, maxConn: maxConn, logf: logf,
+	tr := &trialRunner{sb: sb, bench: bench, meas: o.measurer(bench), sp: sp, warmup: o.warmup, duration: o.duration, lambda: o.lambda, maxConn: maxConn, logf: logf,
 		servers: servers{names: []string{"default"}, bins: map[string]runner.Binary{"default": bin}}}
 	defer tr.close()
 	w := &search.Worker{

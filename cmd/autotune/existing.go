@@ -418,7 +418,7 @@ func runExisting(ctx context.Context, o *searchOptions, out io.Writer) (retErr e
 		return err
 	}
 	r := &existingRunner{ex: ex, sp: sp, include: include, warmup: o.warmup, duration: o.duration, lambda: o.lambda, logf: logf,
-		bench: runner.Sysbench{Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads}}
+		bench: runner.Sysbench{Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads[0]}}
 
 	// A killed autotune left settings behind: restore them first.
 	if b, err := os.ReadFile(statePath(include)); err == nil {

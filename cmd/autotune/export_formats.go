@@ -26,10 +26,10 @@ func validateExportFormat(f string) error {
 }
 
 // writeExport renders the best trial in format (one of exportFormats).
-func writeExport(w io.Writer, format string, sp *space.Space, st storage.Study, best, base search.Trial, now time.Time) error {
+func writeExport(w io.Writer, format string, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time) error {
 	switch format {
 	case "cnf":
-		return writeCnf(w, sp, st, best, base, now)
+		return writeCnf(w, sp, st, best, base, trials, now)
 	case "sql":
 		return writeSQL(w, sp, st, best, base, now, false)
 	case "persist":

@@ -161,7 +161,9 @@ func TestEndToEndKillResumeExport(t *testing.T) {
 	work := filepath.Join(dir, "sb")
 	dbPath := filepath.Join(dir, "trials.db")
 	args := []string{"search", "--study", "it", "--db", dbPath, "--workdir", work, "--trials", "3",
-		"--tables", "2", "--table-size", "5000", "--threads", "4", "--warmup", "2s", "--duration", "4s", "--seed", "11"}
+		"--tables", "2", "--table-size", "5000", "--threads", "4", "--warmup", "2s", "--duration", "4s", "--seed", "11",
+		// re-measurements are tested in measure_integration_test.go
+		"--confirm", "0", "--recheck-every", "0", "--ab-pairs", "0", "--ab-share", "0"}
 
 	// Run 1: SIGKILL during trial 1's benchmark.
 	p := startAutotune(t, bin, args...)

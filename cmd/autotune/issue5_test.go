@@ -72,7 +72,7 @@ func TestBenchSearchFittedNeedsTheStudy(t *testing.T) {
 func TestStrategyFlag(t *testing.T) {
 	o := &searchOptions{}
 	o.AddFlags(pflag.NewFlagSet("search", pflag.ContinueOnError)) // flag defaults
-	o.study, o.db, o.trials, o.workload, o.threads, o.tables, o.tableSize = "s", "t.db", 3, "oltp_read_write", 4, 1, 10
+	o.study, o.db, o.trials, o.workload, o.threads, o.tables, o.tableSize = "s", "t.db", 3, "oltp_read_write", []int{4}, 1, 10
 	o.duration, o.workdir = 10*time.Second, "w"
 	o.strategy = "hybrid"
 	if err := o.validate(); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,7 +22,8 @@ import (
 // back, run the benchmark through warm-up and measurement, stop, score.
 type trialRunner struct {
 	sb               *runner.Sandbox
-	bench            runner.Sysbench
+	bench            runner.Sysbench // the sysbench set-up; builds and placement vary per trial
+	meas             measurer        // warm-up detection, thread levels, scoring
 	sp               *space.Space
 	warmup, duration time.Duration
 	lambda           float64
@@ -278,47 +278,29 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 		return out, nil
 	}
 
-	warm := r.warmup.Seconds()
-	end := (r.warmup + r.duration).Seconds()
-	measuring := warm <= 0
-	if measuring {
-		enter(phaseMeasuring)
-	} else {
-		enter(phaseWarmingUp)
+	m := r.meas
+	if _, ok := m.bench.(runner.Sysbench); ok || m.bench == nil {
+		m.bench = bench // this trial's sysbench build, placement and connection
 	}
-	t0 := time.Now()
-	// sysbench sometimes ends a run before printing its last interval
-	// line, so it runs one second longer than the window and the samples
-	// after the window are dropped.
-	res, berr := bench.Run(ctx, srv, r.warmup+r.duration+time.Second, func(iv runner.Interval) {
-		if iv.Time > end {
-			return
-		}
-		s := search.Sample{T: iv.Time, Warmup: iv.Time <= warm, TPS: iv.TPS, QPS: iv.QPS,
-			Reads: iv.Reads, Writes: iv.Writes, Other: iv.Other, LatPct: iv.LatPct,
-			ErrPS: iv.ErrPS, ReconnPS: iv.ReconnPS}
-		if iv.LatMS != nil {
-			s.LatMS = *iv.LatMS
-		}
-		out.Samples = append(out.Samples, s)
-		if !s.Warmup && !measuring {
-			measuring = true
-			enter(phaseMeasuring)
-		}
+	if r.meas.warmupCap > 0 {
+		enter(phaseWarmingUp)
+	} else {
+		enter(phaseMeasuring)
+	}
+	m.onMeasuring = func() { enter(phaseMeasuring) }
+	m.onSample = func(s search.Sample) {
 		if r.onSample != nil {
 			r.onSample(t, s)
 		}
-	})
-	elapsed := time.Since(t0).Seconds()
-	out.Phases["warmup"] = min(elapsed, warm)
-	out.Phases["measure"] = max(0, elapsed-warm)
-	if res.Summary != nil {
-		if b, err := json.Marshal(res.Summary); err == nil {
-			out.Summary = string(b)
-		}
 	}
+	berr := m.measure(ctx, srv, &out)
 	if ctx.Err() != nil {
 		return out, ctx.Err()
+	}
+	var ns errNotScored
+	if errors.As(berr, &ns) {
+		out.Failure = ns.Error()
+		berr = nil
 	}
 	if berr != nil {
 		if srv.ExitedWithin(2 * time.Second) {
@@ -329,24 +311,17 @@ func (r *trialRunner) run(ctx context.Context, t search.Trial) (search.Outcome, 
 		out.Failure = berr.Error()
 		var be *runner.BenchError
 		if errors.As(berr, &be) {
-			out.ErrorLog = "sysbench output:\n" + be.Output + "\n\nserver error log:\n" + runner.LogExcerpt(srv.ErrorLog)
+			out.ErrorLog = "benchmark output:\n" + be.Output + "\n\nserver error log:\n" + runner.LogExcerpt(srv.ErrorLog)
 		}
 		return out, nil
 	}
-
-	score, mean, sd, p95, err := search.Score(out.Samples, r.lambda)
-	if err != nil {
-		out.Failure = err.Error()
-		return out, nil
-	}
-	out.Score, out.MeanTPS, out.StdTPS, out.P95MS = score, mean, sd, p95
 
 	if r.dynamic && !srv.Exited() {
 		keep = true // the next trial may reuse it
 		return out, nil
 	}
 	enter(phaseStopping)
-	t0 = time.Now()
+	t0 := time.Now()
 	keep = false
 	if err := srv.Stop(stopTimeout); err != nil {
 		// Measured fine; a slow or failed shutdown does not void the numbers

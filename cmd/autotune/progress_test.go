@@ -162,7 +162,7 @@ func TestProgressTerminal(t *testing.T) {
 	t1.State, t1.Started, t1.Ended = search.Complete, fixtureT0.Add(time.Minute), fixtureT0.Add(time.Minute+15*time.Second)
 	t1.Outcome = search.Outcome{Score: 775.2, MeanTPS: 781.9}
 	tr.trial(search.Event{Trial: t1, Best: t1, Baseline: base, Budget: 10 * time.Minute})
-	waitFor(t, out, "trial   1 sampled  tps    781.9", "study  2/4 trials done", "best 775.2 (#1 +55.4%)")
+	waitFor(t, out, "trial   1 sampled    tps    781.9", "study  2/4 trials done", "best 775.2 (#1 +55.4%)")
 	tr.done(search.Result{Reason: search.StopTrials, Trials: []search.Trial{base, t1}, Best: t1, Baseline: base}, "bye")
 	s := out.String()
 	if !strings.HasSuffix(s, "bye\n") || !strings.Contains(s, "best: trial 1, score 775.2") {

@@ -21,7 +21,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted (run the same command to res
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{err}
 	})
-	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd(), newKnobsCmd(), newWorkerCmd(), newBenchSearchCmd(), newDiffCmd())
+	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd(), newKnobsCmd(), newWorkerCmd(), newBenchSearchCmd(), newDiffCmd(), newNoiseCmd())
 	root.AddCommand(newReportCmd(), newStudiesCmd(), newShowCmd())
 	return root
 }

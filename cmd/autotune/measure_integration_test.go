@@ -1,0 +1,151 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/internal/realtest"
+)
+
+// TestMeasurementRealServer runs a short real study with two thread
+// levels, confirmation, baseline rechecks and a final A/B pair, then checks
+// what trials.db holds: per-level scores with status and CPU metrics from
+// the running server, per-second history list samples, the detected
+// warm-up, the score components, and the links of the re-measurements.
+func TestMeasurementRealServer(t *testing.T) {
+	realtest.Require(t)
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	work := filepath.Join(dir, "sb")
+	dbPath := filepath.Join(dir, "trials.db")
+	args := []string{"search", "--study", "m", "--db", dbPath, "--workdir", work, "--trials", "2",
+		"--tables", "2", "--table-size", "5000", "--threads", "2,4", "--warmup", "1s", "--duration", "3s", "--seed", "5",
+		"--confirm", "1", "--recheck-every", "1", "--ab-pairs", "1", "--ab-share", "0"}
+	p := startAutotune(t, bin, args...)
+	code, out := p.wait(t, 8*time.Minute)
+	if code != 0 {
+		t.Fatalf("search exit %d:\n%s", code, out)
+	}
+	assertNoServer(t, work)
+
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT number, kind, state, repeat_of, confirm_needed, warmup_s, warmup_capped, pen_variance, levels FROM trials ORDER BY number`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	kinds := map[string]int{}
+	for rows.Next() {
+		var (
+			n, need, capped int
+			kind, state     string
+			repeatOf        sql.NullInt64
+			warm, variance  sql.NullFloat64
+			levels          sql.NullString
+		)
+		if err := rows.Scan(&n, &kind, &state, &repeatOf, &need, &warm, &capped, &variance, &levels); err != nil {
+			t.Fatal(err)
+		}
+		kinds[kind]++
+		if state != "complete" {
+			t.Fatalf("trial %d (%s) %s", n, kind, state)
+		}
+		switch kind {
+		case "sampled":
+			if need != 1 || repeatOf.Valid {
+				t.Fatalf("sampled trial %d: confirm_needed %d repeat_of %v", n, need, repeatOf)
+			}
+		case "confirm", "recheck", "ab-best", "ab-base":
+			if !repeatOf.Valid {
+				t.Fatalf("%s trial %d without repeat_of", kind, n)
+			}
+		}
+		// 1 s cap, 3 s blocks cannot be judged in 1+3 s: capped at 1 s.
+		if !warm.Valid || warm.Float64 != 1 || capped != 1 || !variance.Valid {
+			t.Fatalf("trial %d: warm-up %v capped %d variance %v", n, warm, capped, variance)
+		}
+		var lv []struct {
+			Threads   int                 `json:"threads"`
+			Score     *float64            `json:"score"`
+			Window    int                 `json:"window_s"`
+			HLLSource string              `json:"hll_source"`
+			Metrics   map[string]*float64 `json:"metrics"`
+		}
+		if err := json.Unmarshal([]byte(levels.String), &lv); err != nil {
+			t.Fatalf("trial %d levels %q: %v", n, levels.String, err)
+		}
+		if len(lv) != 2 || lv[0].Threads != 2 || lv[1].Threads != 4 || lv[0].Score == nil || lv[1].Window != 3 {
+			t.Fatalf("trial %d levels %s", n, levels.String)
+		}
+		for _, l := range lv {
+			if l.HLLSource != "status:Innodb_history_list_length" {
+				t.Fatalf("trial %d: history list source %q", n, l.HLLSource)
+			}
+			for _, k := range []string{"rows_read_ps", "bp_read_requests_ps", "threads_running_mean", "cpu_user", "cpu_idle", "restarted"} {
+				if l.Metrics[k] == nil {
+					t.Fatalf("trial %d, %d threads: metric %s missing: %v", n, l.Threads, k, l.Metrics)
+				}
+			}
+			if *l.Metrics["restarted"] != 0 || *l.Metrics["rows_read_ps"] <= 0 {
+				t.Fatalf("trial %d: restarted %g rows_read_ps %g", n, *l.Metrics["restarted"], *l.Metrics["rows_read_ps"])
+			}
+		}
+	}
+	if kinds["baseline"] != 1 || kinds["sampled"] != 1 || kinds["recheck"] != 1 {
+		t.Fatalf("kinds %v, want the baseline, one sampled trial and one recheck after it", kinds)
+	}
+	if kinds["confirm"] == 1 && kinds["ab-best"]+kinds["ab-base"] != 2 && !strings.Contains(out, "demoted") {
+		t.Fatalf("a confirmed best needs one A/B pair: %v\n%s", kinds, out)
+	}
+	var n, withHLL, threads4 int
+	if err := db.QueryRow(`SELECT count(*), count(hll), sum(threads = 4) FROM samples`).Scan(&n, &withHLL, &threads4); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 || withHLL < n/2 || threads4 == 0 {
+		t.Fatalf("samples: %d, %d with history list length, %d at 4 threads", n, withHLL, threads4)
+	}
+
+	cnf := filepath.Join(dir, "best.cnf")
+	p = startAutotune(t, bin, "export", "--study", "m", "--db", dbPath, "-o", cnf)
+	if code, out := p.wait(t, time.Minute); code != 0 {
+		t.Fatalf("export exit %d:\n%s", code, out)
+	}
+	body, _ := os.ReadFile(cnf)
+	if !strings.Contains(string(body), "[mysqld]") {
+		t.Fatalf("export:\n%s", body)
+	}
+	if kinds["ab-best"] > 0 && !strings.Contains(string(body), "only 1 vs 1 interleaved A/B runs, too few") {
+		t.Fatalf("export without the A/B gain:\n%s", body)
+	}
+}
+
+// TestNoiseWithBenchCmd runs `autotune noise` on a real server with a
+// --bench-cmd that is sysbench itself, so the placeholder and parsing path
+// of custom commands meets a real server.
+func TestNoiseWithBenchCmd(t *testing.T) {
+	realtest.Require(t)
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	p := startAutotune(t, bin, "noise", "--workdir", filepath.Join(dir, "sb"), "--repeats", "2",
+		"--tables", "2", "--table-size", "5000", "--threads", "4", "--warmup", "1s", "--duration", "3s",
+		"--bench-cmd", "sysbench oltp_read_only --db-driver=mysql --mysql-socket={socket} --mysql-user={user} --mysql-db={db} --tables={tables} --table-size={table_size} --threads={threads} --time={seconds} --report-interval=1 run")
+	code, out := p.wait(t, 5*time.Minute)
+	if code != 0 {
+		t.Fatalf("noise exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{"run 1: warm-up", "run 2: warm-up", "raw mean tps: mean", "score:        mean", "CV"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in:\n%s", want, out)
+		}
+	}
+	assertNoServer(t, filepath.Join(dir, "sb"))
+}

@@ -1,0 +1,360 @@
+package search
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/autotune/autotune/space"
+)
+
+// Re-measurement kinds. They repeat a configuration already measured, are
+// scheduled by the study's Confirmation policy (never by the strategy),
+// and do not count towards Study.MaxTrials.
+const (
+	// Confirm re-measures a trial that beat the incumbent on its first
+	// measurement, before it may become the best.
+	Confirm Kind = "confirm"
+	// Recheck re-measures the baseline at intervals, so drift of the
+	// machine shows.
+	Recheck Kind = "recheck"
+	// ABBest and ABBase are the final interleaved runs (A B A B ...) of the
+	// best configuration and the baseline that give the gain with its
+	// confidence interval.
+	ABBest Kind = "ab-best"
+	ABBase Kind = "ab-base"
+)
+
+// Extra reports whether k is a re-measurement kind (Confirm, Recheck,
+// ABBest, ABBase).
+func (k Kind) Extra() bool {
+	switch k {
+	case Confirm, Recheck, ABBest, ABBase:
+		return true
+	}
+	return false
+}
+
+// Repeat links a trial to the measurements that repeat it.
+type Repeat struct {
+	// RepeatOf is, for the Extra kinds, the number of the trial whose
+	// configuration is re-measured: the candidate for Confirm, the
+	// baseline for Recheck, and the best trial under test for both ABBest
+	// and ABBase. It is meaningless (and stored NULL) for other kinds.
+	RepeatOf int
+	// ConfirmNeeded is how many Confirm re-measurements this trial needs
+	// before it may become the best: the study's --confirm when the trial
+	// was measured, 0 when confirmation was off (then its own score
+	// counts).
+	ConfirmNeeded int
+}
+
+// Confirmation is the study's re-measurement policy. A nil *Confirmation
+// turns it off: every trial counts on its single measurement.
+type Confirmation struct {
+	// Repeats is --confirm: re-measurements of a trial that beats the
+	// incumbent. Its estimate is then the mean of those re-measurements
+	// alone (the first measurement, selected because it was high, is left
+	// out: winner's curse).
+	Repeats int
+	// RecheckEvery re-measures the baseline after every RecheckEvery
+	// search trials (0: never).
+	RecheckEvery int
+	// ABPairs is the least number of final A/B pairs (0 with ABShare 0:
+	// no A/B phase).
+	ABPairs int
+	// ABShare is the share of a --budget reserved for the A/B phase: it
+	// runs as many pairs as fit in that share (at least ABPairs, at most
+	// MaxABPairs).
+	ABShare float64
+}
+
+// MaxABPairs bounds the A/B phase.
+const MaxABPairs = 50
+
+// Validate returns an error naming the bad field.
+func (c *Confirmation) Validate() error {
+	switch {
+	case c == nil:
+		return nil
+	case c.Repeats < 0:
+		return fmt.Errorf("confirm %d: want >= 0", c.Repeats)
+	case c.RecheckEvery < 0:
+		return fmt.Errorf("recheck every %d trials: want >= 0", c.RecheckEvery)
+	case c.ABPairs < 0 || c.ABPairs > MaxABPairs:
+		return fmt.Errorf("A/B pairs %d: want 0..%d", c.ABPairs, MaxABPairs)
+	case !(c.ABShare >= 0 && c.ABShare < 1):
+		return fmt.Errorf("A/B share %g: want 0 <= share < 1", c.ABShare)
+	}
+	return nil
+}
+
+func (c *Confirmation) repeats() int {
+	if c == nil {
+		return 0
+	}
+	return c.Repeats
+}
+
+// Estimate is what a study believes about one configuration.
+type Estimate struct {
+	// Score and MeanTPS are means over the measurements that count: the
+	// Confirm re-measurements for a confirmed trial, the baseline and its
+	// Rechecks for the baseline, the trial itself otherwise.
+	Score, MeanTPS float64
+	// N is the number of measurements behind the estimate.
+	N int
+	// Eligible reports whether the trial may be the best: complete and
+	// feasible, and, when it needs confirmation, confirmed by
+	// ConfirmNeeded complete, feasible re-measurements (a failed or
+	// infeasible re-measurement disqualifies it).
+	Eligible bool
+}
+
+// EstimateOf returns the estimate for trial t of trials.
+func EstimateOf(trials []Trial, t Trial) Estimate {
+	if t.State != Complete || t.Infeasible || t.Kind.Extra() {
+		return Estimate{}
+	}
+	var scores, tps []float64
+	add := func(u Trial) {
+		scores = append(scores, u.Score)
+		tps = append(tps, u.MeanTPS)
+	}
+	switch {
+	case t.Kind == Baseline:
+		add(t)
+		for _, u := range trials {
+			if u.Kind == Recheck && u.RepeatOf == t.Number && u.State == Complete && !u.Infeasible {
+				add(u)
+			}
+		}
+	case t.ConfirmNeeded > 0:
+		for _, u := range trials {
+			if u.Kind != Confirm || u.RepeatOf != t.Number {
+				continue
+			}
+			switch {
+			case u.State == Failed || (u.State == Complete && u.Infeasible):
+				return Estimate{}
+			case u.State == Complete:
+				add(u)
+			}
+		}
+		if len(scores) < t.ConfirmNeeded {
+			return Estimate{}
+		}
+	default:
+		add(t)
+	}
+	return Estimate{Score: mean(scores), MeanTPS: mean(tps), N: len(scores), Eligible: true}
+}
+
+// incumbent returns the best trial among trials (Number −1 when none).
+func incumbent(trials []Trial) Trial {
+	best := Trial{Number: -1}
+	bestScore := math.Inf(-1)
+	for _, t := range trials {
+		e := EstimateOf(trials, t)
+		if e.Eligible && e.Score > bestScore {
+			best, bestScore = t, e.Score
+			best.Score, best.MeanTPS = e.Score, e.MeanTPS
+		}
+	}
+	return best
+}
+
+// isCandidate reports whether trials[i] beat the incumbent of the trials
+// before it on its first measurement and so needs confirmation.
+func isCandidate(trials []Trial, i int) bool {
+	t := trials[i]
+	if t.State != Complete || t.Infeasible || t.ConfirmNeeded <= 0 || t.Kind.Extra() || t.Kind == Baseline {
+		return false
+	}
+	inc := incumbent(trials[:i])
+	return inc.Number < 0 || t.Score > inc.Score
+}
+
+// followUp returns the re-measurement owed now, if any: the next Confirm
+// run of the latest search trial when it is a candidate still short of
+// its confirmations, else a baseline Recheck when RecheckEvery search
+// trials finished since the baseline was last measured. It derives
+// everything from trials, so a resumed study owes the same.
+func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
+	if c == nil {
+		return Proposal{}, Repeat{}, false
+	}
+	base := -1
+	for _, t := range trials {
+		if t.Kind == Baseline && t.State == Complete {
+			base = t.Number
+			break
+		}
+	}
+	if base < 0 {
+		return Proposal{}, Repeat{}, false
+	}
+	last := -1
+	for i, t := range trials {
+		if !t.Kind.Extra() && (t.State == Complete || t.State == Failed) {
+			last = i
+		}
+	}
+	if last >= 0 && isCandidate(trials, last) {
+		t := trials[last]
+		done := 0
+		for _, u := range trials {
+			if u.Kind != Confirm || u.RepeatOf != t.Number {
+				continue
+			}
+			if u.State == Failed || (u.State == Complete && u.Infeasible) {
+				done = math.MaxInt // disqualified: no more runs
+				break
+			}
+			if u.State == Complete {
+				done++
+			}
+		}
+		if done < t.ConfirmNeeded {
+			return Proposal{Config: t.Params.Clone(), Kind: Confirm, handle: -1}, Repeat{RepeatOf: t.Number}, true
+		}
+	}
+	if c.RecheckEvery > 0 {
+		since := 0
+		for _, t := range trials {
+			switch {
+			case (t.Kind == Baseline && t.State == Complete) || (t.Kind == Recheck && (t.State == Complete || t.State == Failed)):
+				since = 0 // a failed recheck counts too: no retry loop
+			case !t.Kind.Extra() && (t.State == Complete || t.State == Failed):
+				since++
+			}
+		}
+		if since >= c.RecheckEvery {
+			return Proposal{Config: space.Config{}, Kind: Recheck, handle: -1}, Repeat{RepeatOf: base}, true
+		}
+	}
+	return Proposal{}, Repeat{}, false
+}
+
+// abPairs returns the number of A/B pairs the final phase aims for.
+func (c *Confirmation) abPairs(budget, perTrial time.Duration) int {
+	if c == nil {
+		return 0
+	}
+	n := c.ABPairs
+	if budget > 0 && perTrial > 0 && c.ABShare > 0 {
+		if fit := int(float64(budget) * c.ABShare / float64(2*perTrial)); fit > n {
+			n = fit
+		}
+	}
+	return min(n, MaxABPairs)
+}
+
+// reserve returns the part of budget kept for the A/B phase: the time of
+// its pairs at the current trial cost, once there is a best that is not
+// the baseline (before that nothing is reserved).
+func (c *Confirmation) reserve(trials []Trial, budget time.Duration) time.Duration {
+	if c == nil || budget <= 0 {
+		return 0
+	}
+	best, base := Best(trials)
+	if best.Number < 0 || base.Number < 0 || best.Number == base.Number {
+		return 0
+	}
+	per := estimate(trials)
+	done := len(abRuns(trials, best.Number))
+	left := 2*c.abPairs(budget, per) - done
+	if left <= 0 {
+		return 0
+	}
+	return time.Duration(left) * per
+}
+
+// abRuns returns the finished A/B runs of the best trial number.
+func abRuns(trials []Trial, best int) []Trial {
+	var out []Trial
+	for _, t := range trials {
+		if (t.Kind == ABBest || t.Kind == ABBase) && t.RepeatOf == best && (t.State == Complete || t.State == Failed) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// nextAB returns the next run of the final A/B phase, alternating the best
+// configuration (A) and the baseline (B), until the phase has its pairs;
+// false when there is nothing to compare (no best other than the
+// baseline), when the pairs are done, or when runs keep failing.
+func (c *Confirmation) nextAB(trials []Trial, budget time.Duration) (Proposal, Repeat, bool) {
+	if c == nil {
+		return Proposal{}, Repeat{}, false
+	}
+	best, base := Best(trials)
+	if best.Number < 0 || base.Number < 0 || best.Number == base.Number {
+		return Proposal{}, Repeat{}, false
+	}
+	pairs := c.abPairs(budget, estimate(trials))
+	runs := abRuns(trials, best.Number)
+	nA, nB, failed := 0, 0, 0
+	for _, r := range runs {
+		if r.Kind == ABBest {
+			nA++
+		} else {
+			nB++
+		}
+		if r.State == Failed {
+			failed++
+		}
+	}
+	if len(runs) >= 2*pairs || failed > pairs {
+		return Proposal{}, Repeat{}, false
+	}
+	rep := Repeat{RepeatOf: best.Number}
+	if nA <= nB {
+		return Proposal{Config: best.Params.Clone(), Kind: ABBest, handle: -1}, rep, true
+	}
+	return Proposal{Config: space.Config{}, Kind: ABBase, handle: -1}, rep, true
+}
+
+// Verdict describes what a finished re-measurement settled, for the
+// progress display: "" when it settled nothing yet. After the last Confirm
+// run of a candidate it says whether the candidate became the best or was
+// demoted; after a Recheck it reports the baseline's drift.
+func Verdict(trials []Trial, t Trial) string {
+	switch t.Kind {
+	case Confirm:
+		idx := -1
+		for i, u := range trials {
+			if u.Number == t.RepeatOf {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return ""
+		}
+		cand := trials[idx]
+		e := EstimateOf(trials, cand)
+		inc := incumbent(trials[:idx])
+		if !e.Eligible {
+			if t.State == Failed || t.Infeasible {
+				return fmt.Sprintf("trial %d demoted: a confirmation run failed or was infeasible", cand.Number)
+			}
+			return ""
+		}
+		if inc.Number < 0 || e.Score > inc.Score {
+			return fmt.Sprintf("trial %d confirmed: mean of %d re-measurements %.1f (first %.1f) beats #%d's %.1f: new best",
+				cand.Number, e.N, e.Score, cand.Score, inc.Number, inc.Score)
+		}
+		return fmt.Sprintf("trial %d demoted: first measured %.1f, re-measured %.1f (mean of %d), below #%d's %.1f",
+			cand.Number, cand.Score, e.Score, e.N, inc.Number, inc.Score)
+	case Recheck:
+		for _, u := range trials {
+			if u.Number == t.RepeatOf && t.State == Complete && u.Score != 0 {
+				e := EstimateOf(trials, u)
+				return fmt.Sprintf("baseline re-measured: %.1f vs first %.1f (%+.1f %% drift); baseline estimate %.1f over %d runs",
+					t.Score, u.Score, (t.Score-u.Score)/math.Abs(u.Score)*100, e.Score, e.N)
+			}
+		}
+	}
+	return ""
+}
