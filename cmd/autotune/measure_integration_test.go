@@ -25,7 +25,7 @@ func TestMeasurementRealServer(t *testing.T) {
 	dbPath := filepath.Join(dir, "trials.db")
 	args := []string{"search", "--study", "m", "--db", dbPath, "--workdir", work, "--trials", "2",
 		"--tables", "2", "--table-size", "5000", "--threads", "2,4", "--warmup", "1s", "--duration", "3s", "--seed", "5",
-		"--confirm", "1", "--recheck-every", "1", "--ab-pairs", "1", "--ab-share", "0"}
+		"--confirm", "1", "--recheck-every", "1", "--ab-pairs", "1", "--ab-share", "0", "--strategy", "tpe", "--warm-start=false"}
 	p := startAutotune(t, bin, args...)
 	code, out := p.wait(t, 8*time.Minute)
 	if code != 0 {
