@@ -40,7 +40,8 @@ func TestRealStudyProgressReportExport(t *testing.T) {
 	}
 	p := startAutotune(t, bin, "search", "--study", "rep", "--db", dbPath, "--workdir", work, "--trials", "6", "--space", spaceFile,
 		"--tables", "2", "--table-size", "5000", "--threads", "4", "--warmup", "2s", "--duration", "4s", "--seed", "5", "--json",
-		"--steady-block", "1s") // warm-up decided within the short run, so the measuring phase shows live
+		"--steady-block", "1s", // warm-up decided within the short run, so the measuring phase shows live
+		"--confirm", "0", "--recheck-every", "0", "--ab-pairs", "0")
 	code, out := p.wait(t, 8*time.Minute)
 	if code != 0 {
 		t.Fatalf("search exit %d:\n%s", code, out)
