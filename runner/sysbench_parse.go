@@ -32,7 +32,6 @@ package runner
 //     errno = N, state = 'S': msg" (case sysbench-run-with-errors).
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1336,22 +1335,9 @@ func sbCopyPtr[T any](p *T) *T {
 // error. The returned output is valid in both cases.
 func ParseSysbench(r io.Reader) (SysbenchOutput, error) {
 	p := NewSysbenchParser()
-	br := bufio.NewReader(r)
-	var errs []error
-	for {
-		line, err := br.ReadString('\n')
-		if len(line) > 0 || err == nil {
-			if _, ferr := p.Feed(line); ferr != nil {
-				errs = append(errs, ferr)
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("reading sysbench output: %w", err))
-			break
-		}
-	}
-	return p.Output(), errors.Join(errs...)
+	err := feedLines(r, "sysbench", func(line string) error {
+		_, err := p.Feed(line)
+		return err
+	})
+	return p.Output(), err
 }

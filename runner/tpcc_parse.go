@@ -41,9 +41,7 @@ package runner
 //     unparseable field to 0.
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -1329,22 +1327,9 @@ func tpStripAvg(r *TPCCByTx[TPCCRawResult]) *TPCCByTx[TPCCRawResult] {
 // valid in both cases.
 func ParseTPCC(r io.Reader) (TPCCOutput, error) {
 	p := NewTPCCParser()
-	br := bufio.NewReader(r)
-	var errs []error
-	for {
-		line, err := br.ReadString('\n')
-		if len(line) > 0 || err == nil {
-			if _, ferr := p.Feed(line); ferr != nil {
-				errs = append(errs, ferr)
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("reading tpcc-mysql output: %w", err))
-			break
-		}
-	}
-	return p.Output(), errors.Join(errs...)
+	err := feedLines(r, "tpcc-mysql", func(line string) error {
+		_, err := p.Feed(line)
+		return err
+	})
+	return p.Output(), err
 }
