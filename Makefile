@@ -31,7 +31,7 @@ demo: deps build
 # AUTOTUNE_REQUIRE_REAL=1 turns a missing server or sysbench into a test
 # failure instead of a skip.
 test: deps
-	AUTOTUNE_REQUIRE_REAL=1 $(GO) test -timeout 40m -count=1 ./...
+	./scripts/test.sh
 
 clean:
 	rm -rf bin autotune-sandbox $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm best.cnf report
