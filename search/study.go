@@ -63,7 +63,7 @@ type Study struct {
 	// It holds the pinned knobs (durability policy, space file) and the
 	// user's baseline my.cnf (--baseline-cnf); nil is the server defaults.
 	Base space.Config
-	// Prepare, when set, makes a sampled trial's configuration (Base with
+	// Prepare, when set, makes every proposed configuration (Base with
 	// the proposal on top) consistent before it is recorded and measured:
 	// the space's constraint repair (space.Space.Repair), which must see
 	// the merged configuration.
@@ -259,7 +259,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		if p.Kind != Retry && !p.Kind.Extra() {
 			params = s.Base.Merge(p.Config)
 		}
-		if p.Kind == Sampled && s.Prepare != nil {
+		if p.Kind != Baseline && p.Kind != Retry && !p.Kind.Extra() && s.Prepare != nil {
 			params = s.Prepare(params)
 		}
 		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: params, Started: now(), Repeat: rep}

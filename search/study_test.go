@@ -330,3 +330,34 @@ func TestStudyBusyStoreIsRetried(t *testing.T) {
 		t.Fatalf("%d trials, trial 1 %s, %d failed attempts", len(res.Trials), res.Trials[1].State, store.attempts)
 	}
 }
+
+// screenStrategy proposes fixed screening points.
+type screenStrategy struct{}
+
+func (screenStrategy) Ask(ctx context.Context) (Proposal, error) {
+	return Proposal{Config: space.Config{"innodb_io_capacity": "3000"}, Kind: Screen, handle: -1}, nil
+}
+func (screenStrategy) Tell(ctx context.Context, p Proposal, v float64) error { return nil }
+
+func TestStudyPreparesEveryProposedKind(t *testing.T) {
+	store := newMemStore()
+	s := &Study{Name: "s", Strategy: screenStrategy{}, Objective: landscape(9), Store: store, MaxTrials: 3,
+		Prepare: func(c space.Config) space.Config {
+			c = c.Clone()
+			c["innodb_io_capacity_max"] = "6000" // what the constraint repair would add
+			return c
+		}}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range res.Trials {
+		_, repaired := tr.Params["innodb_io_capacity_max"]
+		if tr.Kind == Screen && !repaired {
+			t.Errorf("trial %d (%s) was not repaired: %v", tr.Number, tr.Kind, tr.Params)
+		}
+		if tr.Kind == Baseline && repaired {
+			t.Errorf("the baseline must measure the defaults as they are: %v", tr.Params)
+		}
+	}
+}
