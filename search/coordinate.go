@@ -68,26 +68,14 @@ func (o CoordinateOptions) withDefaults() CoordinateOptions {
 // resumed study continues where it stopped, and a repeat that lowers an
 // adopted configuration's mean can undo the adoption.
 type CoordinateDescent struct {
-	sp   *space.Space
-	h    *history
+	sp *space.Space
+	recorder
 	opts CoordinateOptions
 }
 
 // NewCoordinate returns coordinate descent over sp.
 func NewCoordinate(sp *space.Space, o CoordinateOptions) *CoordinateDescent {
-	return &CoordinateDescent{sp: sp, h: newHistory(sp), opts: o.withDefaults()}
-}
-
-// Observe adds a measured configuration to the history.
-func (c *CoordinateDescent) Observe(cfg space.Config, value float64) error {
-	c.h.add(cfg, value)
-	return nil
-}
-
-// Tell records the value of any proposal, the strategy's own or not.
-func (c *CoordinateDescent) Tell(ctx context.Context, p Proposal, value float64) error {
-	c.h.add(p.Config, value)
-	return nil
+	return &CoordinateDescent{sp: sp, recorder: recorder{h: newHistory(sp)}, opts: o.withDefaults()}
 }
 
 // Ask returns the next step of the descent.

@@ -63,8 +63,8 @@ type HybridOptions struct {
 // resumed screening draws its remaining points from a design of the new
 // run's seed).
 type Hybrid struct {
-	sp       *space.Space
-	h        *history
+	sp *space.Space
+	recorder
 	opts     HybridOptions
 	rng      *rand.Rand
 	tpe      parzen
@@ -87,7 +87,7 @@ func NewHybrid(sp *space.Space, o HybridOptions) *Hybrid {
 		o.Reselect = 8
 	}
 	rng := rand.New(rand.NewPCG(uint64(o.Seed), 0x9e3779b97f4a7c15))
-	h := &Hybrid{sp: sp, h: newHistory(sp), opts: o, rng: rng, tpe: parzen{rng: rng}}
+	h := &Hybrid{sp: sp, recorder: recorder{h: newHistory(sp)}, opts: o, rng: rng, tpe: parzen{rng: rng}}
 	for _, k := range sp.Knobs() {
 		n := 0
 		if isChoice(k) {
@@ -138,18 +138,6 @@ func latinHypercube(rng *rand.Rand, n int, nChoices []int) [][]float64 {
 		}
 	}
 	return pts
-}
-
-// Observe adds a measured configuration to the history.
-func (h *Hybrid) Observe(cfg space.Config, value float64) error {
-	h.h.add(cfg, value)
-	return nil
-}
-
-// Tell records the value of any proposal, the strategy's own or not.
-func (h *Hybrid) Tell(ctx context.Context, p Proposal, value float64) error {
-	h.h.add(p.Config, value)
-	return nil
 }
 
 // Ask returns the next configuration of the current phase.
@@ -379,8 +367,8 @@ func (h *Hybrid) refine() Proposal {
 // uniform start-up: the hybrid without screening, knob selection or
 // refinement. It exists for the comparison harness, as an ablation.
 type MTPE struct {
-	sp       *space.Space
-	h        *history
+	sp *space.Space
+	recorder
 	tpe      parzen
 	nChoices []int
 }
@@ -388,7 +376,7 @@ type MTPE struct {
 // NewMTPE returns the multivariate TPE over the whole of sp.
 func NewMTPE(sp *space.Space, seed int64) *MTPE {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x2545f4914f6cdd1d))
-	m := &MTPE{sp: sp, h: newHistory(sp), tpe: parzen{rng: rng}}
+	m := &MTPE{sp: sp, recorder: recorder{h: newHistory(sp)}, tpe: parzen{rng: rng}}
 	for _, k := range sp.Knobs() {
 		n := 0
 		if isChoice(k) {
@@ -397,18 +385,6 @@ func NewMTPE(sp *space.Space, seed int64) *MTPE {
 		m.nChoices = append(m.nChoices, n)
 	}
 	return m
-}
-
-// Observe adds a measured configuration to the history.
-func (m *MTPE) Observe(cfg space.Config, value float64) error {
-	m.h.add(cfg, value)
-	return nil
-}
-
-// Tell records the value of any proposal.
-func (m *MTPE) Tell(ctx context.Context, p Proposal, value float64) error {
-	m.h.add(p.Config, value)
-	return nil
 }
 
 // Ask returns the TPE suggestion over every knob.
