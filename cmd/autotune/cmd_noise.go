@@ -106,8 +106,8 @@ func runNoise(ctx context.Context, o *noiseOptions, out io.Writer) error {
 			return fmt.Errorf("build dataset snapshot: %w", err)
 		}
 	}
-	tr := &trialRunner{sb: sb, bench: bench, meas: s.measurer(bench), sp: sp, warmup: s.warmup, duration: s.duration, lambda: s.lambda, maxConn: maxConn, logf: logf,
-		servers: servers{names: []string{"default"}, bins: map[string]runner.Binary{"default": bin}}}
+	tr := &trialRunner{sb: sb, bench: bench, meas: s.measurer(bench), sp: sp, maxConn: maxConn, logf: logf,
+		servers: singleServer(bin)}
 	defer tr.close()
 	desc := "server defaults"
 	if ch := sp.Changes(cfg); len(ch) > 0 {

@@ -298,7 +298,7 @@ func runSearch(ctx context.Context, o *searchOptions, out io.Writer) error {
 	}
 	prog.configure(o.study, o.budget, o.trials, st.Spent, started, sp, history)
 	prog.setTrialLength(o.warmup, o.duration)
-	tr := &trialRunner{sb: sb, bench: bench, meas: o.measurer(bench), sp: sp, warmup: o.warmup, duration: o.duration, lambda: o.lambda, maxConn: maxConn, logf: logf,
+	tr := &trialRunner{sb: sb, bench: bench, meas: o.measurer(bench), sp: sp, maxConn: maxConn, logf: logf,
 		onPhase: prog.phase, onSample: prog.sample}
 	plan.setup(tr, rs)
 	defer tr.close()

@@ -184,8 +184,8 @@ func runWorker(ctx context.Context, o *workerOptions, out io.Writer) error {
 	if err := sp.Limit("innodb_buffer_pool_size", float64(host.RAMBytes/2)); err != nil {
 		return err
 	}
-	tr := &trialRunner{sb: sb, bench: bench, meas: o.measurer(bench), sp: sp, warmup: o.warmup, duration: o.duration, lambda: o.lambda, maxConn: maxConn, logf: logf,
-		servers: servers{names: []string{"default"}, bins: map[string]runner.Binary{"default": bin}}}
+	tr := &trialRunner{sb: sb, bench: bench, meas: o.measurer(bench), sp: sp, maxConn: maxConn, logf: logf,
+		servers: singleServer(bin)}
 	defer tr.close()
 	w := &search.Worker{
 		Name: o.study, Seed: st.Seed, Objective: tr.run, Store: ws,

@@ -21,14 +21,12 @@ import (
 // mode, apply dynamic-only changes to the running server), read the knobs
 // back, run the benchmark through warm-up and measurement, stop, score.
 type trialRunner struct {
-	sb               *runner.Sandbox
-	bench            runner.Sysbench // the sysbench set-up; builds and placement vary per trial
-	meas             measurer        // warm-up detection, thread levels, scoring
-	sp               *space.Space
-	warmup, duration time.Duration
-	lambda           float64
-	maxConn          int
-	logf             func(string, ...any)
+	sb      *runner.Sandbox
+	bench   runner.Sysbench // the sysbench set-up; builds and placement vary per trial
+	meas    measurer        // warm-up detection, thread levels, scoring
+	sp      *space.Space
+	maxConn int
+	logf    func(string, ...any)
 
 	servers servers                    // server builds by name
 	benches map[string]string          // benchmark builds by name

@@ -97,6 +97,11 @@ type servers struct {
 
 func (s servers) first() runner.Binary { return s.bins[s.names[0]] }
 
+// singleServer is the build list of a run without --server-build choices.
+func singleServer(bin runner.Binary) servers {
+	return servers{names: []string{"default"}, bins: map[string]runner.Binary{"default": bin}}
+}
+
 // findServers resolves --mysqld or the --server-build list.
 func (o *spaceOptions) findServers(ctx context.Context) (servers, error) {
 	out := servers{bins: map[string]runner.Binary{}}
@@ -109,9 +114,7 @@ func (o *spaceOptions) findServers(ctx context.Context) (servers, error) {
 		if err != nil {
 			return out, err
 		}
-		out.names = []string{"default"}
-		out.bins["default"] = bin
-		return out, nil
+		return singleServer(bin), nil
 	}
 	for _, b := range builds {
 		bin, err := runner.FindServer(ctx, b.Path)
