@@ -197,14 +197,18 @@ func (p Plan) String() string {
 }
 
 // studyPlan keeps a running study's budget plan (Study.Run): it re-plans
-// over the trials so far, holds the reserve the search stops short of,
+// over the trials so far, holds the time the search stops short of,
 // hands the planned number of trials to a Horizoner strategy, and reports
 // the plan through Study.OnPlan when it is first known and when it moves.
 type studyPlan struct {
 	s *Study
-	// reserve is the plan's ReserveTime (0 without a budget or without a
-	// confirmation policy).
-	reserve time.Duration
+	// final is the time of the final A/B runs still to come (the plan's
+	// FinalRuns at its trial cost; 0 without a budget or a confirmation
+	// policy): the search stops when only that much budget is left. The
+	// rest of the plan's reserve, the Confirm runs and Rechecks expected
+	// during the search, does not stop it: stopping the search removes
+	// them too.
+	final time.Duration
 	// printed is the planned total at the last OnPlan call (-1: never).
 	printed int
 }
@@ -225,7 +229,10 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 		in.ConfirmRuns, in.FinalRuns = s.Confirm.plannedRuns(trials, pl.Finished, pl.Search, s.Budget, per)
 		pl = MakePlan(in)
 	}
-	sp.reserve = pl.ReserveTime
+	sp.final = 0
+	if s.Budget > 0 {
+		sp.final = time.Duration(in.FinalRuns) * pl.TrialCost
+	}
 	if h, ok := s.Strategy.(Horizoner); ok && pl.LimitedBy != "none" && pl.Total > 0 {
 		h.SetHorizon(pl.Total)
 	}

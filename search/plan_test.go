@@ -135,13 +135,25 @@ func TestStudyReserveFollowsTheConfirmation(t *testing.T) {
 	if p3.ReserveTime != time.Duration(p3.Reserve)*p3.TrialCost {
 		t.Fatalf("plan %+v: reserve time is not runs × cost", p3)
 	}
+	// Confirm runs are made during the search (after each new best): their
+	// share of the reserve plans for them but does not stop the search.
+	var plans []Plan
+	s := clockStudy(repeat(cfg("1"), 50), map[string][]float64{"base": {500}, "1": {400}}, 10*time.Minute, time.Hour,
+		&Confirmation{Repeats: 3}, &plans)
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason != StopBudget || len(res.Trials) != 6 {
+		t.Fatalf("reason %q after %d trials, want the whole budget searched", res.Reason, len(res.Trials))
+	}
 
 	// A/B pairs: config "2" beats the baseline; 3 pairs of 10 min
 	// (60 min) are held back from a 3 h budget, above its quarter.
-	var plans []Plan
-	s := clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, 10*time.Minute, 3*time.Hour,
+	plans = nil
+	s = clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, 10*time.Minute, 3*time.Hour,
 		&Confirmation{ABPairs: 3}, &plans)
-	res, err := s.Run(context.Background())
+	res, err = s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

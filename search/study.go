@@ -88,10 +88,12 @@ type Study struct {
 	// when the study's trials already give a cost estimate (a resumed
 	// study), after a trial once two trials give one, and again whenever
 	// the planned number of trials (Plan.Total) moves by more than a
-	// fifth. Run re-plans after every trial either way: the plan's
-	// reserve, time held back for the re-measurements Confirm still
-	// expects, stops the search short of the budget (StopReserve), and a
-	// Strategy that implements Horizoner is told the planned total.
+	// fifth. Run re-plans after every trial either way. The plan's
+	// reserve is the time of the re-measurements Confirm still expects:
+	// Confirm runs of new bests and Rechecks, made during the search, and
+	// the final A/B runs, for whose time the search stops short of the
+	// budget (StopReserve). A Strategy that implements Horizoner is told
+	// the planned total (with a budget or a trial cap).
 	OnPlan func(Plan)
 }
 
@@ -103,9 +105,9 @@ const (
 	StopBudget StopReason = "budget used"
 	// StopTrials: the trial cap was reached.
 	StopTrials StopReason = "trial cap reached"
-	// StopReserve: what is left of the budget is reserved for the
-	// re-measurements of the confirmation policy (Study.Confirm; never
-	// when it is nil).
+	// StopReserve: what is left of the budget is reserved for the final
+	// A/B runs of the confirmation policy (Study.Confirm; never when it is
+	// nil).
 	StopReserve StopReason = "search budget used (the rest is reserved for confirmation)"
 )
 
@@ -235,9 +237,9 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		case follow:
 		case s.MaxTrials > 0 && finished >= s.MaxTrials:
 			stop = StopTrials
-		case s.Budget > 0 && plan.reserve > 0 && used+estimate(trials)+plan.reserve > s.Budget:
-			// The rest of the budget is held for the re-measurements the
-			// policy still expects (0 when Confirm is nil).
+		case s.Budget > 0 && plan.final > 0 && used+estimate(trials)+plan.final > s.Budget:
+			// The rest of the budget is held for the final A/B runs the
+			// plan still expects (none when Confirm is nil).
 			stop = StopReserve
 		}
 		if stop != "" {
