@@ -115,7 +115,7 @@ func TestEvaluateCoversScore(t *testing.T) {
 				ep95 = 0
 			}
 			for _, c := range []struct {
-				name       string
+				name      string
 				old, rule float64
 			}{{"score", score, e.Score}, {"mean", mean, e.MeanTPS}, {"sd", sd, e.StdTPS}, {"p95", p95, ep95}} {
 				if math.Abs(c.old-c.rule) > 1e-9 {
