@@ -217,7 +217,7 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 	// --defaults-file must be the first argument, or the server reads the
 	// system config and then aborts on it (mariadb-on-this-machine.md §2.1).
 	cmd := o.Launch.Command(bin.Path, "--defaults-file="+o.ConfigFile)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = ChildProcAttr(true)
 	// The option reader warns on stderr before the error log is open (e.g.
 	// "World-writable config file ... is ignored").
 	stderr := &tailBuffer{max: 64 << 10}
