@@ -103,7 +103,7 @@ func scatter(xys plotter.XYs, g draw.GlyphStyle) (*plotter.Scatter, error) {
 
 // scorePlot draws the score of every complete trial by trial number, the
 // best score so far as a step line, the baseline score as a dashed line,
-// and failed trials as red crosses under the lowest score.
+// and failed or rejected trials as red crosses under the lowest score.
 func scorePlot(trials []search.Trial, best, base search.Trial) ([]byte, error) {
 	p := newPlot("Score per trial (higher is better)", "trial", "score (mean tps − λ·sd)")
 	var done, failed, bestSoFar plotter.XYs
@@ -126,7 +126,7 @@ func scorePlot(trials []search.Trial, best, base search.Trial) ([]byte, error) {
 			if t.Score > cur {
 				cur = t.Score
 			}
-		case search.Failed:
+		case search.Failed, search.Rejected:
 			failed = append(failed, plotter.XY{X: x, Y: lo - pad})
 		default:
 			continue
@@ -169,7 +169,7 @@ func scorePlot(trials []search.Trial, best, base search.Trial) ([]byte, error) {
 		}
 		f.GlyphStyle.Radius = vg.Points(4.5)
 		p.Add(f)
-		p.Legend.Add("failed (no score)", f)
+		p.Legend.Add(unscoredLabel(trials), f)
 	}
 	if best.Number >= 0 {
 		b, err := scatter(plotter.XYs{{X: float64(best.Number), Y: best.Score}}, glyph(colBest, draw.RingGlyph{}, 7))
@@ -290,7 +290,7 @@ func importancePlot(imp []search.KnobImportance) ([]byte, error) {
 // knobPlot draws the score of each complete trial against the value of
 // knob k (log axis for log-scale knobs, one column per choice for Enum and
 // Bool knobs, spread sideways so equal values stay visible), with failed
-// trials as red crosses under the lowest score.
+// or rejected trials as red crosses under the lowest score.
 func knobPlot(k space.Knob, trials []search.Trial, best search.Trial, share float64) ([]byte, error) {
 	p := newPlot(fmt.Sprintf("Score against %s (importance %.0f %%)", k.Name, share*100), k.Name, "score")
 	choice := k.Kind == space.Enum || k.Kind == space.Bool
@@ -333,7 +333,7 @@ func knobPlot(k space.Knob, trials []search.Trial, best search.Trial, share floa
 			if t.Number == best.Number {
 				bestPt = append(bestPt, plotter.XY{X: xv, Y: t.Score})
 			}
-		case search.Failed:
+		case search.Failed, search.Rejected:
 			failed = append(failed, plotter.XY{X: xv, Y: lo - pad})
 		default:
 			continue
@@ -352,7 +352,7 @@ func knobPlot(k space.Knob, trials []search.Trial, best search.Trial, share floa
 			return nil, err
 		}
 		p.Add(f)
-		p.Legend.Add("failed (no score)", f)
+		p.Legend.Add(unscoredLabel(trials), f)
 	}
 	if len(bestPt) > 0 {
 		b, err := scatter(bestPt, glyph(colBest, draw.RingGlyph{}, 7))
@@ -413,4 +413,15 @@ func (byteTicks) Ticks(min, max float64) []plot.Tick {
 		out = append(out, t)
 	}
 	return out
+}
+
+// unscoredLabel is the legend of the red crosses: trials that finished
+// without a score.
+func unscoredLabel(trials []search.Trial) string {
+	for _, t := range trials {
+		if t.State == search.Rejected {
+			return "failed or rejected (no score)"
+		}
+	}
+	return "failed (no score)"
 }

@@ -95,16 +95,23 @@ func Build(in Input) (*Report, error) {
 		Settings: settingsList(in.Settings)}
 	for _, t := range in.Trials {
 		page.Counts.Total++
+		if t.State.Finished() {
+			page.Counts.Finished++
+		}
 		switch t.State {
 		case search.Complete:
 			page.Counts.Complete++
 		case search.Failed:
 			page.Counts.Failed++
-			page.Failed = append(page.Failed, failedRow{Number: t.Number, Kind: string(t.Kind), Reason: excerpt(t.Failure, 300)})
+		case search.Rejected:
+			page.Counts.Rejected++
 		case search.Interrupted:
 			page.Counts.Interrupted++
 		default:
 			page.Counts.Running++
+		}
+		if t.State == search.Failed || t.State == search.Rejected {
+			page.Failed = append(page.Failed, failedRow{Number: t.Number, Kind: string(t.Kind), State: string(t.State), Reason: excerpt(t.Failure, 300)})
 		}
 	}
 	page.Best = trialRow(in.Space, best, base, 1)
@@ -220,7 +227,7 @@ type pageData struct {
 	Title, Study, Server, Generated, Created, Spent, RAM string
 	Cores                                                int
 	Settings                                             []kv
-	Counts                                               struct{ Total, Complete, Failed, Interrupted, Running int }
+	Counts                                               counts
 	Best, Baseline                                       row
 	HasBaseline                                          bool
 	Figures                                              []figure
@@ -246,9 +253,18 @@ type row struct {
 	Gain                                float64
 }
 
+// counts are the study's trials by state; Finished counts the states
+// that are done (search.State.Finished: complete, failed, rejected).
+type counts struct {
+	Total, Finished                                  int
+	Complete, Failed, Rejected, Interrupted, Running int
+}
+
+// failedRow is a trial that finished without a score: failed or rejected
+// (State), with its reason.
 type failedRow struct {
-	Number       int
-	Kind, Reason string
+	Number              int
+	Kind, State, Reason string
 }
 
 type diff struct {

@@ -72,3 +72,35 @@ func TestExcerptAndSettings(t *testing.T) {
 		t.Errorf("settingsList = %v", got)
 	}
 }
+
+// TestBuildCountsRejectedAsFinished: a rejected trial is finished (like a
+// failed one), not running; the page counts it and lists its reason.
+func TestBuildCountsRejectedAsFinished(t *testing.T) {
+	at := func(n int, st search.State, score float64) search.Trial {
+		return search.Trial{Number: n, State: st, Kind: search.Sampled, Params: space.Config{"innodb_doublewrite": "OFF"},
+			Started: time.Unix(0, 0), Ended: time.Unix(20, 0), Outcome: search.Outcome{Score: score, MeanTPS: score}}
+	}
+	base := at(0, search.Complete, 100)
+	base.Kind, base.Params = search.Baseline, space.Config{}
+	failed := at(2, search.Failed, 0)
+	failed.Failure = "server crashed"
+	rejected := at(3, search.Rejected, 0)
+	rejected.Failure = "rejected before start: over the memory budget"
+	running := at(5, search.Running, 0)
+	running.Ended = time.Time{}
+	trials := []search.Trial{base, at(1, search.Complete, 120), failed, rejected, at(4, search.Interrupted, 0), running}
+	r, err := Build(Input{Study: "s", Trials: trials})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(r.HTML)
+	for _, want := range []string{
+		"trials: 6 (4 finished: 2 complete, 1 failed, 1 rejected; 1 interrupted, 1 running)",
+		"<td>3</td><td class=\"l\">sampled</td><td class=\"l\">rejected</td><td class=\"l\">rejected before start: over the memory budget</td>",
+		"<td>2</td><td class=\"l\">sampled</td><td class=\"l\">failed</td><td class=\"l\">server crashed</td>",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}

@@ -9,8 +9,11 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// ErrorClass says what a client error means for the tool
-// (shared/cases/lifecycle-readiness-stale-connections).
+// ErrorClass says what a client error means for the tool. In the field, Go
+// programs kept a connection pool across a server restart and the next
+// query failed with "invalid connection", a packet-sync error or MariaDB
+// error 1927 (ER_CONNECTION_KILLED), while a refused dial only meant the
+// server was not up yet.
 type ErrorClass string
 
 const (

@@ -13,9 +13,11 @@ import (
 )
 
 func TestClassifyClientError(t *testing.T) {
-	// One row per line of shared/cases/lifecycle-readiness-stale-connections
-	// /expected.tsv, built as the Go driver returns it (types and numbers,
-	// not text).
+	// One row per client error a Go tool sees while a server starts,
+	// restarts or holds stale pooled connections (refused dials, MariaDB
+	// error 1927 after a restart, "invalid connection", access denied, as
+	// reported against go-sql-driver/mysql), built as the driver returns
+	// it (types and numbers, not text).
 	dialTCP := &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
 	dialUnix := &net.OpError{Op: "dial", Net: "unix", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ENOENT}}
 	tests := []struct {

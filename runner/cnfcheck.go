@@ -8,7 +8,9 @@ import (
 // ignoredConfig matches the option reader's warning about an option file
 // it skipped: MySQL "[Warning] World-writable config file '%s' is
 // ignored." and MariaDB "Warning: World-writable config file '%s' is
-// ignored" (shared/cases/mycnf-writer-file-mode).
+// ignored"; the server still starts, with its defaults (seen in the field:
+// a provisioning role left /etc/mysql/my.cnf world-writable and its settings
+// silently had no effect).
 var ignoredConfig = regexp.MustCompile(`World-writable config file '([^']+)' is ignored`)
 
 // IgnoredConfigWarning returns the first line of out (a server's start-up

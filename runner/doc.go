@@ -9,7 +9,7 @@
 // measurement window by WindowMetrics (metrics.go); SHOW ENGINE INNODB
 // STATUS text is parsed by ParseInnoDBStatus (innodb_status.go).
 //
-// Measured costs on the reference machine (shared/design/
-// mariadb-on-this-machine.md): datadir init ≈1 s, start 0.15-0.9 s, restore of
-// a 1.1 GB snapshot ≈2 s, stop by SIGTERM 0.03-2 s.
+// Measured costs on the reference 2-core machine (docs/measurement.md):
+// datadir init ≈1 s, start 0.15-0.9 s, restore of a 1.1 GB snapshot ≈2 s,
+// stop by SIGTERM 0.03-2 s.
 package runner

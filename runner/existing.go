@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -234,7 +233,8 @@ func (e *Existing) uptime(ctx context.Context) (int64, error) {
 var ErrNoRestart = errors.New("restart needed but no --restart-cmd with --allow-restart")
 
 // Restart runs the restart command (argv, no shell, in its own process
-// group so a Ctrl-C at the terminal does not kill it halfway) and waits
+// group so a Ctrl-C at the terminal does not kill it halfway; on Linux it
+// dies with autotune, see ChildProcAttr) and waits
 // until the server is back: a new connection runs a query and the server's
 // Uptime shows it started after the command was launched. It returns an
 // error with the end of the command's output when the command fails, and
@@ -245,7 +245,7 @@ func (e *Existing) Restart(ctx context.Context) error {
 	}
 	launched := time.Now()
 	cmd := exec.CommandContext(ctx, e.RestartCmd[0], e.RestartCmd[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ChildProcAttr(true)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	// A command that leaves a daemon holding its output must not hang us.

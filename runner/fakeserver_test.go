@@ -64,7 +64,8 @@ exit 1
 }
 
 func TestFakeStartDatadirLocked(t *testing.T) {
-	// shared/cases/lifecycle-slow-shutdown-overlap/new-mysqld-error.log
+	// A second mysqld started on a datadir still in use loops on this line
+	// once per second (an error log seen in the field).
 	bin, o := fakeServer(t, `while true; do echo "2017-08-13 02:30:49 2951 [ERROR] InnoDB: Unable to lock ./ibdata1, error: 11" >> "$LOG"; sleep 0.1; done
 `)
 	o.ReadyTimeout = time.Minute

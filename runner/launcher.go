@@ -16,7 +16,8 @@ import (
 )
 
 // Facilities is what the host offers the launcher for the runtime
-// environment knobs (group 1 of shared/design/knobs.md).
+// environment knobs (group 1 of the reference tuning study's knobs, see
+// package space).
 type Facilities struct {
 	// Allocators maps "tcmalloc" and "jemalloc" to the library ldconfig -p
 	// lists for this architecture, when installed.
@@ -185,8 +186,8 @@ type Placement struct {
 // cpu_placement, numa_policy, benchmark_connection; absent means the
 // default) into launch settings. cpu_placement=split gives the benchmark
 // the first half of the cores (at least one) and the server the rest, as
-// measured in shared/design/mariadb-on-this-machine.md §5 (taskset -c 0
-// sysbench, taskset -c 1 mariadbd on 2 cores). It returns an error when a
+// measured on the reference 2-core machine (taskset -c 0 sysbench,
+// taskset -c 1 mariadbd; docs/measurement.md). It returns an error when a
 // value needs a facility the host lacks.
 func PlacementFor(cfg space.Config, f Facilities) (Placement, error) {
 	var p Placement

@@ -13,8 +13,8 @@ import (
 // disk under dir sustains: it writes 4 KiB blocks to a temporary file in
 // dir, each followed by fdatasync (as InnoDB's redo log writes are at
 // innodb_flush_log_at_trx_commit=1), for about d (at most 2000 writes),
-// then removes the file. The reference machine does about 3500 per second
-// (shared/design/mariadb-on-this-machine.md §0). It returns an error when
+// then removes the file. The reference 2-core machine does about 3500 per
+// second (docs/measurement.md). It returns an error when
 // dir is not writable or a write fails.
 func ProbeFsync(ctx context.Context, dir string, d time.Duration) (float64, error) {
 	f, err := os.CreateTemp(dir, ".autotune-fsync-probe-*")

@@ -186,7 +186,7 @@ func (sb *Sandbox) initDatadir(ctx context.Context, dir string) error {
 		}
 		cmd = exec.CommandContext(ctx, sb.Server.Path, args...)
 	}
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = ChildProcAttr(false)
 	// A private tmpdir: concurrent mariadb-install-db runs sharing /tmp
 	// collide on their temporary tables ("ERROR: 1051 Unknown table
 	// 'mysql.tmp_user_sys'"; 2 of 18 runs, three at a time, here; none of
@@ -207,7 +207,7 @@ func (sb *Sandbox) Restore(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("remove old trial datadir: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, "cp", "-a", "--", sb.path("snapshot"), data)
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = ChildProcAttr(false)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("restore snapshot: %w: %s", err, tail(out, 400))
 	}

@@ -15,7 +15,10 @@ import (
 )
 
 func TestLogExcerptFirstError(t *testing.T) {
-	// From shared/cases/lifecycle-unknown-variable-abort: the first
+	// Error logs of servers that refused an option, seen in the field
+	// (testdata/errlog: MySQL 8.0 aborting on query_cache_size, MySQL 8.3 on
+	// master-info-repository, MariaDB 10.2 on a removed InnoDB option; a
+	// MariaDB 10.11 start that only warns about a removed one): the first
 	// [ERROR] line names the option the server refused.
 	tests := []struct{ file, want string }{
 		{"a-mysql80-query-cache.err", "unknown variable 'query_cache_size=512M'"},

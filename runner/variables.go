@@ -157,7 +157,7 @@ func DefaultsFromHelp(ctx context.Context, bin Binary) (map[string]string, error
 		args = append(args, "--user=root")
 	}
 	cmd := exec.CommandContext(ctx, bin.Path, args...)
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = ChildProcAttr(false)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

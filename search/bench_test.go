@@ -30,7 +30,7 @@ func historyOf(sp *space.Space, n int) ([]space.Config, []float64) {
 	return cfgs, ys
 }
 
-type observer interface {
+type observingStrategy interface {
 	Strategy
 	Observe(cfg space.Config, value float64) error
 }
@@ -42,7 +42,7 @@ func BenchmarkSuggest(b *testing.B) {
 	cfgs, ys := historyOf(sp, 1000)
 	for _, name := range []string{"hybrid", "hybrid-refit", "coordinate", "tpe", "mtpe", "random"} {
 		b.Run(name, func(b *testing.B) {
-			var st observer
+			var st observingStrategy
 			var err error
 			switch name {
 			case "hybrid", "hybrid-refit":

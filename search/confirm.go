@@ -106,8 +106,8 @@ type Estimate struct {
 	N int
 	// Eligible reports whether the trial may be the best: complete and
 	// feasible, and, when it needs confirmation, confirmed by
-	// ConfirmNeeded complete, feasible re-measurements (a failed or
-	// infeasible re-measurement disqualifies it).
+	// ConfirmNeeded complete, feasible re-measurements (a failed,
+	// rejected or infeasible re-measurement disqualifies it).
 	Eligible bool
 }
 
@@ -135,7 +135,7 @@ func EstimateOf(trials []Trial, t Trial) Estimate {
 				continue
 			}
 			switch {
-			case u.State == Failed || (u.State == Complete && u.Infeasible):
+			case unscored(u) || (u.State == Complete && u.Infeasible):
 				return Estimate{}
 			case u.State == Complete:
 				add(u)
@@ -185,9 +185,10 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
 		return Proposal{}, Repeat{}, false
 	}
 	base := -1
+	var baseParams space.Config
 	for _, t := range trials {
 		if t.Kind == Baseline && t.State == Complete {
-			base = t.Number
+			base, baseParams = t.Number, t.Params
 			break
 		}
 	}
@@ -196,7 +197,7 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
 	}
 	last := -1
 	for i, t := range trials {
-		if !t.Kind.Extra() && (t.State == Complete || t.State == Failed) {
+		if countsToCap(t) {
 			last = i
 		}
 	}
@@ -207,7 +208,7 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
 			if u.Kind != Confirm || u.RepeatOf != t.Number {
 				continue
 			}
-			if u.State == Failed || (u.State == Complete && u.Infeasible) {
+			if unscored(u) || (u.State == Complete && u.Infeasible) {
 				done = math.MaxInt // disqualified: no more runs
 				break
 			}
@@ -223,14 +224,16 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
 		since := 0
 		for _, t := range trials {
 			switch {
-			case (t.Kind == Baseline && t.State == Complete) || (t.Kind == Recheck && (t.State == Complete || t.State == Failed)):
+			case (t.Kind == Baseline && t.State == Complete) || (t.Kind == Recheck && t.State.Finished()):
 				since = 0 // a failed recheck counts too: no retry loop
-			case !t.Kind.Extra() && (t.State == Complete || t.State == Failed):
+			case countsToCap(t):
 				since++
 			}
 		}
 		if since >= c.RecheckEvery {
-			return Proposal{Config: space.Config{}, Kind: Recheck, handle: -1}, Repeat{RepeatOf: base}, true
+			// The baseline's own configuration: the server defaults
+			// under the study's base (pinned knobs, --baseline-cnf).
+			return Proposal{Config: baseParams.Clone(), Kind: Recheck, handle: -1}, Repeat{RepeatOf: base}, true
 		}
 	}
 	return Proposal{}, Repeat{}, false
@@ -250,31 +253,72 @@ func (c *Confirmation) abPairs(budget, perTrial time.Duration) int {
 	return min(n, MaxABPairs)
 }
 
-// reserve returns the part of budget kept for the A/B phase: the time of
-// its pairs at the current trial cost, once there is a best that is not
-// the baseline (before that nothing is reserved).
-func (c *Confirmation) reserve(trials []Trial, budget time.Duration) time.Duration {
-	if c == nil || budget <= 0 {
+// abLeft returns how many runs of the final A/B phase are still to come:
+// twice the pairs it aims for (abPairs at perTrial) less the A/B runs of
+// the best trial already finished, once there is a best that is not the
+// baseline (before that none: the phase would have nothing to compare).
+func (c *Confirmation) abLeft(trials []Trial, budget, perTrial time.Duration) int {
+	if c == nil {
 		return 0
 	}
 	best, base := Best(trials)
 	if best.Number < 0 || base.Number < 0 || best.Number == base.Number {
 		return 0
 	}
-	per := estimate(trials)
-	done := len(abRuns(trials, best.Number))
-	left := 2*c.abPairs(budget, per) - done
-	if left <= 0 {
+	return max(0, 2*c.abPairs(budget, perTrial)-len(abRuns(trials, best.Number)))
+}
+
+// plannedRuns returns how many re-measurements the policy still expects
+// when search more search trials follow the finished ones (finished counts
+// the trials that count towards the cap, the baseline included), and how
+// many of them are final A/B runs:
+//
+//   - Repeats Confirm runs for each expected new best among the coming
+//     search trials: H(finished+search) − H(finished) of them, H the
+//     harmonic number (the expected number of records among exchangeable
+//     draws; the baseline is the first record and needs none);
+//   - a baseline Recheck every RecheckEvery coming search trials;
+//   - the A/B runs still to come (abLeft at perTrial).
+//
+// The expected Confirm and Recheck runs are rounded to the nearest whole
+// run. A nil policy expects none.
+func (c *Confirmation) plannedRuns(trials []Trial, finished, search int, budget, perTrial time.Duration) (runs, final int) {
+	if c == nil {
+		return 0, 0
+	}
+	expected := 0.0
+	if c.Repeats > 0 && search > 0 {
+		expected += float64(c.Repeats) * (harmonic(finished+search) - harmonic(max(1, finished)))
+	}
+	if c.RecheckEvery > 0 {
+		expected += float64(search / c.RecheckEvery)
+	}
+	final = c.abLeft(trials, budget, perTrial)
+	return int(math.Round(expected)) + final, final
+}
+
+// harmonic returns the harmonic number H(n) = 1 + 1/2 + ... + 1/n (0 for
+// n < 1), exactly up to 1000 and by its asymptotic expansion beyond.
+func harmonic(n int) float64 {
+	if n < 1 {
 		return 0
 	}
-	return time.Duration(left) * per
+	if n <= 1000 {
+		h := 0.0
+		for i := n; i >= 1; i-- {
+			h += 1 / float64(i)
+		}
+		return h
+	}
+	x := float64(n)
+	return math.Log(x) + 0.5772156649015329 + 1/(2*x) - 1/(12*x*x)
 }
 
 // abRuns returns the finished A/B runs of the best trial number.
 func abRuns(trials []Trial, best int) []Trial {
 	var out []Trial
 	for _, t := range trials {
-		if (t.Kind == ABBest || t.Kind == ABBase) && t.RepeatOf == best && (t.State == Complete || t.State == Failed) {
+		if (t.Kind == ABBest || t.Kind == ABBase) && t.RepeatOf == best && t.State.Finished() {
 			out = append(out, t)
 		}
 	}
@@ -302,7 +346,7 @@ func (c *Confirmation) nextAB(trials []Trial, budget time.Duration) (Proposal, R
 		} else {
 			nB++
 		}
-		if r.State == Failed {
+		if unscored(r) {
 			failed++
 		}
 	}
@@ -313,7 +357,7 @@ func (c *Confirmation) nextAB(trials []Trial, budget time.Duration) (Proposal, R
 	if nA <= nB {
 		return Proposal{Config: best.Params.Clone(), Kind: ABBest, handle: -1}, rep, true
 	}
-	return Proposal{Config: space.Config{}, Kind: ABBase, handle: -1}, rep, true
+	return Proposal{Config: base.Params.Clone(), Kind: ABBase, handle: -1}, rep, true
 }
 
 // Verdict describes what a finished re-measurement settled, for the
@@ -336,8 +380,8 @@ func Verdict(trials []Trial, t Trial) string {
 		e := EstimateOf(trials, cand)
 		inc := incumbent(trials[:idx])
 		if !e.Eligible {
-			if t.State == Failed || t.Infeasible {
-				return fmt.Sprintf("trial %d demoted: a confirmation run failed or was infeasible", cand.Number)
+			if unscored(t) || t.Infeasible {
+				return fmt.Sprintf("trial %d demoted: a confirmation run failed, was rejected or was infeasible", cand.Number)
 			}
 			return ""
 		}

@@ -395,3 +395,27 @@ func TestConfirmationAndABOnFlatLandscape(t *testing.T) {
 		t.Errorf("A/B: %d studies, mean gain %.2f %%, %d significant", nAB, abGain, significant)
 	}
 }
+
+// Rechecks and the A/B phase's baseline runs measure the baseline trial's
+// own configuration: the server defaults under the study's base (pinned
+// knobs, --baseline-cnf), not the bare defaults.
+func TestRemeasuredBaselineKeepsTheBase(t *testing.T) {
+	obj, _ := measured(map[string][]float64{"base": {500}, "2": {600}})
+	base := space.Config{"innodb_doublewrite": "ON"}
+	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2"), cfg("2"), cfg("2")}}, Objective: obj, Store: newMemStore(),
+		MaxTrials: 3, Base: base, Confirm: &Confirmation{RecheckEvery: 1, ABPairs: 1}}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[Kind]int{}
+	for _, tr := range res.Trials {
+		kinds[tr.Kind]++
+		if (tr.Kind == Recheck || tr.Kind == ABBase) && tr.Params.Key() != base.Key() {
+			t.Errorf("trial %d (%s) measures %v, want the baseline's %v", tr.Number, tr.Kind, tr.Params, base)
+		}
+	}
+	if kinds[Recheck] == 0 || kinds[ABBase] == 0 {
+		t.Fatalf("kinds %v: want rechecks and A/B baseline runs", kinds)
+	}
+}

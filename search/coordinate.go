@@ -22,8 +22,8 @@ type CoordinateOptions struct {
 	Z float64
 	// PriorCV is the noise, as a share of the incumbent's mean score,
 	// assumed until two repeats of some configuration exist. Default 0.09:
-	// the between-run CV measured at 16 threads
-	// (shared/design/mariadb-on-this-machine.md §4).
+	// the between-run CV at 16 threads, measured on the reference 2-core
+	// machine (docs/measurement.md).
 	PriorCV float64
 	// MaxZoom is how many times the level spacing is halved around the
 	// incumbent after a pass finds nothing. Default 3.

@@ -4,15 +4,22 @@
 // that matter, local refinement), CoordinateDescent, TPE (goptuna, driven
 // ask/tell so autotune owns budget, commits and cancellation) or random.
 // It also owns scoring (a trial's per-second samples into one number),
-// knob importance (Importance) and the budget plan (MakePlan).
+// knob importance (Importance) and the budget plan (MakePlan), which
+// Study.Run keeps itself: it re-plans after every trial, reserves budget
+// for the re-measurements of its Confirmation policy and reports the plan
+// through Study.OnPlan.
 //
 // Data flow per trial: Strategy.Ask → Objective (built by cmd from runner
 // pieces) → Store.FinishTrial (one transaction) → Strategy.Tell. The
 // strategies never see processes, the runner never sees the search, and the
-// store never decides anything.
+// store never decides anything. Study (one process) and Worker (several
+// sharing a store) apply one trial policy (policy.go): how an objective's
+// result becomes a State, which trials are finished (State.Finished) and
+// count towards a cap, and what value a strategy learns from a trial,
+// live or replayed from history.
 //
-// Measurement (issue 4): SteadyRule detects the end of warm-up on block
-// means (steady.go), ScoreRule scores a measurement window as steady-state
+// Measurement: SteadyRule detects the end of warm-up on block means
+// (steady.go), ScoreRule scores a measurement window as steady-state
 // throughput minus penalties for variance, dips, stalls, errors and purge
 // lag (penalty.go), Outcome.Combine aggregates thread levels (measure.go),
 // the Confirmation policy re-measures winners, rechecks the baseline and

@@ -1,7 +1,7 @@
 package search
 
-// Kinds of trials proposed by the strategies of issue 5 (coordinate
-// descent, hybrid) and the expert warm start. They are stored as text in
+// Kinds of trials proposed by the strategies (coordinate descent, hybrid)
+// and the expert warm start. They are stored as text in
 // trials.db (trials.kind).
 const (
 	// Expert is the warm-start configuration an expert would try first,

@@ -26,9 +26,15 @@ type PlanInput struct {
 	// PriorCost is the cost of a trial assumed before any trial finished
 	// (e.g. warm-up + measurement + 5 s).
 	PriorCost time.Duration
-	// ConfirmRuns is how many trials the confirmation phase needs (see
-	// ConfirmRuns); their time is held back from the search.
+	// ConfirmRuns is how many re-measurement runs the confirmation policy
+	// still needs (see ConfirmRuns; Study derives it from its
+	// Confirmation); their time is held back from the search, at most a
+	// quarter of the budget unless FinalRuns need more.
 	ConfirmRuns int
+	// FinalRuns is how many of ConfirmRuns are runs of the final A/B
+	// phase, whose share of the budget the user chose (--ab-share): their
+	// time is always held back, even beyond a quarter of the budget.
+	FinalRuns int
 }
 
 // Plan is the budget plan of a study: what a trial costs and how many the
@@ -43,12 +49,14 @@ type Plan struct {
 	Phases map[string]float64
 	// From is the number of trials the estimate is based on (0: PriorCost).
 	From int
-	// Finished is the number of finished (complete or failed) trials.
+	// Finished is the number of finished trials that count towards the
+	// trial cap (State.Finished, re-measurements left out).
 	Finished int
 	// Search is how many more search trials fit.
 	Search int
-	// Reserve is the number of trials, and ReserveTime their time, held
-	// back for confirmation (budget only; at most a quarter of the budget).
+	// Reserve is the number of runs, and ReserveTime their time, held
+	// back for re-measurements (budget only; at most a quarter of the
+	// budget unless the final A/B runs need more).
 	Reserve     int
 	ReserveTime time.Duration
 	// Total is the planned number of finished trials at the end:
@@ -64,7 +72,8 @@ type Plan struct {
 // n trials: confirm re-measures of each new best configuration, whose
 // expected count is the harmonic number H(n) ≈ ln n + 0.58 (the expected
 // number of records in n exchangeable draws), plus final interleaved runs
-// of best and baseline.
+// of best and baseline. Study does not use it: it derives the runs still
+// expected from its Confirmation (see Study.OnPlan).
 func ConfirmRuns(n, confirm, final int) int {
 	if n < 1 || (confirm <= 0 && final <= 0) {
 		return max(0, final)
@@ -77,8 +86,13 @@ func ConfirmRuns(n, confirm, final int) int {
 // how many trials the budget and the cap allow.
 func MakePlan(in PlanInput) Plan {
 	p := Plan{Phases: map[string]float64{}, LimitedBy: "none"}
+	// The cost comes from measured trials (re-measurements included);
+	// rejected trials never started a server and cost next to nothing.
 	var done, complete []Trial
 	for _, t := range in.Trials {
+		if countsToCap(t) {
+			p.Finished++
+		}
 		if t.State == Complete || t.State == Failed {
 			done = append(done, t)
 			if t.State == Complete {
@@ -86,7 +100,6 @@ func MakePlan(in PlanInput) Plan {
 			}
 		}
 	}
-	p.Finished = len(done)
 	base := complete
 	if len(base) == 0 {
 		base = done
@@ -124,7 +137,7 @@ func MakePlan(in PlanInput) Plan {
 		p.Left = max(0, in.Budget-in.Spent)
 		p.Reserve = in.ConfirmRuns
 		p.ReserveTime = time.Duration(p.Reserve) * p.TrialCost
-		if cap := in.Budget / 4; p.ReserveTime > cap {
+		if cap := max(in.Budget/4, time.Duration(in.FinalRuns)*p.TrialCost); p.ReserveTime > cap {
 			p.Reserve = int(cap / p.TrialCost)
 			p.ReserveTime = time.Duration(p.Reserve) * p.TrialCost
 		}
@@ -181,4 +194,84 @@ func (p Plan) String() string {
 		fmt.Fprintf(&b, "plan: no budget or trial cap")
 	}
 	return b.String()
+}
+
+// studyPlan keeps a running study's budget plan (Study.Run): it re-plans
+// over the trials so far, holds the time the search stops short of,
+// hands the planned number of trials to a Horizoner strategy, and reports
+// the plan through Study.OnPlan when it is first known and when it moves.
+type studyPlan struct {
+	s *Study
+	// final is the time of the final A/B runs still to come (the plan's
+	// FinalRuns at its trial cost; 0 without a budget or a confirmation
+	// policy): the search stops when only that much budget is left. The
+	// rest of the plan's reserve, the Confirm runs and Rechecks expected
+	// during the search, does not stop it: stopping the search removes
+	// them too.
+	final time.Duration
+	// printed is the planned total at the last OnPlan call (-1: never).
+	printed int
+}
+
+// plan re-plans over trials with spent of the budget used. The
+// re-measurements to reserve for are derived from s.Confirm over the
+// search trials the budget allows without a reserve (a first plan), so
+// they are a slight overestimate.
+func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
+	s := sp.s
+	in := PlanInput{Budget: s.Budget, Spent: spent, MaxTrials: s.MaxTrials, Trials: trials, PriorCost: s.PriorCost}
+	pl := MakePlan(in)
+	if s.Confirm != nil {
+		per := estimate(trials)
+		if per <= 0 {
+			per = pl.TrialCost
+		}
+		in.ConfirmRuns, in.FinalRuns = s.Confirm.plannedRuns(trials, pl.Finished, pl.Search, s.Budget, per)
+		pl = MakePlan(in)
+	}
+	sp.final = 0
+	if s.Budget > 0 {
+		sp.final = time.Duration(in.FinalRuns) * pl.TrialCost
+	}
+	if h, ok := s.Strategy.(Horizoner); ok && pl.LimitedBy != "none" && pl.Total > 0 {
+		h.SetHorizon(pl.Total)
+	}
+	return pl
+}
+
+// start plans before the first trial of a run; a resumed study whose
+// trials give a cost estimate reports its plan at once.
+func (sp *studyPlan) start(trials []Trial, spent time.Duration) {
+	pl := sp.plan(trials, spent)
+	if pl.From > 0 {
+		sp.report(pl)
+	}
+}
+
+// after re-plans after a finished trial; the plan is reported once two
+// trials give a cost estimate, and again when the planned total moves by
+// more than a fifth.
+func (sp *studyPlan) after(trials []Trial, spent time.Duration) {
+	pl := sp.plan(trials, spent)
+	switch {
+	case pl.From < 2:
+	case sp.printed < 0:
+		sp.report(pl)
+	case abs(pl.Total-sp.printed)*5 > max(1, sp.printed):
+		sp.report(pl)
+	}
+}
+
+func (sp *studyPlan) report(pl Plan) {
+	sp.printed = pl.Total
+	if sp.s.OnPlan != nil {
+		sp.s.OnPlan(pl)
+	}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

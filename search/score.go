@@ -9,8 +9,8 @@ import (
 )
 
 // DefaultLambda is the default weight of the variance penalty in Score.
-// With a per-second tps spread of 10-15 % on the reference machine
-// (shared/design/mariadb-on-this-machine.md §4) it costs a typical stable
+// With a per-second tps spread of 10-15 %, measured on the reference
+// 2-core machine (docs/measurement.md), it costs a typical stable
 // config 5-8 % of its mean, and a config whose throughput swings twice as
 // much loses twice that.
 const DefaultLambda = 0.5

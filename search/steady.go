@@ -10,9 +10,9 @@ import (
 // blocks of Block seconds have block means that are flat (their
 // least-squares rise across the blocks is at most MaxTrend of their mean)
 // and close together (max−min of the block means at most MaxSpread of their
-// mean). Per-second values move 10–15 % here and are judged only through
-// block means (shared/design/mariadb-on-this-machine.md §4: "judge warm-up
-// on 5–10 s block means").
+// mean). Per-second values move 10–15 % (measured on the reference 2-core
+// machine, docs/measurement.md), so warm-up is judged only through block
+// means of 5–10 s.
 //
 // The decision is prefix-stable: a candidate start is judged only on its
 // own blocks, and the earliest steady candidate wins, so the same answer
@@ -31,11 +31,12 @@ type SteadyRule struct {
 }
 
 // DefaultSteadyRule is three 5 s blocks within 15 % of each other and a
-// rise of at most 5 % across them. Calibrated on the 60 s runs of
-// shared/cases/sysbench-real-1.0.20 (oltp_read_write, 16 threads): the
-// default 128M pool is judged steady after 5–15 s, a 4G pool (data fits,
-// pages read in first) after 15–25 s, matching the 10–20 s and 30–40 s the
-// design notes report for reaching 0.95–0.97 of steady state.
+// rise of at most 5 % across them. Calibrated on the recorded 60 s sysbench
+// 1.0.20 runs (oltp_read_write, 16 threads; runner/testdata/sysbench/
+// sysbench-real-1.0.20): the default 128M pool is judged steady after
+// 5–15 s, a 4G pool (data fits, pages read in first) after 15–25 s,
+// matching the 10–20 s and 30–40 s to reach 0.95–0.97 of steady state
+// measured on the reference 2-core machine (docs/measurement.md).
 func DefaultSteadyRule() SteadyRule {
 	return SteadyRule{Block: 5, Blocks: 3, MaxSpread: 0.15, MaxTrend: 0.05}
 }

@@ -90,8 +90,8 @@ type realRun struct {
 
 var reTPS = regexp.MustCompile(`^\[ *\d+s \] thds: \d+ tps: ([0-9.]+)`)
 
-// realRuns reads the per-second tps of the real 60 s runs of
-// shared/cases/sysbench-real-1.0.20 (copied under runner/testdata).
+// realRuns reads the per-second tps of the recorded 60 s sysbench 1.0.20
+// runs under runner/testdata.
 func realRuns(t *testing.T) []realRun {
 	t.Helper()
 	files, err := filepath.Glob("../runner/testdata/sysbench/sysbench-real-1.0.20/*-t*-r*.txt")

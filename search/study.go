@@ -50,11 +50,12 @@ type Study struct {
 	// Start is when this run began (setup time counts against the budget);
 	// zero means the moment Run is called.
 	Start time.Time
-	// MaxTrials caps the number of finished (complete or failed) trials of
-	// the study, across runs (0 = no cap). Re-measurements (Kind.Extra)
-	// do not count.
+	// MaxTrials caps the number of finished trials of the study
+	// (State.Finished: complete, failed or rejected), across runs (0 = no
+	// cap). Re-measurements (Kind.Extra) do not count.
 	MaxTrials int
-	// Confirm is the re-measurement policy (confirm.go); nil turns it off.
+	// Confirm is the re-measurement policy (confirm.go); nil turns it off,
+	// and then no budget is reserved for re-measurements.
 	Confirm *Confirmation
 	// OnTrial, when set, is called after each finished trial.
 	OnTrial func(Event)
@@ -77,9 +78,23 @@ type Study struct {
 	// WarmStart lists configurations measured right after the baseline
 	// (e.g. the expert warm start), each once per study (see warmStart).
 	WarmStart []Proposal
-	// Reserve is budget held back from the search for confirmation runs
-	// (see Plan); OnTrial may change it between trials.
-	Reserve time.Duration
+	// PriorCost is the wall-clock cost of one trial the budget plan
+	// assumes before any trial finished (e.g. the warm-up cap plus the
+	// measurement window plus 5 s); 0 means one minute. Once trials
+	// finish, the plan estimates the cost from them (see MakePlan).
+	PriorCost time.Duration
+	// OnPlan, when set, is called with the budget plan (see Plan; its
+	// String renders it for a terminal): before the first trial of a run
+	// when the study's trials already give a cost estimate (a resumed
+	// study), after a trial once two trials give one, and again whenever
+	// the planned number of trials (Plan.Total) moves by more than a
+	// fifth. Run re-plans after every trial either way. The plan's
+	// reserve is the time of the re-measurements Confirm still expects:
+	// Confirm runs of new bests and Rechecks, made during the search, and
+	// the final A/B runs, for whose time the search stops short of the
+	// budget (StopReserve). A Strategy that implements Horizoner is told
+	// the planned total (with a budget or a trial cap).
+	OnPlan func(Plan)
 }
 
 // StopReason says why Run returned without error.
@@ -90,7 +105,9 @@ const (
 	StopBudget StopReason = "budget used"
 	// StopTrials: the trial cap was reached.
 	StopTrials StopReason = "trial cap reached"
-	// StopReserve: what is left of the budget is reserved for confirmation.
+	// StopReserve: what is left of the budget is reserved for the final
+	// A/B runs of the confirmation policy (Study.Confirm; never when it is
+	// nil).
 	StopReserve StopReason = "search budget used (the rest is reserved for confirmation)"
 )
 
@@ -131,9 +148,10 @@ func Best(trials []Trial) (best, baseline Trial) {
 	return best, baseline
 }
 
-// penalty is the value told to the strategy for a failed trial: half the
-// worst complete score, so the sampler learns to avoid the region (goptuna's
-// TPE learns nothing from FAIL trials).
+// penalty is the value told to the strategy for a trial without a usable
+// score (failed, rejected or infeasible; see valueOf): half the worst
+// complete score, so the sampler learns to avoid the region (goptuna's TPE
+// learns nothing from FAIL trials).
 func penalty(trials []Trial) float64 {
 	worst, seen := 0.0, false
 	for _, t := range trials {
@@ -153,8 +171,10 @@ func penalty(trials []Trial) float64 {
 // Run resumes or starts the study: it replays finished trials into the
 // strategy, queues the baseline when no baseline is complete and the
 // configs of interrupted trials that were not retried yet, then measures
-// trials until the budget or the trial cap stops it. Each trial is recorded
-// Running before it starts and finished in one store transaction.
+// trials until the budget, the trial cap or the plan's reserve stops it.
+// Each trial is recorded Running before it starts and finished in one
+// store transaction. The budget plan is made before the first trial and
+// again after every trial (see OnPlan).
 //
 // On cancellation the running trial is recorded Interrupted (not counted)
 // and ctx.Err() is returned. A failing baseline returns ErrBaselineFailed.
@@ -180,50 +200,34 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 	}
 
 	// Replay history into the strategy, so it learns from earlier runs.
-	type observer interface {
-		Observe(cfg space.Config, value float64) error
-	}
-	obs, _ := s.Strategy.(observer)
-	pen := penalty(trials)
-	for _, t := range trials {
-		if obs == nil {
-			break
-		}
-		switch t.State {
-		case Complete:
-			if t.Infeasible {
-				err = obs.Observe(t.Params, pen)
-			} else {
-				err = obs.Observe(t.Params, t.Score)
-			}
-		case Failed, Rejected:
-			err = obs.Observe(t.Params, pen)
-		}
-		if err != nil {
-			return Result{}, fmt.Errorf("replay trial %d: %w", t.Number, err)
+	if obs, ok := s.Strategy.(observer); ok {
+		if err := replay(obs, trials); err != nil {
+			return Result{}, err
 		}
 	}
 
-	queue := warmStart(trials, pending(trials), s.WarmStart)
+	queue := warmStart(trials, pending(trials), s.WarmStart, s.params)
 	next := 0
 	for _, t := range trials {
 		if t.Number >= next {
 			next = t.Number + 1
 		}
 	}
+	plan := &studyPlan{s: s, printed: -1}
+	plan.start(trials, spent+now().Sub(mark))
 	for {
 		if err := ctx.Err(); err != nil {
 			return res(""), err
 		}
 		finished := 0
 		for _, t := range trials {
-			if t.State.Finished() && !t.Kind.Extra() {
+			if countsToCap(t) {
 				finished++
 			}
 		}
 		used := spent + now().Sub(mark)
 		// Owed re-measurements (confirm.go) come first; at the trial cap or
-		// the budget's reserve the final A/B phase runs, then the study stops.
+		// the plan's reserve the final A/B phase runs, then the study stops.
 		var p Proposal
 		fp, rep, follow := s.Confirm.followUp(trials)
 		stop := StopReason("")
@@ -233,11 +237,9 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		case follow:
 		case s.MaxTrials > 0 && finished >= s.MaxTrials:
 			stop = StopTrials
-		case s.Budget > 0 && used+estimate(trials)+s.Confirm.reserve(trials, s.Budget) > s.Budget:
-			stop = StopBudget
-		case s.Confirm == nil && s.Reserve > 0 && s.Budget > 0 && used+estimate(trials) > s.Budget-s.Reserve:
-			// The plan's reserve (plan.go) when no confirmation phase
-			// uses it: the search stops short of the budget.
+		case s.Budget > 0 && plan.final > 0 && used+estimate(trials)+plan.final > s.Budget:
+			// The rest of the budget is held for the final A/B runs the
+			// plan still expects (none when Confirm is nil).
 			stop = StopReserve
 		}
 		if stop != "" {
@@ -255,14 +257,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			}
 			return res(""), fmt.Errorf("propose trial %d: %w", next, err)
 		}
-		params := p.Config
-		if p.Kind != Retry && !p.Kind.Extra() {
-			params = s.Base.Merge(p.Config)
-		}
-		if p.Kind != Baseline && p.Kind != Retry && !p.Kind.Extra() && s.Prepare != nil {
-			params = s.Prepare(params)
-		}
-		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: params, Started: now(), Repeat: rep}
+		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: s.params(p), Started: now(), Repeat: rep}
 		if !p.Kind.Extra() && p.Kind != Baseline {
 			t.ConfirmNeeded = s.Confirm.repeats()
 		}
@@ -271,27 +266,13 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			return res(""), fmt.Errorf("record start of trial %d: %w", t.Number, err)
 		}
 		out, oerr := s.Objective(ctx, t)
-		t.Ended = now()
-		t.Outcome = out
-		switch {
-		case oerr != nil:
-			t.State = Interrupted
-			if t.Failure == "" {
-				t.Failure = oerr.Error()
-			}
-		case out.Rejected:
-			t.State = Rejected
-		case out.Failure != "":
-			t.State = Failed
-		default:
-			t.State = Complete
-		}
+		t = conclude(t, out, oerr, now())
 		d := t.Ended.Sub(mark)
 		mark = t.Ended
 		spent += d
 		// Record the end even when ctx is cancelled: an interrupted trial
 		// must not stay Running.
-		if err := s.finish(ctx, t, d); err != nil {
+		if err := recordRetried(ctx, s.StoreRetry, func(ctx context.Context) error { return s.Store.FinishTrial(ctx, t, d) }); err != nil {
 			return res(""), fmt.Errorf("record trial %d: %w", t.Number, err)
 		}
 		trials = append(trials, t)
@@ -301,20 +282,32 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			}
 			return res(""), fmt.Errorf("trial %d: %w", t.Number, oerr)
 		}
-		if (t.State == Failed || t.State == Rejected) && t.Kind == Baseline {
+		if baselineFailed(t) {
 			return res(""), fmt.Errorf("%w: %s", ErrBaselineFailed, t.Failure)
 		}
-		value := t.Score
-		if t.State == Failed || t.State == Rejected || t.Infeasible {
-			value = penalty(trials)
-		}
-		if err := s.Strategy.Tell(ctx, p, value); err != nil {
+		if err := s.Strategy.Tell(ctx, p, toldValue(trials, t)); err != nil {
 			return res(""), fmt.Errorf("tell trial %d: %w", t.Number, err)
 		}
 		if s.OnTrial != nil {
 			best, base := Best(trials)
 			s.OnTrial(Event{Trial: t, Best: best, Baseline: base, Spent: spent, Budget: s.Budget, Note: Verdict(trials, t)})
 		}
+		plan.after(trials, spent)
+	}
+}
+
+// params returns the configuration a trial of proposal p measures: a
+// re-measurement or a retry repeats a recorded configuration as it is;
+// the baseline measures Base; any other proposal is merged onto Base and
+// made consistent by Prepare.
+func (s *Study) params(p Proposal) space.Config {
+	switch {
+	case p.Kind == Retry || p.Kind.Extra():
+		return p.Config
+	case p.Kind == Baseline || s.Prepare == nil:
+		return s.Base.Merge(p.Config)
+	default:
+		return s.Prepare(s.Base.Merge(p.Config))
 	}
 }
 
@@ -359,7 +352,9 @@ func pending(trials []Trial) []Proposal {
 }
 
 // estimate predicts the cost of the next trial: the median duration of the
-// finished trials, 0 when there are none (the first trial always runs).
+// measured (complete or failed) trials, 0 when there are none (the first
+// trial always runs). Rejected trials are left out: they started no server
+// and would understate what a trial costs.
 func estimate(trials []Trial) time.Duration {
 	var ds []time.Duration
 	for _, t := range trials {
@@ -372,25 +367,4 @@ func estimate(trials []Trial) time.Duration {
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	return ds[len(ds)/2]
-}
-
-// finish records a finished trial, retrying with backoff for up to
-// StoreRetry: a measured trial is worth waiting for a busy database. It
-// ignores cancellation of ctx (an interrupted trial must not stay Running)
-// and returns the last store error.
-func (s *Study) finish(ctx context.Context, t Trial, spent time.Duration) error {
-	limit := s.StoreRetry
-	if limit == 0 {
-		limit = time.Minute
-	}
-	deadline := time.Now().Add(limit)
-	wait := 250 * time.Millisecond
-	for {
-		err := s.Store.FinishTrial(context.WithoutCancel(ctx), t, spent)
-		if err == nil || time.Now().Add(wait).After(deadline) {
-			return err
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 5*time.Second)
-	}
 }

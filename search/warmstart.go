@@ -1,16 +1,25 @@
 package search
 
+import "github.com/autotune/autotune/space"
+
 // warmStart returns the queue of a study run: the pending proposals (the
 // baseline, retries of interrupted trials) followed by the warm-start
 // proposals not measured yet. A warm-start configuration some finished
-// trial measured is dropped; one left interrupted is measured once, as a
-// warm-start trial (not as a retry).
-func warmStart(trials []Trial, queue []Proposal, ws []Proposal) []Proposal {
+// trial (State.Finished) measured is dropped; one left interrupted is
+// measured once, as a warm-start trial (not as a retry). params maps a
+// proposal to the configuration its trial records (Study.params: the base
+// merged in, repaired), so it compares with recorded trials; nil records
+// the proposal's configuration as it is.
+func warmStart(trials []Trial, queue []Proposal, ws []Proposal, params func(Proposal) space.Config) []Proposal {
 	for _, p := range ws {
-		key := p.Config.Key()
+		rec := p.Config
+		if params != nil {
+			rec = params(p)
+		}
+		key := rec.Key()
 		done := false
 		for _, t := range trials {
-			if (t.State == Complete || t.State == Failed) && t.Params.Key() == key {
+			if t.State.Finished() && t.Params.Key() == key {
 				done = true
 				break
 			}

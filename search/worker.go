@@ -49,7 +49,10 @@ type ClaimStore interface {
 // each in its own sandbox, sharing the history through a ClaimStore. Before
 // every proposal it replays all workers' finished trials into a fresh
 // strategy (seeded with Seed + trial number, so concurrent workers ask
-// different questions), so the sampler sees every result.
+// different questions), so the sampler sees every result. A trial's state
+// and the value the strategy learns from it are those a Study gives it:
+// its score when complete and feasible, the failure penalty when it failed,
+// was rejected or is infeasible.
 type Worker struct {
 	// Name is the study name.
 	Name string
@@ -62,12 +65,16 @@ type Worker struct {
 	Objective Objective
 	// Store is the shared store.
 	Store ClaimStore
-	// MaxTrials caps the finished (complete or failed) trials of the study
-	// across all workers (0 = no cap; then Budget is needed).
+	// MaxTrials caps the finished trials of the study (State.Finished:
+	// complete, failed or rejected) across all workers (0 = no cap; then
+	// Budget is needed).
 	MaxTrials int
 	// Budget caps the sum of the durations of all finished trials, across
 	// workers (machine time, not wall time; 0 = unlimited).
 	Budget time.Duration
+	// StoreRetry is how long recording a finished trial is retried when
+	// the store fails before the worker stops; 0 means one minute.
+	StoreRetry time.Duration
 	// HeartbeatEvery is how often a running trial's heartbeat is sent
 	// (default 10 s); the store's stale limit must be several times this.
 	HeartbeatEvery time.Duration
@@ -190,20 +197,9 @@ func (w *Worker) runOne(ctx context.Context, t Trial) (done bool, err error) {
 		return false, nil
 	default:
 	}
-	t.Ended = time.Now()
-	t.Outcome = out
-	switch {
-	case oerr != nil:
-		t.State = Interrupted
-		if t.Failure == "" {
-			t.Failure = oerr.Error()
-		}
-	case out.Failure != "":
-		t.State = Failed
-	default:
-		t.State = Complete
-	}
-	if err := w.finish(ctx, t); errors.Is(err, ErrClaimLost) {
+	t = conclude(t, out, oerr, time.Now())
+	err = recordRetried(ctx, w.StoreRetry, func(ctx context.Context) error { return w.Store.FinishClaimed(ctx, t, t.Duration()) })
+	if errors.Is(err, ErrClaimLost) {
 		return false, nil
 	} else if err != nil {
 		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
@@ -214,7 +210,7 @@ func (w *Worker) runOne(ctx context.Context, t Trial) (done bool, err error) {
 		}
 		return false, fmt.Errorf("trial %d: %w", t.Number, oerr)
 	}
-	if t.State == Failed && t.Kind == Baseline {
+	if baselineFailed(t) {
 		return false, fmt.Errorf("%w: %s", ErrBaselineFailed, t.Failure)
 	}
 	if w.OnTrial != nil {
@@ -225,34 +221,18 @@ func (w *Worker) runOne(ctx context.Context, t Trial) (done bool, err error) {
 	return true, nil
 }
 
-// finish records t, retrying store errors for up to a minute (ignoring
-// cancellation: an interrupted trial must not stay Running).
-func (w *Worker) finish(ctx context.Context, t Trial) error {
-	deadline := time.Now().Add(time.Minute)
-	wait := 250 * time.Millisecond
-	for {
-		err := w.Store.FinishClaimed(context.WithoutCancel(ctx), t, t.Duration())
-		if err == nil || errors.Is(err, ErrClaimLost) || time.Now().Add(wait).After(deadline) {
-			return err
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 5*time.Second)
-	}
-}
-
 // choose implements the claim decision (see Worker and ChooseFunc).
 func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal, Choice, StopReason, error) {
 	finished, running := 0, 0
-	var spent time.Duration
 	for _, t := range trials {
-		switch t.State {
-		case Complete, Failed:
+		switch {
+		case countsToCap(t):
 			finished++
-			spent += t.Duration()
-		case Running:
+		case t.State == Running:
 			running++
 		}
 	}
+	spent := spentOn(trials)
 	if w.MaxTrials > 0 && finished >= w.MaxTrials {
 		return Proposal{}, Stop, StopTrials, nil
 	}
@@ -283,12 +263,12 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 		if t.Kind != Baseline {
 			continue
 		}
-		switch t.State {
-		case Complete:
+		switch {
+		case t.State == Complete:
 			baseDone = true
-		case Running:
+		case t.State == Running:
 			baseRunning = true
-		case Failed:
+		case baselineFailed(t):
 			lastFailedBase = &trials[i]
 		}
 	}
@@ -310,23 +290,12 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 	if err != nil {
 		return Proposal{}, Stop, "", err
 	}
-	obs, ok := strat.(interface {
-		Observe(cfg space.Config, value float64) error
-	})
+	obs, ok := strat.(observer)
 	if !ok {
 		return Proposal{}, Stop, "", errors.New("worker strategy cannot replay history (no Observe method)")
 	}
-	pen := penalty(trials)
-	for _, t := range trials {
-		switch t.State {
-		case Complete:
-			err = obs.Observe(t.Params, t.Score)
-		case Failed:
-			err = obs.Observe(t.Params, pen)
-		}
-		if err != nil {
-			return Proposal{}, Stop, "", fmt.Errorf("replay trial %d: %w", t.Number, err)
-		}
+	if err := replay(obs, trials); err != nil {
+		return Proposal{}, Stop, "", err
 	}
 	p, err := strat.Ask(ctx)
 	if err != nil {

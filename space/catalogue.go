@@ -15,12 +15,12 @@ const (
 	kbPS     = "MariaDB KB, Performance Schema System Variables: "
 	myInnoDB = "MySQL 8.0 Reference Manual 17.14, InnoDB Startup Options and System Variables: "
 	perconaM = "Percona Server 5.1 manual, innodb_read_ahead: "
-	seedDoc  = "shared/design/knobs.md"
+	seedDoc  = "reference tuning study (MySQL 5.5 on sysbench, 36 knobs in 4 groups), "
 )
 
 // Gone texts shared by several knobs.
 const (
-	goneNoOp1011 = "the startup option is still accepted as a no-op with a \"was removed\" warning (measured on 10.11.19, shared/design/mariadb-on-this-machine.md §2.5): never worth a trial"
+	goneNoOp1011 = "the startup option is still accepted as a no-op with a \"was removed\" warning (MariaDB 10.11.19, measured on the reference 2-core machine, docs/measurement.md): never worth a trial"
 )
 
 // compileTime is the NotSearched text of the compile-time knobs.
@@ -29,7 +29,7 @@ const compileTime = "compile-time setting: a tuner cannot rebuild the server per
 // Catalogue returns every knob autotune knows: the 36 knobs of the
 // reference tuning study (Knob.Seed "1.1".."4.22", in four groups: runtime
 // environment, compile time, server, InnoDB) and the extras later reports
-// used (shared/design/knobs.md). Each row says what the knob is on each
+// used. Each row says what the knob is on each
 // server flavour and version (Avail) and where its range comes from
 // (Source). Which rows a study searches is decided against the live
 // server by Resolve: removed, renamed and build- or OS-level knobs are
@@ -47,25 +47,25 @@ func Catalogue() []Knob {
 		{
 			Name: "allocator", Seed: "1.1", Group: "environment", Layer: LayerEnvironment, Kind: Enum,
 			Choices: []string{"system", "tcmalloc", "jemalloc"}, Default: "system",
-			Source: seedDoc + " §1.1 (LD_PRELOAD; Debian packages libtcmalloc-minimal4, libjemalloc2)",
+			Source: seedDoc + "knob 1.1 (LD_PRELOAD; Debian packages libtcmalloc-minimal4, libjemalloc2)",
 			Help:   "the server's memory allocator, preloaded with LD_PRELOAD; offered only for libraries ldconfig -p finds",
 		},
 		{
 			Name: "cpu_placement", Seed: "1.2", Group: "environment", Layer: LayerEnvironment, Kind: Enum,
 			Choices: []string{"none", "split"}, Default: "none",
-			Source: seedDoc + " §1.2 (taskset; on 2 cores pinning cost ~40 %, mariadb-on-this-machine.md §5)",
+			Source: seedDoc + "knob 1.2 (taskset; on 2 cores pinning cost ~40 %, measured on the reference 2-core machine, docs/measurement.md)",
 			Help:   "split: server and benchmark on separate cores (taskset); none: the scheduler decides",
 		},
 		{
 			Name: "numa_policy", Seed: "1.3", Group: "environment", Layer: LayerEnvironment, Kind: Enum,
 			Choices: []string{"default", "interleave"}, Default: "default",
-			Source: seedDoc + " §1.3 (numactl --interleave=all)",
+			Source: seedDoc + "knob 1.3 (numactl --interleave=all)",
 			Help:   "interleave the server's memory over NUMA nodes; offered only with numactl and more than one node",
 		},
 		{
 			Name: "benchmark_connection", Seed: "1.4", Group: "environment", Layer: LayerEnvironment, Kind: Enum,
 			Choices: []string{"socket", "tcp"}, Default: "socket",
-			Source: seedDoc + " §1.4 (TCP loopback cost ~11 % here, mariadb-on-this-machine.md §5)",
+			Source: seedDoc + "knob 1.4 (TCP loopback cost ~11 %, measured on the reference 2-core machine, docs/measurement.md)",
 			Help:   "how the benchmark connects: unix socket or TCP 127.0.0.1",
 		},
 
@@ -73,33 +73,33 @@ func Catalogue() []Knob {
 		{
 			Name: "compile_platform_optimisation", Seed: "2.1", Group: "build", Layer: LayerBuild, Kind: Enum,
 			Choices: []string{"generic", "native"}, Default: "generic",
-			NotSearched: compileTime, Via: "server_build", Source: seedDoc + " §2",
+			NotSearched: compileTime, Via: "server_build", Source: seedDoc + "group 2 (compile time)",
 			Help: "platform-specific compiler optimisation (e.g. -march=native)",
 		},
 		{
 			Name: "compile_fast_mutexes", Seed: "2.2", Group: "build", Layer: LayerBuild, Kind: Bool, Default: "OFF",
-			NotSearched: compileTime, Via: "server_build", Source: seedDoc + " §2",
+			NotSearched: compileTime, Via: "server_build", Source: seedDoc + "group 2 (compile time)",
 			Help: "fast mutexes (a MySQL 5.x build option)",
 		},
 		{
 			Name: "compiler", Seed: "2.3", Group: "build", Layer: LayerBuild, Kind: Enum,
 			Choices: []string{"gcc", "clang", "icc"}, Default: "gcc",
-			NotSearched: compileTime, Via: "server_build", Source: seedDoc + " §2",
+			NotSearched: compileTime, Via: "server_build", Source: seedDoc + "group 2 (compile time)",
 			Help: "the compiler the server was built with",
 		},
 		{
 			Name: "compile_profile_guided", Seed: "2.4", Group: "build", Layer: LayerBuild, Kind: Bool, Default: "OFF",
-			NotSearched: compileTime, Via: "server_build", Source: seedDoc + " §2",
+			NotSearched: compileTime, Via: "server_build", Source: seedDoc + "group 2 (compile time)",
 			Help: "profile-guided (feedback-directed) compilation",
 		},
 		{
 			Name: "benchmark_build", Seed: "2.5", Group: "build", Layer: LayerBuild, Kind: Enum,
-			Source: seedDoc + " §2.5 (choices: --benchmark-build NAME=PATH, in the order given)",
+			Source: seedDoc + "knob 2.5 (choices: --benchmark-build NAME=PATH, in the order given)",
 			Help:   "which sysbench binary runs the benchmark (its own build flags)",
 		},
 		{
 			Name: "server_build", Group: "build", Layer: LayerBuild, Kind: Enum,
-			Source: seedDoc + " §2 (choices: --server-build NAME=PATH, in the order given; covers 2.1-2.4 and 3.3)",
+			Source: seedDoc + "group 2 (choices: --server-build NAME=PATH, in the order given; covers 2.1-2.4 and 3.3)",
 			Help:   "which server binary runs the trial: stands for every compile-time knob",
 		},
 
@@ -123,12 +123,12 @@ func Catalogue() []Knob {
 		},
 		{
 			Name: "performance_schema_compiled", Seed: "3.3", Group: "build", Layer: LayerBuild, Kind: Bool, Default: "ON",
-			NotSearched: compileTime, Via: "server_build", Source: seedDoc + " §3.3",
+			NotSearched: compileTime, Via: "server_build", Source: seedDoc + "knob 3.3",
 			Help: "whether the Performance Schema is compiled in",
 		},
 		{
 			Name: "performance_schema", Seed: "3.4", Group: "server", Kind: Bool, Default: "OFF",
-			Source: kbPS + "performance_schema (default OFF; read-only; +95 MB RSS here, mariadb-on-this-machine.md §6)",
+			Source: kbPS + "performance_schema (default OFF; read-only; +95 MB RSS, measured on the reference 2-core machine, docs/measurement.md)",
 			Help:   "instrumentation for diagnostics; costs memory and some throughput",
 		},
 		{
@@ -219,7 +219,7 @@ func Catalogue() []Knob {
 			Name: "innodb_read_ahead", Seed: "4.11", Group: "innodb", Kind: Enum,
 			Choices: []string{"none", "random", "linear", "both"}, Default: "linear", Dynamic: true,
 			Avail:  []Avail{{Flavor: Percona, Until: "5.5.0", Gone: "a Percona Server 5.1 variable, gone since 5.5; MySQL and MariaDB have innodb_random_read_ahead and innodb_read_ahead_threshold instead (both searched). Never written as an option: it would prefix-match innodb_read_ahead_threshold"}},
-			Source: perconaM + "none/random/linear/both; MySQL and MariaDB have innodb_random_read_ahead and innodb_read_ahead_threshold instead. Never written as an option: it would prefix-match innodb_read_ahead_threshold (mariadb-on-this-machine.md §2.5)",
+			Source: perconaM + "none/random/linear/both; MySQL and MariaDB have innodb_random_read_ahead and innodb_read_ahead_threshold instead. Never written as an option: it would prefix-match innodb_read_ahead_threshold (MariaDB 10.11, measured on the reference 2-core machine, docs/measurement.md)",
 			Help:   "read-ahead policy (Percona only); searched elsewhere as innodb_random_read_ahead and innodb_read_ahead_threshold",
 		},
 		{
@@ -273,7 +273,7 @@ func Catalogue() []Knob {
 		{
 			Name: "innodb_support_xa", Seed: "4.19", Group: "innodb", Kind: Bool, Default: "ON", Dynamic: true,
 			Avail: []Avail{
-				{Flavor: MariaDB, Until: "10.3.0", Gone: "removed in MariaDB 10.3 (XA is always on); an unknown option on 10.11: the server aborts at start (mariadb-on-this-machine.md §2.5)"},
+				{Flavor: MariaDB, Until: "10.3.0", Gone: "removed in MariaDB 10.3 (XA is always on); an unknown option on 10.11: the server aborts at start (measured on the reference 2-core machine, docs/measurement.md)"},
 				{Flavor: MySQL, Until: "8.0.0", Gone: "removed in MySQL 8.0 (deprecated 5.7.10; XA is always on)"},
 			},
 			Source: kbInnoDB + "innodb_support_xa (deprecated 10.2, removed 10.3.0); " + myInnoDB + "removed in 8.0",
@@ -420,7 +420,7 @@ func Catalogue() []Knob {
 			Name: "innodb_page_size", Group: "innodb", Layer: LayerDataset, Kind: Bytes,
 			Min: 4 * kib, Max: 64 * kib, Scale: Log, Step: 4 * kib, Default: "16384", Unit: "bytes",
 			FreshDatadir: true,
-			NotSearched:  "a dataset dimension: fixed when the datadir is initialised (the server aborts on a datadir of another page size, mariadb-on-this-machine.md §2.5); each value needs its own initialised and loaded datadir",
+			NotSearched:  "a dataset dimension: fixed when the datadir is initialised (the server aborts on a datadir of another page size, measured on the reference 2-core machine, docs/measurement.md); each value needs its own initialised and loaded datadir",
 			Source:       kbInnoDB + "innodb_page_size (4k-64k, default 16k; read-only, set at datadir initialisation)",
 			Help:         "InnoDB page size",
 		},

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// seedGroups are the 36 knobs of the reference study (shared/design/knobs.md):
-// 4 runtime environment, 5 compile time, 5 server, 22 InnoDB.
+// seedGroups are the 36 knobs of the reference tuning study (MySQL 5.5 on
+// sysbench): 4 runtime environment, 5 compile time, 5 server, 22 InnoDB.
 var seedGroups = map[string]int{"1": 4, "2": 5, "3": 5, "4": 22}
 
 func TestCatalogueHoldsThe36SeedKnobs(t *testing.T) {
@@ -256,8 +256,8 @@ func TestNameVariants(t *testing.T) {
 			t.Errorf("Knob(%q) = %q, %v; want %q", in, k.Name, ok, want)
 		}
 	}
-	// Names are not case-folded: the server matches option names character
-	// by character (shared/cases/mycnf-name-normalization-loose).
+	// Names are not case-folded: the server's option matcher (my_getopt)
+	// compares names character by character, treating only - and _ as equal.
 	if _, ok := sp.Knob("Max_Connections"); ok {
 		t.Error("case-folded lookup")
 	}

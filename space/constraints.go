@@ -11,7 +11,8 @@ import (
 //   - innodb_io_capacity_max >= innodb_io_capacity. The server itself
 //     raises the maximum when the capacity exceeds it (measured on 10.11:
 //     io_capacity 3000 gave io_capacity_max 6000 even after the maximum had
-//     been set to 1500, mariadb-on-this-machine.md §6), so a sampled pair
+//     been set to 1500, on the reference 2-core machine,
+//     docs/measurement.md), so a sampled pair
 //     below the line would be measured as something else than recorded.
 //     The maximum is raised to the capacity.
 //   - innodb_log_file_size <= innodb_buffer_pool_size. The redo log only
@@ -20,7 +21,8 @@ import (
 //     allow, so a log beyond the pool's size buys no less flushing and
 //     costs disk and crash-recovery time. (MySQLTuner's "log = 25 % of the
 //     pool" rule is not used: a 1G log against a 128M pool measured
-//     neutral here, mariadb-on-this-machine.md §5.) The log is lowered to
+//     neutral on the reference 2-core machine, docs/measurement.md.) The
+//     log is lowered to
 //     the pool size, rounded down to its step.
 //   - innodb_log_buffer_size <= innodb_log_file_size. MariaDB 10.11
 //     refuses a redo log smaller than its buffer (SET GLOBAL

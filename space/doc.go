@@ -7,7 +7,9 @@
 // default, dynamic or restart flag, the flavours and versions that have it
 // and under which name, and the manual source of its range. Knobs are rows
 // of a data table (Catalogue), never code per knob: the 36 knobs of the
-// reference study (shared/design/knobs.md) and the extras.
+// reference tuning study (MySQL 5.5 on sysbench, in four groups: runtime
+// environment, compile time, server, InnoDB) and the extras later reports
+// tuned.
 //
 // Resolve meets the catalogue with the live server (ServerInfo, read by
 // package runner), the host, the durability policy and a space file
@@ -17,8 +19,9 @@
 // validated and rounded by the knobs, repaired by the constraints between
 // knobs (Repair), checked against a memory budget (EstimateMemory), and
 // rendered as a my.cnf option group with full option names (the server
-// silently matches unique prefixes, so abbreviations are never written;
-// see shared/design/mariadb-on-this-machine.md §2.5).
+// silently matches unique prefixes, so abbreviations are never written:
+// MariaDB 10.11 takes innodb-read-ahead=32 for innodb_read_ahead_threshold,
+// measured on the reference 2-core machine, docs/measurement.md).
 //
 // The package also reads MySQL option files (ReadOptionFile: groups,
 // !include/!includedir, loose-, valueless options, quotes, comments),

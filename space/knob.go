@@ -117,9 +117,9 @@ type Knob struct {
 	// name written to my.cnf (never an abbreviation: the server matches
 	// unique prefixes).
 	Name string
-	// Seed is the number of the knob in the reference study's list of 36
-	// ("1.1" .. "4.22"; two knobs share 3.5, 4.14 and 4.22), "" for the
-	// extras of later reports. See shared/design/knobs.md.
+	// Seed is the number of the knob in the reference tuning study's list
+	// of 36 (MySQL 5.5 on sysbench; "1.1" .. "4.22", group.number; two
+	// knobs share 3.5, 4.14 and 4.22), "" for the extras of later reports.
 	Seed string
 	// Group is "environment", "build", "server" or "innodb".
 	Group string
@@ -182,8 +182,9 @@ func (k Knob) Normalize(v string) (string, error) {
 	switch k.Kind {
 	case Bool:
 		// The server's option parser (my_getopt get_bool_argument) takes
-		// exactly these; "yes" is "not recognized. Set to OFF"
-		// (shared/cases/mycnf-readback-normalization).
+		// exactly these; "yes" is "not recognized. Set to OFF" (the
+		// my_getopt message "option '%s': boolean value '%s' was not
+		// recognized. Set to OFF.").
 		switch strings.ToUpper(v) {
 		case "ON", "1", "TRUE":
 			return "ON", nil

@@ -39,8 +39,8 @@ func (m MemoryEstimate) String() string {
 // counts them (mysqltuner.pl, calculations(): server_buffers and
 // per_thread_buffers), with the values MariaDB 10.11 uses when neither the
 // configuration nor the server says otherwise. The performance schema adds
-// what it measured here (+95 MB RSS with performance_schema=ON,
-// mariadb-on-this-machine.md §2.3), rounded up.
+// +95 MB RSS (performance_schema=ON on MariaDB 10.11, measured on the
+// reference 2-core machine, docs/measurement.md), rounded up.
 var (
 	memGlobal = []struct {
 		name string

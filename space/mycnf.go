@@ -386,7 +386,9 @@ func (of *OptionFile) Effective(groups []string) []Option {
 // Redefined returns, for the given groups, the options set in two or more
 // different files of the same !includedir directory: their effective
 // value depends on the order the directory is read, which MySQL does not
-// promise (shared/cases/mycnf-includedir-selection). Each entry reads
+// promise (MySQL Reference Manual, "Using Option Files": "MySQL makes no
+// guarantee about the order in which option files in the directory are
+// read"). Each entry reads
 // "name: file1 (line), file2 (line)".
 func (of *OptionFile) Redefined(groups []string) []string {
 	want := map[string]bool{}

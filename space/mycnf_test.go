@@ -10,8 +10,9 @@ import (
 	"testing"
 )
 
-// The cases under testdata/mycnf are copied unchanged from
-// shared/cases/mycnf-*; each expected.md says what a reader must do.
+// The cases under testdata/mycnf are built from option files and server
+// output reported in the field; each expected.md cites the public reports
+// and says what a reader must do.
 const mycnfCases = "testdata/mycnf"
 
 func caseFile(name string) string { return filepath.Join(mycnfCases, name) }

@@ -6,7 +6,10 @@ import (
 )
 
 // ReadbackStatus classifies a value the server runs with against the value
-// it was given (shared/cases/mycnf-readback-normalization).
+// it was given. Tools that recorded the requested value were misled in the
+// field: skip-name-resolve=0 still read back ON on MySQL 8.4, a 5.7 buffer
+// pool was rounded to a multiple of chunk size × instances, and a
+// case-sensitive compare reported "on" vs "ON" as a change.
 type ReadbackStatus string
 
 const (

@@ -1,5 +1,6 @@
 // Package storage keeps studies, trials and per-second benchmark samples in
-// trials.db, an SQLite file (github.com/mattn/go-sqlite3, so it needs cgo).
+// trials.db, an SQLite file (github.com/mattn/go-sqlite3, so it needs cgo;
+// a build without cgo compiles but keeps only MySQL/MariaDB stores).
 //
 // The file is opened in WAL mode with a busy timeout of 5 s, foreign keys on,
 // and immediate write transactions, through one pooled connection: a *DB is

@@ -1,6 +1,6 @@
 package storage
 
-// Columns of migration 00003 (issue 4, measurement): the re-measurement
+// Columns of migration 00003 (measurement): the re-measurement
 // links, the detected warm-up, the score's components and the thread
 // levels with their metrics. They are written and read here, next to the
 // main trial row, so that storage.go only calls saveMeasurement and

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-sqlite3"
+	_ "github.com/mattn/go-sqlite3" // the "sqlite3" database/sql driver
 	"github.com/pressly/goose/v3"
 
 	"github.com/autotune/autotune/search"
@@ -300,7 +300,7 @@ func (db *DB) CreateStudy(ctx context.Context, s Study) error {
 	}
 	_, err = db.sql.ExecContext(ctx, `INSERT INTO studies (`+studyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		s.Name, s.Settings, s.Seed, s.ServerVersion, s.Cores, s.RAMBytes, created, s.Spent.Seconds())
-	if isConstraint(err, sqlite3.ErrConstraintPrimaryKey, sqlite3.ErrConstraintUnique) {
+	if isDuplicateKey(err) {
 		return fmt.Errorf("storage: create study %q: %w", s.Name, ErrStudyExists)
 	}
 	if err != nil {
@@ -551,7 +551,7 @@ func (db *DB) BeginTrial(ctx context.Context, t search.Trial) error {
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO trials (`+trialColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
-		if isConstraint(err, sqlite3.ErrConstraintPrimaryKey, sqlite3.ErrConstraintUnique) {
+		if isDuplicateKey(err) {
 			return ErrTrialExists
 		}
 		if err != nil {
@@ -781,22 +781,11 @@ func studyExists(ctx context.Context, tx *sql.Tx, study string) error {
 	return err
 }
 
-// isConstraint reports whether err is an SQLite constraint violation with
-// one of the extended codes.
-func isConstraint(err error, codes ...sqlite3.ErrNoExtended) bool {
-	if isMySQLDuplicate(err) {
-		return true
-	}
-	var se sqlite3.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	for _, c := range codes {
-		if se.ExtendedCode == c {
-			return true
-		}
-	}
-	return false
+// isDuplicateKey reports whether err is a duplicate-key error of either
+// store: MySQL's ER_DUP_ENTRY or an SQLite primary-key or unique constraint
+// violation (sqlite_cgo.go).
+func isDuplicateKey(err error) bool {
+	return isMySQLDuplicate(err) || isSQLiteDuplicate(err)
 }
 
 // timeText formats t for storage: NULL for the zero time, else RFC 3339 UTC

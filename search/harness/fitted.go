@@ -56,7 +56,8 @@ type FitInput struct {
 }
 
 // bytesPerRow is the on-disk size of a sysbench row with its index
-// (8 × 500 000 rows take 961 MB: shared/design/mariadb-on-this-machine.md §3).
+// (8 × 500 000 rows take 961 MB, measured on the reference 2-core machine:
+// docs/measurement.md).
 const bytesPerRow = 240
 
 // NewFitted fits the landscape. It returns an error when fewer than 8

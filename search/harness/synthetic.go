@@ -12,8 +12,8 @@ import (
 
 // Synthetic is a landscape shaped like tuning MariaDB 10.11 for
 // oltp_read_write on the reference machine (2 cores, 24 GiB, a 1.1 GB
-// dataset, ~3500 fsync/s), its effect sizes taken from
-// shared/design/mariadb-on-this-machine.md §5 where measured:
+// dataset, ~3500 fsync/s), its effect sizes those measured on that
+// machine (docs/measurement.md) where measured:
 //
 //   - buffer pool: +56 % once the data fits (smooth in log size below);
 //   - flush method: fsync +23 % with a small pool (the OS page cache holds

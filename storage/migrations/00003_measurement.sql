@@ -1,4 +1,4 @@
--- Measurement you can trust (issue 4): detected warm-up, score components,
+-- Measurement you can trust: detected warm-up, score components,
 -- feasibility, thread levels with their metrics, and the links between a
 -- trial and its re-measurements (confirmation, baseline rechecks, final
 -- A/B runs).

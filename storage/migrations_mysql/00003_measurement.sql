@@ -1,6 +1,5 @@
--- MySQL dialect of ../migrations/00003_measurement.sql (issue 4): detected
--- warm-up, score components, feasibility, thread levels, re-measurement
--- links.
+-- MySQL dialect of ../migrations/00003_measurement.sql: detected warm-up,
+-- score components, feasibility, thread levels, re-measurement links.
 
 -- +goose Up
 ALTER TABLE trials

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/autotune/autotune/space"
 )
@@ -154,79 +153,22 @@ func TestExpertConfig(t *testing.T) {
 	}
 }
 
-func TestPlan(t *testing.T) {
-	trial := func(state State, restore, measure, extra float64) Trial {
-		ph := map[string]float64{"restore": restore, "start": 0.5, "warmup": 10, "measure": measure, "stop": 0.5}
-		d := restore + 1 + 10 + measure + extra
-		start := time.Unix(1000, 0)
-		return Trial{State: state, Started: start, Ended: start.Add(time.Duration(d * float64(time.Second))), Outcome: Outcome{Phases: ph}}
-	}
-	// Two complete trials of 2+0.5+10+20+0.5 s phases and 1 s bookkeeping; a
-	// short failed one is not used for the cost.
-	trials := []Trial{trial(Complete, 2, 20, 1), trial(Complete, 2, 20, 1), trial(Failed, 1, 0, 0)}
-	p := MakePlan(PlanInput{Budget: time.Hour, Spent: 10 * time.Minute, Trials: trials, ConfirmRuns: 10})
-	if p.TrialCost != 34*time.Second || p.From != 2 || p.Finished != 3 {
-		t.Fatalf("cost %s from %d, finished %d; want 34s from 2, 3", p.TrialCost, p.From, p.Finished)
-	}
-	// 50 min left, 10 × 34 s reserved: (3000 − 340) / 34 = 78 search trials.
-	if p.Reserve != 10 || p.ReserveTime != 340*time.Second || p.Search != 78 || p.Total != 81 || p.LimitedBy != "budget" {
-		t.Fatalf("plan %+v", p)
-	}
-	if s := p.String(); !strings.Contains(s, "78 more search trials") || !strings.Contains(s, "10 trials (5m40s) reserved") {
-		t.Fatalf("plan text:\n%s", s)
-	}
-	// The trial cap wins when it is smaller.
-	p = MakePlan(PlanInput{Budget: time.Hour, MaxTrials: 20, Trials: trials})
-	if p.Search != 17 || p.LimitedBy != "trials" {
-		t.Fatalf("capped plan %+v", p)
-	}
-	// Before any trial: the prior cost; the reserve is at most a quarter.
-	p = MakePlan(PlanInput{Budget: 10 * time.Minute, PriorCost: time.Minute, ConfirmRuns: 8})
-	if p.TrialCost != time.Minute || p.Reserve != 2 || p.Search != 8 {
-		t.Fatalf("prior plan %+v", p)
-	}
-	if got := ConfirmRuns(100, 2, 4); got != 2*6+4 {
-		t.Fatalf("ConfirmRuns(100, 2, 4) = %d, want 16 (H(100) rounds up to 6)", got)
-	}
-}
-
-func TestStudyReserveStopsTheSearch(t *testing.T) {
-	store := newMemStore()
-	now := time.Unix(0, 0)
-	obj := landscape(6)
-	s := newStudy(t, store, func(c context.Context, tr Trial) (Outcome, error) {
-		now = now.Add(10 * time.Minute)
-		return obj(c, tr)
-	}, 1)
-	s.Now = func() time.Time { return now }
-	s.Budget = time.Hour
-	s.Reserve = 20 * time.Minute
-	res, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Trials of 10 min fit while used+10 <= 60−20: 4 trials.
-	if res.Reason != StopReserve || len(res.Trials) != 4 {
-		t.Fatalf("reason %q after %d trials, want the reserve after 4", res.Reason, len(res.Trials))
-	}
-}
-
 func TestWarmStartQueue(t *testing.T) {
 	expert := space.Config{"innodb_buffer_pool_size": "1073741824"}
 	ws := []Proposal{{Config: expert, Kind: Expert}}
 	// New study: baseline, then the expert.
-	q := warmStart(nil, pending(nil), ws)
+	q := warmStart(nil, pending(nil), ws, nil)
 	if len(q) != 2 || q[0].Kind != Baseline || q[1].Kind != Expert || q[1].Config.Key() != expert.Key() {
 		t.Fatalf("new study queue %+v", q)
 	}
 	// Measured already: not again.
 	done := []Trial{{Number: 0, State: Complete, Kind: Baseline, Params: space.Config{}}, {Number: 1, State: Failed, Kind: Expert, Params: expert}}
-	if q := warmStart(done, pending(done), ws); len(q) != 0 {
+	if q := warmStart(done, pending(done), ws, nil); len(q) != 0 {
 		t.Fatalf("measured warm start queued again: %+v", q)
 	}
 	// Interrupted: measured once, as an expert trial, not as a retry too.
 	intr := []Trial{done[0], {Number: 1, State: Interrupted, Kind: Expert, Params: expert}}
-	q = warmStart(intr, pending(intr), ws)
+	q = warmStart(intr, pending(intr), ws, nil)
 	if len(q) != 1 || q[0].Kind != Expert {
 		t.Fatalf("interrupted warm start: %+v", q)
 	}
@@ -393,5 +335,36 @@ func TestNewStrategyNames(t *testing.T) {
 	}
 	if _, err := NewStrategy("annealing", sp, StrategyOptions{}); err == nil || !strings.Contains(err.Error(), "hybrid, coordinate, tpe, random") {
 		t.Fatalf("unknown strategy: %v", err)
+	}
+}
+
+// A warm-start configuration is measured once per study even when the
+// study has a base and a repair (the recorded trial's configuration is the
+// merged one): a resumed study does not measure it again.
+func TestWarmStartWithABaseOncePerStudy(t *testing.T) {
+	store := newMemStore()
+	expert := space.Config{"innodb_buffer_pool_size": strconv.Itoa(2 << 30)}
+	run := func(n int) Result {
+		t.Helper()
+		s := newStudy(t, store, landscape(10), int64(n))
+		s.MaxTrials, s.Base = n, space.Config{"innodb_doublewrite": "ON"}
+		s.Prepare = func(c space.Config) space.Config { c = c.Clone(); c["innodb_io_capacity_max"] = "6000"; return c }
+		s.WarmStart = []Proposal{{Config: expert, Kind: Expert}}
+		res, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	run(3)
+	res := run(5)
+	n := 0
+	for _, tr := range res.Trials {
+		if tr.Kind == Expert {
+			n++
+		}
+	}
+	if n != 1 || len(res.Trials) != 5 {
+		t.Fatalf("%d expert trials in %d, want the warm start measured once", n, len(res.Trials))
 	}
 }

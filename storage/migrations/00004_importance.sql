@@ -1,4 +1,4 @@
--- Knob importance of a study (issue 5): one row per knob, replaced each
+-- Knob importance of a study: one row per knob, replaced each
 -- time `autotune search` ends. Importance is the knob's share of the
 -- explained score variance (0..1, the knobs of one study sum to <= 1),
 -- estimated from `trials` complete trials (search.Importance).

@@ -1,4 +1,4 @@
--- MySQL dialect of ../migrations/00004_issue5.sql: knob importance of a
+-- MySQL dialect of ../migrations/00004_importance.sql: knob importance of a
 -- study, one row per knob. `rank` is quoted: it is a reserved word in
 -- MySQL 8.0.
 

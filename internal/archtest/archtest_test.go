@@ -1,0 +1,310 @@
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// module is the module path; rules name packages relative to it.
+const module = "github.com/autotune/autotune"
+
+// rules say which project packages each package may import directly.
+//
+// A name is a package path relative to the module ("search/harness"); a
+// name ending in "/..." stands for that package and every package below it,
+// as in the go command ("runner/..." is runner, runner/sysbench, ...). A
+// package gets the rule of its exact name, else of the longest "/..."
+// pattern that covers it; a package no rule covers fails the test. "*" in
+// mayImport allows every project package. Imports from outside the module
+// (the standard library, third-party modules) are not checked here.
+var rules = []rule{
+	{pkg: "space", mayImport: nil,
+		why: "space is the vocabulary (knobs, configs, my.cnf, versions) every other package speaks"},
+	{pkg: "spacefile", mayImport: []string{"space"},
+		why: "spacefile only reads space files into space types"},
+	{pkg: "search", mayImport: []string{"space"},
+		why: "the search decides what to try; it never sees processes, storage, the engine or reports: never runner, storage, trial, study, report"},
+	{pkg: "search/harness", mayImport: []string{"space", "search"},
+		why: "the harness drives the search on synthetic objectives; like search: never runner, storage, trial, study, report"},
+	{pkg: "runner/...", mayImport: []string{"space", "runner/...", "internal/..."},
+		why: "runner runs processes and measures; it knows nothing of the search, storage, the engine or reports: never search, storage, trial, study, report"},
+	{pkg: "trial", mayImport: []string{"search", "space", "runner/...", "internal/..."},
+		why: "trial is the engine between the search and the runner; it does not store or render"},
+	{pkg: "storage", mayImport: []string{"search", "space", "internal/..."},
+		why: "storage keeps search types; it decides nothing and runs nothing"},
+	{pkg: "report", mayImport: []string{"search", "space", "storage", "internal/..."},
+		why: "report renders what a study stored; it runs nothing"},
+	{pkg: "study", mayImport: []string{"trial", "search", "space", "runner/...", "storage", "internal/..."},
+		why: "study wires the engine, the search and a store; it renders nothing"},
+	{pkg: "internal/...", mayImport: []string{"runner", "internal/..."},
+		why: "internal holds helpers; internal/teststore starts servers through runner"},
+	{pkg: "cmd/...", mayImport: []string{"*"},
+		why: "cmd only wires flags to the packages"},
+}
+
+// A rule is one row of the table.
+type rule struct {
+	pkg       string   // package path relative to the module, or a "/..." pattern
+	mayImport []string // project packages it may import: paths, "/..." patterns, or "*"
+	why       string   // the reason, printed with a violation
+}
+
+// String renders the rule as the table says it, for messages.
+func (r rule) String() string {
+	may := "no project package"
+	if len(r.mayImport) > 0 {
+		may = "only " + strings.Join(r.mayImport, ", ")
+	}
+	return fmt.Sprintf("%q: may import %s; %s", r.pkg, may, r.why)
+}
+
+// matches reports whether the package path rel (relative to the module)
+// is name, or is covered by name when name ends in "/...".
+func matches(name, rel string) bool {
+	if name == "*" {
+		return true
+	}
+	if base, ok := strings.CutSuffix(name, "/..."); ok {
+		return rel == base || strings.HasPrefix(rel, base+"/")
+	}
+	return rel == name
+}
+
+// ruleFor returns the rule of the package rel: the one naming it exactly,
+// else the longest "/..." pattern covering it. ok is false when none does.
+func ruleFor(table []rule, rel string) (r rule, ok bool) {
+	best := -1
+	for _, c := range table {
+		if !matches(c.pkg, rel) {
+			continue
+		}
+		if c.pkg == rel {
+			return c, true
+		}
+		if len(c.pkg) > best {
+			r, ok, best = c, true, len(c.pkg)
+		}
+	}
+	return r, ok
+}
+
+// pkg is what the check needs of a package (fields of go list -json).
+type pkg struct {
+	ImportPath string
+	Imports    []string // of the non-test files
+	Error      *struct{ Err string }
+}
+
+// rel returns path relative to the module, and false for a path outside it.
+func rel(path string) (string, bool) {
+	if path == module {
+		return ".", true
+	}
+	r, ok := strings.CutPrefix(path, module+"/")
+	return r, ok
+}
+
+// check returns one message per broken rule: a project import the
+// importer's rule does not allow, a package no rule covers, an import of
+// cmd/... from outside cmd/.
+func check(table []rule, pkgs []pkg) []string {
+	var msgs []string
+	for _, p := range pkgs {
+		from, ok := rel(p.ImportPath)
+		if !ok {
+			continue
+		}
+		r, covered := ruleFor(table, from)
+		if !covered {
+			msgs = append(msgs, fmt.Sprintf("%s: no rule covers this package; add it to the rules table in internal/archtest/archtest_test.go with the project packages it may import", from))
+			continue
+		}
+		for _, imp := range p.Imports {
+			to, ok := rel(imp)
+			if !ok {
+				continue
+			}
+			if matches("cmd/...", to) && !matches("cmd/...", from) {
+				msgs = append(msgs, fmt.Sprintf("%s imports %s: forbidden, no package outside cmd/ may import cmd/...; rule %s", from, to, r))
+				continue
+			}
+			if !allowed(r, to) {
+				msgs = append(msgs, fmt.Sprintf("%s imports %s: forbidden by rule %s", from, to, r))
+			}
+		}
+	}
+	sort.Strings(msgs)
+	return msgs
+}
+
+// allowed reports whether rule r lets its package import the project
+// package to (relative path).
+func allowed(r rule, to string) bool {
+	for _, m := range r.mayImport {
+		if matches(m, to) {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleRoot walks up from the working directory to the directory holding
+// go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// listPackages returns every package of the module, as go list sees them
+// on this platform.
+func listPackages(t *testing.T, root string) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Imports,Error", "./...")
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./... in %s: %v\n%s", root, err, stderr.Bytes())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// TestImportRules checks every package of the module against the rules.
+func TestImportRules(t *testing.T) {
+	pkgs := listPackages(t, moduleRoot(t))
+	seen := map[string]bool{}
+	for _, p := range pkgs {
+		seen[p.ImportPath] = true
+		if p.Error != nil {
+			t.Errorf("%s: go list cannot load it, its imports may be incomplete: %s", strings.TrimPrefix(p.ImportPath, module+"/"), p.Error.Err)
+		}
+	}
+	// An empty or truncated listing must not pass silently.
+	for _, want := range []string{"space", "search", "runner", "storage", "internal/archtest"} {
+		if !seen[module+"/"+want] {
+			t.Fatalf("go list did not list %s/%s (%d packages listed): the check would see nothing", module, want, len(pkgs))
+		}
+	}
+	for _, msg := range check(rules, pkgs) {
+		t.Error(msg)
+	}
+}
+
+// TestCheck runs the checker on synthetic import lists, so that a checker
+// that lets everything through fails here.
+func TestCheck(t *testing.T) {
+	// p builds a package from relative paths; imports in isStd stay as
+	// they are, the others are project packages.
+	p := func(from string, imports ...string) pkg {
+		q := pkg{ImportPath: module + "/" + from}
+		for _, i := range imports {
+			if !isStd(i) && !strings.Contains(i, ".") {
+				i = module + "/" + i
+			}
+			q.Imports = append(q.Imports, i)
+		}
+		return q
+	}
+	tests := []struct {
+		name string
+		pkg  pkg
+		want []string // substrings of the one message expected; nil: no message
+	}{
+		{"space alone", p("space", "fmt", "os"), nil},
+		{"space imports runner", p("space", "fmt", "runner"),
+			[]string{"space imports runner: forbidden by rule", `rule "space": may import no project package`}},
+		{"spacefile imports space", p("spacefile", "space", "github.com/BurntSushi/toml"), nil},
+		{"spacefile imports search", p("spacefile", "space", "search"),
+			[]string{"spacefile imports search", `rule "spacefile": may import only space;`}},
+		{"search imports space", p("search", "space", "github.com/c-bata/goptuna"), nil},
+		{"search imports runner", p("search", "runner"), []string{"search imports runner", `rule "search": may import only space;`}},
+		{"search imports storage", p("search", "storage"), []string{"search imports storage"}},
+		{"harness imports search", p("search/harness", "search", "space"), nil},
+		{"harness imports runner", p("search/harness", "runner"), []string{"search/harness imports runner", `rule "search/harness":`}},
+		{"runner imports its sub-package", p("runner", "space", "runner/sysbench", "internal/secret"), nil},
+		{"runner sub-package imports runner", p("runner/sysbench", "runner", "space"), nil},
+		{"runner sub-package imports search", p("runner/benchcmd", "runner", "search"),
+			[]string{"runner/benchcmd imports search", `rule "runner/...": may import only space, runner/..., internal/...;`}},
+		{"runner imports storage", p("runner", "storage"), []string{"runner imports storage"}},
+		{"runner imports trial", p("runner", "trial"), []string{"runner imports trial"}},
+		{"trial imports runner sub-package", p("trial", "search", "space", "runner", "runner/sysbench", "internal/lockfile"), nil},
+		{"trial imports storage", p("trial", "storage"), []string{"trial imports storage", `rule "trial":`}},
+		{"storage imports search", p("storage", "search", "space", "internal/secret"), nil},
+		{"storage imports runner", p("storage", "runner"), []string{"storage imports runner"}},
+		{"report imports storage", p("report", "storage", "search", "space"), nil},
+		{"report imports trial", p("report", "trial"), []string{"report imports trial"}},
+		{"study imports the engine", p("study", "trial", "search", "space", "runner", "runner/sysbench", "storage", "internal/lockfile"), nil},
+		{"study imports report", p("study", "report"), []string{"study imports report", `rule "study":`}},
+		{"internal imports runner", p("internal/teststore", "runner", "internal/realtest"), nil},
+		{"internal imports search", p("internal/teststore", "search"), []string{"internal/teststore imports search", `rule "internal/...": may import only runner, internal/...;`}},
+		{"cmd imports everything", p("cmd/autotune", "space", "search", "runner", "storage", "report", "trial", "study", "internal/secret", "cmd/autotune/sub"), nil},
+		{"storage imports cmd", p("storage", "cmd/autotune"), []string{"storage imports cmd/autotune", "no package outside cmd/ may import cmd/..."}},
+		{"uncovered package", p("newpkg", "space"), []string{"newpkg: no rule covers this package", "add it to the rules table"}},
+		{"uncovered sub-package of an exact rule", p("search/tpe", "space"), []string{"search/tpe: no rule covers this package"}},
+		{"look-alike module is not the project", pkg{ImportPath: module + "/space", Imports: []string{module + "x/runner"}}, nil},
+		{"package outside the module is ignored", pkg{ImportPath: "example.com/other", Imports: []string{module + "/cmd/autotune"}}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := check(rules, []pkg{tc.pkg})
+			if tc.want == nil {
+				if len(got) != 0 {
+					t.Fatalf("check(%s imports %v) = %q, want no message", tc.pkg.ImportPath, tc.pkg.Imports, got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("check(%s imports %v) = %q, want one message containing %q", tc.pkg.ImportPath, tc.pkg.Imports, got, tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got[0], w) {
+					t.Errorf("message %q does not contain %q", got[0], w)
+				}
+			}
+		})
+	}
+}
+
+// isStd reports whether i is one of the standard-library paths TestCheck
+// uses.
+func isStd(i string) bool {
+	switch i {
+	case "fmt", "os", "io", "context", "strings":
+		return true
+	}
+	return false
+}

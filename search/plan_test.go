@@ -1,0 +1,274 @@
+package search
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/space"
+)
+
+func TestPlan(t *testing.T) {
+	trial := func(state State, restore, measure, extra float64) Trial {
+		ph := map[string]float64{"restore": restore, "start": 0.5, "warmup": 10, "measure": measure, "stop": 0.5}
+		d := restore + 1 + 10 + measure + extra
+		start := time.Unix(1000, 0)
+		return Trial{State: state, Started: start, Ended: start.Add(time.Duration(d * float64(time.Second))), Outcome: Outcome{Phases: ph}}
+	}
+	// Two complete trials of 2+0.5+10+20+0.5 s phases and 1 s bookkeeping; a
+	// short failed one is not used for the cost.
+	trials := []Trial{trial(Complete, 2, 20, 1), trial(Complete, 2, 20, 1), trial(Failed, 1, 0, 0)}
+	p := MakePlan(PlanInput{Budget: time.Hour, Spent: 10 * time.Minute, Trials: trials, ConfirmRuns: 10})
+	if p.TrialCost != 34*time.Second || p.From != 2 || p.Finished != 3 {
+		t.Fatalf("cost %s from %d, finished %d; want 34s from 2, 3", p.TrialCost, p.From, p.Finished)
+	}
+	// 50 min left, 10 × 34 s reserved: (3000 − 340) / 34 = 78 search trials.
+	if p.Reserve != 10 || p.ReserveTime != 340*time.Second || p.Search != 78 || p.Total != 81 || p.LimitedBy != "budget" {
+		t.Fatalf("plan %+v", p)
+	}
+	if s := p.String(); !strings.Contains(s, "78 more search trials") || !strings.Contains(s, "10 trials (5m40s) reserved") {
+		t.Fatalf("plan text:\n%s", s)
+	}
+	// The trial cap wins when it is smaller.
+	p = MakePlan(PlanInput{Budget: time.Hour, MaxTrials: 20, Trials: trials})
+	if p.Search != 17 || p.LimitedBy != "trials" {
+		t.Fatalf("capped plan %+v", p)
+	}
+	// Before any trial: the prior cost; the reserve is at most a quarter.
+	p = MakePlan(PlanInput{Budget: 10 * time.Minute, PriorCost: time.Minute, ConfirmRuns: 8})
+	if p.TrialCost != time.Minute || p.Reserve != 2 || p.Search != 8 {
+		t.Fatalf("prior plan %+v", p)
+	}
+	// The final A/B runs are reserved even beyond a quarter of the budget.
+	p = MakePlan(PlanInput{Budget: 10 * time.Minute, PriorCost: time.Minute, ConfirmRuns: 8, FinalRuns: 6})
+	if p.Reserve != 6 || p.Search != 4 {
+		t.Fatalf("plan with final runs %+v", p)
+	}
+	// Rejected trials count as finished but not for the cost; the
+	// re-measurements cost like trials but do not count towards the cap.
+	rej := trial(Rejected, 0, 0, 0)
+	conf := trial(Complete, 2, 20, 1)
+	conf.Kind = Confirm
+	p = MakePlan(PlanInput{MaxTrials: 10, Trials: append(trials, rej, conf)})
+	if p.Finished != 4 || p.From != 3 || p.TrialCost != 34*time.Second || p.Search != 6 {
+		t.Fatalf("plan %+v", p)
+	}
+	if got := ConfirmRuns(100, 2, 4); got != 2*6+4 {
+		t.Fatalf("ConfirmRuns(100, 2, 4) = %d, want 16 (H(100) rounds up to 6)", got)
+	}
+}
+
+// clockStudy returns a study over the scripted configurations cfgs whose
+// trials each take cost on a fake clock, measured by values (see measured);
+// plans passes every plan reported through OnPlan.
+func clockStudy(cfgs []space.Config, values map[string][]float64, cost, budget time.Duration, c *Confirmation, plans *[]Plan) *Study {
+	now := time.Unix(0, 0)
+	obj, _ := measured(values)
+	return &Study{Name: "s", Strategy: &script{cfgs: cfgs}, Store: newMemStore(), Budget: budget, Confirm: c,
+		PriorCost: cost,
+		Objective: func(ctx context.Context, tr Trial) (Outcome, error) {
+			now = now.Add(cost)
+			return obj(ctx, tr)
+		},
+		Now:    func() time.Time { return now },
+		OnPlan: func(p Plan) { *plans = append(*plans, p) },
+	}
+}
+
+func repeat(c space.Config, n int) []space.Config {
+	var out []space.Config
+	for i := 0; i < n; i++ {
+		out = append(out, c)
+	}
+	return out
+}
+
+// Without a confirmation policy nothing is reserved: the search uses the
+// whole budget and never stops for a reserve (it used to reserve for
+// confirmation runs that would never come).
+func TestStudyWithoutConfirmationReservesNothing(t *testing.T) {
+	var plans []Plan
+	s := clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, 10*time.Minute, time.Hour, nil, &plans)
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason == StopReserve || res.Reason != StopBudget || len(res.Trials) != 6 {
+		t.Fatalf("reason %q after %d trials, want the whole budget used: 6 trials of 10 min", res.Reason, len(res.Trials))
+	}
+	if len(plans) == 0 {
+		t.Fatal("no plan reported")
+	}
+	for _, p := range plans {
+		if p.Reserve != 0 || p.ReserveTime != 0 {
+			t.Fatalf("plan %+v reserves without a confirmation policy", p)
+		}
+	}
+}
+
+// The reserve follows the study's own confirmation settings: more
+// re-measurements of each new best reserve more, and the final A/B pairs
+// are reserved (even beyond a quarter of the budget) once there is a best
+// to compare, and stop the search short of the budget.
+func TestStudyReserveFollowsTheConfirmation(t *testing.T) {
+	firstPlan := func(c *Confirmation) Plan {
+		t.Helper()
+		var plans []Plan
+		// Nothing beats the baseline: no candidate, no A/B phase.
+		s := clockStudy(repeat(cfg("1"), 50), map[string][]float64{"base": {500}, "1": {400}}, 10*time.Minute, 10*time.Hour, c, &plans)
+		s.MaxTrials = 3
+		if _, err := s.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(plans) == 0 {
+			t.Fatal("no plan reported")
+		}
+		return plans[0]
+	}
+	p0 := firstPlan(&Confirmation{Repeats: 0})
+	p3 := firstPlan(&Confirmation{Repeats: 3})
+	p6 := firstPlan(&Confirmation{Repeats: 6})
+	if p0.Reserve != 0 || p3.Reserve <= 0 || p6.Reserve <= p3.Reserve {
+		t.Fatalf("reserves %d, %d, %d runs for Repeats 0, 3, 6: want 0 and growing", p0.Reserve, p3.Reserve, p6.Reserve)
+	}
+	if p3.ReserveTime != time.Duration(p3.Reserve)*p3.TrialCost {
+		t.Fatalf("plan %+v: reserve time is not runs × cost", p3)
+	}
+	// Confirm runs are made during the search (after each new best): their
+	// share of the reserve plans for them but does not stop the search.
+	var plans []Plan
+	s := clockStudy(repeat(cfg("1"), 50), map[string][]float64{"base": {500}, "1": {400}}, 10*time.Minute, time.Hour,
+		&Confirmation{Repeats: 3}, &plans)
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason != StopBudget || len(res.Trials) != 6 {
+		t.Fatalf("reason %q after %d trials, want the whole budget searched", res.Reason, len(res.Trials))
+	}
+
+	// A/B pairs: config "2" beats the baseline; 3 pairs of 10 min
+	// (60 min) are held back from a 3 h budget, above its quarter.
+	plans = nil
+	s = clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, 10*time.Minute, 3*time.Hour,
+		&Confirmation{ABPairs: 3}, &plans)
+	res, err = s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := plans[len(plans)-1]
+	if last.ReserveTime <= 0 {
+		t.Fatalf("last plan %+v reserves nothing", last)
+	}
+	search, ab := 0, 0
+	for _, tr := range res.Trials {
+		switch {
+		case tr.Kind == ABBest || tr.Kind == ABBase:
+			ab++
+		case !tr.Kind.Extra():
+			search++
+		}
+	}
+	// 18 trials of 10 min fit; 6 go to the A/B phase.
+	if search != 12 || ab != 6 {
+		t.Fatalf("%d search trials and %d A/B runs (%s), want 12 and 6", search, ab, res.Reason)
+	}
+	for _, p := range plans {
+		if p.Reserve > 0 && p.ReserveTime > 3*time.Hour/4 && p.Reserve != 6 {
+			t.Fatalf("plan %+v: over a quarter of the budget beyond the A/B runs", p)
+		}
+	}
+}
+
+// The search stops with StopReserve when the final A/B phase gives up
+// (its runs keep failing) with the reserve not used up.
+func TestStudyStopsForTheReserve(t *testing.T) {
+	var plans []Plan
+	s := clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, 10*time.Minute, 2*time.Hour,
+		&Confirmation{ABPairs: 2}, &plans)
+	measure := s.Objective
+	s.Objective = func(ctx context.Context, tr Trial) (Outcome, error) {
+		out, err := measure(ctx, tr)
+		if tr.Kind == ABBest || tr.Kind == ABBase {
+			out = Outcome{Failure: "server crashed"}
+		}
+		return out, err
+	}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab := 0
+	for _, tr := range res.Trials {
+		if tr.Kind == ABBest || tr.Kind == ABBase {
+			ab++
+		}
+	}
+	// 12 trials fit: 8 search trials, 4 held for the A/B phase, which
+	// gives up after 3 failed runs.
+	if res.Reason != StopReserve || len(res.Trials) != 11 || ab != 3 {
+		t.Fatalf("reason %q after %d trials (%d A/B)", res.Reason, len(res.Trials), ab)
+	}
+}
+
+// OnPlan is called as the terminal plan used to be printed: not before a
+// new study's first trial, once two trials give a cost estimate, again
+// when the planned total moves by more than a fifth; a resumed study
+// reports its plan at once. A Horizoner strategy learns the planned total.
+func TestStudyReportsItsPlan(t *testing.T) {
+	store := newMemStore()
+	now := time.Unix(0, 0)
+	obj := landscape(3)
+	phases := map[string]float64{"restore": 2, "start": 0.5, "warmup": 10, "measure": 20, "stop": 0.5}
+	h := NewHybrid(firstSpace(t), HybridOptions{Seed: 1})
+	var plans []Plan
+	var reportedAt []int
+	s := &Study{Name: "s", Strategy: h, Store: store, Budget: time.Hour, PriorCost: 35 * time.Second,
+		Confirm: &Confirmation{Repeats: 2, ABPairs: 2}, MaxTrials: 4,
+		Objective: func(ctx context.Context, tr Trial) (Outcome, error) {
+			now = now.Add(36 * time.Second)
+			out, err := obj(ctx, tr)
+			out.Phases = phases
+			return out, err
+		},
+		Now: func() time.Time { return now },
+	}
+	n := 0
+	s.OnTrial = func(Event) { n++ }
+	s.OnPlan = func(p Plan) { plans = append(plans, p); reportedAt = append(reportedAt, n) }
+	if _, err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(plans) == 0 || reportedAt[0] != 2 {
+		t.Fatalf("plans reported after trials %v, want the first after 2", reportedAt)
+	}
+	p := plans[0]
+	if p.TrialCost != 36*time.Second || p.From != 2 || p.LimitedBy != "trials" || p.Total != 4 {
+		t.Fatalf("first plan %+v", p)
+	}
+	if s := p.String(); !strings.Contains(s, "a trial costs 36s") {
+		t.Fatalf("plan text %q", s)
+	}
+	if h.opts.Horizon != 4 {
+		t.Fatalf("hybrid horizon %d, want the planned 4", h.opts.Horizon)
+	}
+
+	// Resumed with a larger cap: the plan is known at once, and reported
+	// before the first trial of the run.
+	plans, reportedAt, n = nil, nil, 0
+	s.MaxTrials = 40
+	s.Strategy = NewHybrid(firstSpace(t), HybridOptions{Seed: 2})
+	if _, err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(plans) == 0 || reportedAt[0] != 0 || plans[0].From < 2 {
+		t.Fatalf("resumed study: plans %+v reported after %v trials", plans, reportedAt)
+	}
+	// Printed again only when the total moves by more than a fifth.
+	for i := 1; i < len(plans); i++ {
+		if d := abs(plans[i].Total - plans[i-1].Total); d*5 <= max(1, plans[i-1].Total) {
+			t.Fatalf("plan %d reported although the total moved %d → %d", i, plans[i-1].Total, plans[i].Total)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/autotune/autotune/space"
+)
+
+// This file holds the trial policy that Study (one process) and Worker
+// (several processes sharing a store) have in common, so every mode treats
+// a trial the same way: how an objective's result becomes a state, what
+// value the strategy learns from a finished trial, how history is replayed
+// into a strategy, and how a finished trial is recorded.
+
+// classify returns the state a trial ends in, given what its objective
+// returned: Interrupted when the objective returned an error (the study
+// stops, the trial does not count), Rejected when the outcome says it was
+// refused before a server started, Failed when it carries a failure, and
+// Complete otherwise.
+func classify(out Outcome, oerr error) State {
+	switch {
+	case oerr != nil:
+		return Interrupted
+	case out.Rejected:
+		return Rejected
+	case out.Failure != "":
+		return Failed
+	default:
+		return Complete
+	}
+}
+
+// conclude returns t ended at ended with the objective's result: its
+// outcome, its state (see classify) and, for an interrupted trial without
+// a failure text, the objective's error as the failure.
+func conclude(t Trial, out Outcome, oerr error, ended time.Time) Trial {
+	t.Ended = ended
+	t.Outcome = out
+	t.State = classify(out, oerr)
+	if oerr != nil && t.Failure == "" {
+		t.Failure = oerr.Error()
+	}
+	return t
+}
+
+// baselineFailed reports whether t is a baseline trial that finished
+// without a score (failed or rejected): the server cannot run its own
+// defaults, so no tuning is meaningful.
+func baselineFailed(t Trial) bool { return t.Kind == Baseline && unscored(t) }
+
+// unscored reports whether t finished without a score: failed or
+// rejected. Re-measurement rules treat both alike (a failed or rejected
+// Confirm run disqualifies its candidate).
+func unscored(t Trial) bool { return t.State == Failed || t.State == Rejected }
+
+// valueOf is the value a strategy learns for the finished trial t: its
+// score when it is complete and feasible, pen (see penalty) when it
+// failed, was rejected or is infeasible.
+func valueOf(t Trial, pen float64) float64 {
+	if t.State == Complete && !t.Infeasible {
+		return t.Score
+	}
+	return pen
+}
+
+// toldValue is the value told to the strategy right after t finished,
+// where trials is the study's history with t in it: valueOf t with the
+// penalty of that history.
+func toldValue(trials []Trial, t Trial) float64 {
+	return valueOf(t, penalty(trials))
+}
+
+// observer is a strategy that can learn trials it did not propose (history
+// replay).
+type observer interface {
+	Observe(cfg space.Config, value float64) error
+}
+
+// replay observes every finished trial of trials (State.Finished) in
+// order, each with valueOf under the penalty of the whole history.
+func replay(obs observer, trials []Trial) error {
+	pen := penalty(trials)
+	for _, t := range trials {
+		if !t.State.Finished() {
+			continue
+		}
+		if err := obs.Observe(t.Params, valueOf(t, pen)); err != nil {
+			return fmt.Errorf("replay trial %d: %w", t.Number, err)
+		}
+	}
+	return nil
+}
+
+// spentOn is the machine time of the finished trials of trials (the sum of
+// their durations; rejected trials count like failed ones).
+func spentOn(trials []Trial) time.Duration {
+	var d time.Duration
+	for _, t := range trials {
+		if t.State.Finished() {
+			d += t.Duration()
+		}
+	}
+	return d
+}
+
+// countsToCap reports whether t counts towards a trial cap (Study and
+// Worker MaxTrials): finished and not a re-measurement.
+func countsToCap(t Trial) bool { return t.State.Finished() && !t.Kind.Extra() }
+
+// defaultStoreRetry is how long recording a finished trial is retried when
+// no StoreRetry is set.
+const defaultStoreRetry = time.Minute
+
+// recordRetried calls record until it succeeds, retrying with backoff
+// (250 ms doubling up to 5 s) for up to limit (0: defaultStoreRetry): a
+// measured trial is worth waiting for a busy database. record gets a
+// context that ignores ctx's cancellation (an interrupted trial must not
+// stay Running). ErrClaimLost is not retried. It returns the last error.
+func recordRetried(ctx context.Context, limit time.Duration, record func(context.Context) error) error {
+	if limit <= 0 {
+		limit = defaultStoreRetry
+	}
+	ctx = context.WithoutCancel(ctx)
+	deadline := time.Now().Add(limit)
+	wait := 250 * time.Millisecond
+	for {
+		err := record(ctx)
+		if err == nil || errors.Is(err, ErrClaimLost) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 5*time.Second)
+	}
+}
