@@ -14,11 +14,11 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// clientArgs returns sysbench's connection options for s: the sandbox's
+// ClientArgs returns sysbench's connection options for s: the sandbox's
 // root on the socket, or the user, password and address of an existing
 // server. The password is on sysbench's command line (sysbench 1.0 reads
 // no option file), visible to `ps` on the benchmark host, never logged.
-func (s *Server) clientArgs() []string {
+func (s *Server) ClientArgs() []string {
 	user := s.User
 	if user == "" {
 		user = "root"

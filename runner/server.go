@@ -330,6 +330,9 @@ func (s *Server) Pid() int { return s.cmd.Process.Pid }
 // benchmark lost its connections, a crashed server's exit may take a moment
 // to be observed.
 func (s *Server) ExitedWithin(d time.Duration) bool {
+	if !s.Child() {
+		return false
+	}
 	select {
 	case <-s.done:
 		return true
@@ -338,7 +341,12 @@ func (s *Server) ExitedWithin(d time.Duration) bool {
 	}
 }
 
-// Exited reports whether the server process has ended (e.g. crashed).
+// Child reports whether autotune started this server as its child process
+// (a sandbox); false for an existing server's connection details.
+func (s *Server) Child() bool { return s.cmd != nil }
+
+// Exited reports whether the server process has ended (e.g. crashed);
+// always false for a server that is not autotune's child.
 func (s *Server) Exited() bool {
 	select {
 	case <-s.done:
@@ -348,13 +356,20 @@ func (s *Server) Exited() bool {
 	}
 }
 
-// DSN returns the driver DSN for the root user on the socket, with db as
-// the default schema ("" for none). The sandbox root has no password.
+// DSN returns the driver DSN of the server with db as the default schema
+// ("" for none): the sandbox's root (no password) on the socket, or, for an
+// existing server (see Existing.Target), its user and password on its
+// socket or TCP address. The DSN holds the password: never log it.
 func (s *Server) DSN(db string) string {
 	c := mysql.NewConfig()
-	c.User = "root"
-	c.Net = "unix"
-	c.Addr = s.Socket
+	c.User, c.Passwd = "root", s.Password
+	if s.User != "" {
+		c.User = s.User
+	}
+	c.Net, c.Addr = "unix", s.Socket
+	if s.Socket == "" {
+		c.Net, c.Addr = "tcp", net.JoinHostPort(s.Host, strconv.Itoa(s.Port))
+	}
 	c.DBName = db
 	c.Timeout = 5 * time.Second
 	return c.FormatDSN()

@@ -218,45 +218,6 @@ func TestRealStaleServerIsStopped(t *testing.T) {
 	}
 }
 
-func TestRealServerCrashFailsBenchmark(t *testing.T) {
-	realtest.Require(t)
-	sb := realSandbox(t)
-	ctx := context.Background()
-	bench := Sysbench{Workload: "oltp_read_only", Tables: 1, TableSize: 1000, Threads: 2}
-	data, err := sb.Restore(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := Start(ctx, sb.Server, sb.Options(data, "", "crash.err", 20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := bench.Prepare(ctx, srv); err != nil {
-		t.Fatal(err)
-	}
-	var got int
-	_, err = bench.Run(ctx, srv, 20*time.Second, func(iv Interval) {
-		got++
-		if got == 2 {
-			_ = syscall.Kill(srv.Pid(), syscall.SIGKILL)
-		}
-	})
-	var be *BenchError
-	if !errors.As(err, &be) {
-		t.Fatalf("err = %v, want *BenchError after the server was killed", err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !srv.Exited() && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !srv.Exited() {
-		t.Fatal("server not seen as exited")
-	}
-	if err := srv.Stop(time.Second); err == nil {
-		t.Fatal("Stop of a crashed server must report it")
-	}
-}
-
 func TestDiskFull(t *testing.T) {
 	for _, tc := range []struct {
 		line string

@@ -129,17 +129,17 @@ func TestEvaluateErrors(t *testing.T) {
 	}
 }
 
-// The penalised score agrees with the plain Score when there is nothing
-// but variance to penalise.
-func TestEvaluateMatchesScore(t *testing.T) {
+// The default rule agrees with the variance-only score when there is
+// nothing but variance to penalise.
+func TestDefaultRuleWithOnlyVariance(t *testing.T) {
 	ss := samples(nil, 80, 120, 80, 120, 95, 105)
-	s1, _, _, _, _ := Score(ss, DefaultLambda)
+	s1, _, _, _, _ := window(ss, DefaultLambda)
 	e, err := DefaultScoreRule().Evaluate(ss)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(e.Score-s1) > 1e-9 {
-		t.Fatalf("Evaluate %g, Score %g", e.Score, s1)
+		t.Fatalf("default rule %g, variance only %g", e.Score, s1)
 	}
 }
 

@@ -17,7 +17,23 @@ func samples(warm []float64, measured ...float64) []Sample {
 	return out
 }
 
-func TestScore(t *testing.T) {
+// window scores the samples outside the warm-up with the variance penalty
+// alone (the rule of a score without dips, stalls, errors or purge lag).
+func window(in []Sample, lambda float64) (score, mean, sd, p95 float64, err error) {
+	var w []Sample
+	for _, s := range in {
+		if !s.Warmup {
+			w = append(w, s)
+		}
+	}
+	e, err := ScoreRule{Goal: GoalTPS, Lambda: lambda}.Evaluate(w)
+	if math.IsNaN(e.P95MS) {
+		e.P95MS = 0
+	}
+	return e.Score, e.MeanTPS, e.StdTPS, e.P95MS, err
+}
+
+func TestVarianceScore(t *testing.T) {
 	tests := []struct {
 		name                 string
 		in                   []Sample
@@ -36,7 +52,7 @@ func TestScore(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			score, mean, sd, p95, err := Score(tc.in, tc.lambda)
+			score, mean, sd, p95, err := window(tc.in, tc.lambda)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
@@ -61,67 +77,9 @@ func TestScore(t *testing.T) {
 func TestStableBeatsFasterButUnstable(t *testing.T) {
 	stable := samples(nil, 500, 510, 495, 505, 500, 490)
 	jumpy := samples(nil, 900, 100, 950, 150, 880, 200) // mean 530
-	s1, _, _, _, _ := Score(stable, DefaultLambda)
-	s2, m2, _, _, _ := Score(jumpy, DefaultLambda)
+	s1, _, _, _, _ := window(stable, DefaultLambda)
+	s2, m2, _, _, _ := window(jumpy, DefaultLambda)
 	if m2 <= 500 || s2 >= s1 {
 		t.Fatalf("stable score %g, jumpy score %g (mean %g): the unstable config must lose", s1, s2, m2)
-	}
-}
-
-// TestEvaluateCoversScore checks that ScoreRule.Evaluate computes what the
-// older Score does, so Score can go: with the variance penalty alone
-// (ScoreRule{Goal: GoalTPS, Lambda: λ}) and the warm-up samples left out
-// by the caller, Evaluate gives the same score, mean, sd and median p95,
-// and refuses the same short windows and negative λ. The differences a
-// caller must mind: Evaluate scores every sample it is given (it does not
-// skip Warmup samples), reports a missing latency as NaN (Score: 0;
-// Outcome.Combine maps NaN to 0), and the default rule also charges dips,
-// stalls, errors and purge lag.
-func TestEvaluateCoversScore(t *testing.T) {
-	window := func(ss []Sample) []Sample {
-		var out []Sample
-		for _, s := range ss {
-			if !s.Warmup {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		name   string
-		in     []Sample
-		lambda float64
-	}{
-		{"flat", samples(nil, 100, 100, 100, 100), 0.5},
-		{"warm-up left out", samples([]float64{1, 5000}, 100, 90, 110), 0.5},
-		{"unstable", samples(nil, 80, 120, 80, 120), 0.5},
-		{"lambda zero", samples(nil, 80, 120, 80, 120), 0},
-		{"dips and stalls cost nothing without their weights", samples(nil, 100, 0, 100, 30, 100), 1},
-		{"no latency", []Sample{{TPS: 10}, {TPS: 12}, {TPS: 14}}, 1},
-		{"too few", samples([]float64{1, 2, 3}, 100, 100), 0.5},
-		{"negative lambda", samples(nil, 1, 2, 3), -1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			score, mean, sd, p95, serr := Score(tc.in, tc.lambda)
-			e, eerr := ScoreRule{Goal: GoalTPS, Lambda: tc.lambda}.Evaluate(window(tc.in))
-			if (serr == nil) != (eerr == nil) {
-				t.Fatalf("Score err %v, Evaluate err %v", serr, eerr)
-			}
-			if serr != nil {
-				return
-			}
-			ep95 := e.P95MS
-			if math.IsNaN(ep95) {
-				ep95 = 0
-			}
-			for _, c := range []struct {
-				name      string
-				old, rule float64
-			}{{"score", score, e.Score}, {"mean", mean, e.MeanTPS}, {"sd", sd, e.StdTPS}, {"p95", p95, ep95}} {
-				if math.Abs(c.old-c.rule) > 1e-9 {
-					t.Errorf("%s: Score %g, Evaluate %g", c.name, c.old, c.rule)
-				}
-			}
-		})
 	}
 }

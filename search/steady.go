@@ -32,7 +32,7 @@ type SteadyRule struct {
 
 // DefaultSteadyRule is three 5 s blocks within 15 % of each other and a
 // rise of at most 5 % across them. Calibrated on the recorded 60 s sysbench
-// 1.0.20 runs (oltp_read_write, 16 threads; runner/testdata/sysbench/
+// 1.0.20 runs (oltp_read_write, 16 threads; runner/sysbench/testdata/sysbench/
 // sysbench-real-1.0.20): the default 128M pool is judged steady after
 // 5–15 s, a 4G pool (data fits, pages read in first) after 15–25 s,
 // matching the 10–20 s and 30–40 s to reach 0.95–0.97 of steady state

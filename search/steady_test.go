@@ -94,7 +94,7 @@ var reTPS = regexp.MustCompile(`^\[ *\d+s \] thds: \d+ tps: ([0-9.]+)`)
 // runs under runner/testdata.
 func realRuns(t *testing.T) []realRun {
 	t.Helper()
-	files, err := filepath.Glob("../runner/testdata/sysbench/sysbench-real-1.0.20/*-t*-r*.txt")
+	files, err := filepath.Glob("../runner/sysbench/testdata/sysbench/sysbench-real-1.0.20/*-t*-r*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no real runs found: %v", err)
 	}

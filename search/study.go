@@ -300,14 +300,17 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 // re-measurement or a retry repeats a recorded configuration as it is;
 // the baseline measures Base; any other proposal is merged onto Base and
 // made consistent by Prepare.
-func (s *Study) params(p Proposal) space.Config {
+func (s *Study) params(p Proposal) space.Config { return proposalParams(s.Base, s.Prepare, p) }
+
+// proposalParams is Study.params and Worker.params: see Study.params.
+func proposalParams(base space.Config, prepare func(space.Config) space.Config, p Proposal) space.Config {
 	switch {
 	case p.Kind == Retry || p.Kind.Extra():
 		return p.Config
-	case p.Kind == Baseline || s.Prepare == nil:
-		return s.Base.Merge(p.Config)
+	case p.Kind == Baseline || prepare == nil:
+		return base.Merge(p.Config)
 	default:
-		return s.Prepare(s.Base.Merge(p.Config))
+		return prepare(base.Merge(p.Config))
 	}
 }
 

@@ -105,7 +105,7 @@ func landscape(seed uint64) Objective {
 		for i := 0; i < 10; i++ {
 			ss = append(ss, Sample{T: float64(i + 1), TPS: tps})
 		}
-		score, mean, sd, p95, err := Score(ss, DefaultLambda)
+		score, mean, sd, p95, err := window(ss, DefaultLambda)
 		if err != nil {
 			return Outcome{}, err
 		}

@@ -68,7 +68,7 @@ type Sample struct {
 
 // Outcome is what one trial's measurement produced.
 type Outcome struct {
-	// Score is the objective value (higher is better), see Score.
+	// Score is the objective value (higher is better), see ScoreRule.
 	Score float64
 	// MeanTPS and StdTPS are the mean and sample standard deviation of the
 	// per-second tps of the measurement window.

@@ -84,6 +84,13 @@ type Worker struct {
 	// Started is when this worker began; a failed baseline that ended
 	// before it is measured again (zero: the moment Run is called).
 	Started time.Time
+	// Base is set under every trial's configuration and Prepare makes a
+	// proposal consistent, as in Study (see Study.params).
+	Base    space.Config
+	Prepare func(space.Config) space.Config
+	// WarmStart lists configurations measured right after the baseline,
+	// each once per study, whichever worker claims them.
+	WarmStart []Proposal
 	// OnTrial, OnStart and OnStale report progress (any may be nil).
 	OnTrial func(Event)
 	OnStart func(Trial)
@@ -276,12 +283,20 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 		if lastFailedBase != nil && lastFailedBase.Ended.After(w.Started) {
 			return Proposal{}, Stop, "", fmt.Errorf("%w: trial %d: %s", ErrBaselineFailed, lastFailedBase.Number, lastFailedBase.Failure)
 		}
-		return Proposal{Config: space.Config{}, Kind: Baseline, handle: -1}, Run, "", nil
+		p := Proposal{Config: space.Config{}, Kind: Baseline, handle: -1}
+		p.Config = proposalParams(w.Base, w.Prepare, p)
+		return p, Run, "", nil
 	}
 	// Then the configs of interrupted trials (a dead worker's, a Ctrl-C)
 	// that no later trial measured and no worker is measuring.
 	for _, p := range pending(trials) {
 		if p.Kind == Retry && !isRunning(p.Config.Key()) {
+			return p, Run, "", nil
+		}
+	}
+	// Then the warm start, unless measured or running.
+	for _, p := range warmStart(trials, nil, w.WarmStart, w.params) {
+		if p.Config = w.params(p); !isRunning(p.Config.Key()) {
 			return p, Run, "", nil
 		}
 	}
@@ -301,5 +316,10 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 	if err != nil {
 		return Proposal{}, Stop, "", fmt.Errorf("propose trial %d: %w", next, err)
 	}
+	p.Config = w.params(p)
 	return p, Run, "", nil
 }
+
+// params returns the configuration a trial of proposal p measures (see
+// Study.params).
+func (w *Worker) params(p Proposal) space.Config { return proposalParams(w.Base, w.Prepare, p) }

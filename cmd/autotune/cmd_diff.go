@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -40,11 +42,6 @@ they differ; 1 when the file cannot be read, naming file and line.`,
 	return cmd
 }
 
-// diffRow is one knob of the comparison.
-type diffRow struct {
-	Knob, File, Trial, Status string
-}
-
 func runDiff(ctx context.Context, o *diffOptions, file string, out io.Writer) error {
 	db, st, trials, err := loadStudy(ctx, o.db, o.study)
 	if err != nil {
@@ -56,11 +53,11 @@ func runDiff(ctx context.Context, o *diffOptions, file string, out io.Writer) er
 		return fmt.Errorf("study %q has no complete trial yet", o.study)
 	}
 	if o.trial >= 0 && o.trial != best.Number {
-		if best, err = completeTrial(trials, o.trial); err != nil {
+		if best, err = report.CompleteTrial(trials, o.trial); err != nil {
 			return err
 		}
 	}
-	v, err := space.ParseVersion(firstNonEmpty(best.ServerVersion, st.ServerVersion), "")
+	v, err := space.ParseVersion(cmp.Or(best.ServerVersion, st.ServerVersion), "")
 	if err != nil {
 		v = space.Version{Flavor: space.MariaDB, Major: 10, Minor: 11}
 	}
@@ -68,7 +65,7 @@ func runDiff(ctx context.Context, o *diffOptions, file string, out io.Writer) er
 	if err != nil {
 		return err
 	}
-	rows, others := diffRows(space.Lookup(), of.Effective(space.ServerGroups(v)), best.Params)
+	rows, others := report.DiffRows(space.Lookup(), of.Effective(space.ServerGroups(v)), best.Params)
 	fmt.Fprintf(out, "%s against trial %d of study %q (%s)\n", file, best.Number, st.Name, best.Kind)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "knob\tfile\ttrial\t")
@@ -88,50 +85,4 @@ func runDiff(ctx context.Context, o *diffOptions, file string, out io.Writer) er
 		fmt.Fprintln(out, "note: "+n)
 	}
 	return nil
-}
-
-// diffRows compares the effective options of a file with a trial's
-// params, knob by knob in catalogue order. Values are compared in the
-// knob's canonical form (4G equals 4096M); a knob the file does not set
-// reads as the server default. It also returns the file's options that are
-// not knobs ("name=value").
-func diffRows(sp *space.Space, opts []space.Option, params space.Config) ([]diffRow, []string) {
-	file := map[string]string{}
-	var others []string
-	for _, o := range opts {
-		k, ok := sp.Knob(o.Name)
-		if !ok {
-			others = append(others, o.RawName+"="+o.Setting())
-			continue
-		}
-		v, err := k.Normalize(o.Setting())
-		if err != nil {
-			v = o.Setting() + " (invalid: " + err.Error() + ")"
-		}
-		file[k.Name] = v
-	}
-	var rows []diffRow
-	for _, k := range sp.All() {
-		fv, inFile := file[k.Name]
-		tv, inTrial := params[k.Name]
-		if !inFile && !inTrial {
-			continue
-		}
-		r := diffRow{Knob: k.Name, File: "(default " + k.Render(k.Default) + ")", Trial: "(default " + k.Render(k.Default) + ")"}
-		if inFile {
-			r.File = k.Render(fv)
-		} else {
-			fv = k.Default
-		}
-		if inTrial {
-			r.Trial = k.Render(tv)
-		} else {
-			tv = k.Default
-		}
-		if fv != tv {
-			r.Status = "differs"
-		}
-		rows = append(rows, r)
-	}
-	return rows, others
 }

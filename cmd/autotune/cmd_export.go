@@ -3,15 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/autotune/autotune/internal/atomicfile"
+	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -21,7 +23,7 @@ type exportOptions struct {
 	study  string
 	db     string
 	out    string
-	format string // one of exportFormats
+	format string // one of report.ExportFormats
 	trial  int    // trial to export; -1: the best
 }
 
@@ -37,7 +39,7 @@ baseline, server version and date. Without -o it prints to standard output.
 --format picks the form: cnf (the option file, default), sql (SET GLOBAL
 statements for the dynamic knobs; the static ones are listed as comments, they
 need the option file and a restart), persist (the same with SET PERSIST, for
-MySQL 8.0 and later), json (a document with the trial, params, score and gain).`,
+MySQL 8.0 and later), json (a document with the trial, params, score and report.Gain).`,
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			if o.trial < -1 {
@@ -52,7 +54,7 @@ MySQL 8.0 and later), json (a document with the trial, params, score and gain).`
 	cmd.Flags().StringVar(&o.study, "study", "default", "study name")
 	cmd.Flags().StringVar(&o.db, "db", "trials.db", "study database")
 	cmd.Flags().StringVarP(&o.out, "output", "o", "", "file to write (mode 0644); default standard output")
-	cmd.Flags().StringVar(&o.format, "format", "cnf", "output form: "+strings.Join(exportFormats, ", "))
+	cmd.Flags().StringVar(&o.format, "format", "cnf", "output form: "+strings.Join(report.ExportFormats, ", "))
 	cmd.Flags().IntVar(&o.trial, "trial", -1, "export this complete trial instead of the best")
 	return cmd
 }
@@ -98,71 +100,34 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 		return fmt.Errorf("study %q has no complete trial yet", o.study)
 	}
 	if o.trial >= 0 && o.trial != best.Number {
-		if best, err = completeTrial(trials, o.trial); err != nil {
+		if best, err = report.CompleteTrial(trials, o.trial); err != nil {
 			return err
 		}
 	}
 	// Stored trials may name any catalogue knob (whatever the server that
 	// measured them had), so they are rendered against the whole catalogue.
 	if o.out == "" {
-		return writeExport(stdout, o.format, space.Lookup(), st, best, base, trials, now)
+		return report.WriteExport(stdout, o.format, space.Lookup(), st, best, base, trials, now)
 	}
 	var body bytes.Buffer
-	if err := writeExport(&body, o.format, space.Lookup(), st, best, base, trials, now); err != nil {
+	if err := report.WriteExport(&body, o.format, space.Lookup(), st, best, base, trials, now); err != nil {
 		return err
 	}
-	if err := writeFileMode(o.out, body.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteFile(o.out, body.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("-o %q: %w", o.out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: trial %d", o.out, best.Number)
 	if base.Number >= 0 {
-		fmt.Fprintf(stdout, ", %.1f tps vs baseline %.1f (%+.1f %%)", best.MeanTPS, base.MeanTPS, gain(best.MeanTPS, base.MeanTPS))
+		fmt.Fprintf(stdout, ", %.1f tps vs baseline %.1f (%+.1f %%)", best.MeanTPS, base.MeanTPS, report.Gain(best.MeanTPS, base.MeanTPS))
 	}
 	fmt.Fprintln(stdout)
-	printGain(stdout, trials, best)
+	report.WriteGain(stdout, trials, best)
 	return nil
 }
 
-// writeCnf renders the best trial as a my.cnf [mysqld] group.
-func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time) error {
-	var bs benchSettings
-	_ = json.Unmarshal([]byte(st.Settings), &bs)
-	fmt.Fprintf(w, "# autotune: best configuration of study %q\n", st.Name)
-	fmt.Fprintf(w, "# trial %d (%s), score %.1f, %.1f tps, p95 %.1f ms\n", best.Number, best.Kind, best.Score, best.MeanTPS, best.P95MS)
-	if base.Number >= 0 {
-		what := "server defaults"
-		if bs.Space != nil && bs.Space.Baseline != nil {
-			what = "your my.cnf"
-		}
-		fmt.Fprintf(w, "# baseline (%s): trial %d, %.1f tps -> %+.1f %% tps\n", what, base.Number, base.MeanTPS, gain(best.MeanTPS, base.MeanTPS))
+func validateExportFormat(f string) error {
+	if !slices.Contains(report.ExportFormats, f) {
+		return usagef("--format %q: want one of %s", f, strings.Join(report.ExportFormats, ", "))
 	}
-	writeGainComment(w, trials, best)
-	version := best.ServerVersion
-	if version == "" {
-		version = st.ServerVersion
-	}
-	fmt.Fprintf(w, "# server: %s\n", version)
-	if bs.Workload != "" {
-		fmt.Fprintf(w, "# workload: sysbench %s, %d threads, %d tables x %d rows, %gs warm-up + %gs measured\n",
-			bs.Workload, bs.Threads, bs.Tables, bs.TableSize, bs.WarmupS, bs.DurationS)
-	}
-	if bs.Space != nil {
-		fmt.Fprintf(w, "# durability: %s\n", durabilityNote(bs.Space.Durability))
-		if bl := bs.Space.Baseline; bl != nil {
-			diff := sp.Diff(bl.Config, best.Params)
-			fmt.Fprintf(w, "# baseline: %s (trial 0); changes against it: %d\n", bl.File, len(diff))
-			for _, d := range diff {
-				fmt.Fprintf(w, "#   %s\n", d)
-			}
-		}
-	}
-	for _, l := range environmentNotes(sp, best.Params) {
-		fmt.Fprintf(w, "# %s\n", l)
-	}
-	fmt.Fprintf(w, "# exported: %s\n", now.UTC().Format(time.RFC3339))
-	if len(best.Params) == 0 {
-		fmt.Fprintln(w, "# the server defaults measured best: nothing to change")
-	}
-	fmt.Fprintln(w, "[mysqld]")
-	return sp.WriteOptions(w, best.Params)
+	return nil
 }

@@ -1,45 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"flag"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	goldenpkg "github.com/autotune/autotune/internal/golden"
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
 // golden compares got with testdata/name, or rewrites the file with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -run %s -update rewrites it)\n--- got:\n%s\n--- want:\n%s", path, t.Name(), got, want)
-	}
-}
+func golden(t *testing.T, name string, got []byte) { goldenpkg.Check(t, name, got) }
 
 // fixtureT0 is when the fixture study starts.
 var fixtureT0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -54,7 +32,7 @@ const fixtureSettings = `{"workload":"oltp_read_write","threads":16,"tables":8,"
 //     the baseline, sampled trials, one failed (server refused the config),
 //     one interrupted and its retry; every finished trial has per-second
 //     samples (4 warm-up + 10 measured) from a seeded generator, scored
-//     with search.Score.
+//     with the variance-only score rule.
 //   - "small": a baseline and one sampled trial.
 //   - "empty": no trials.
 func fixtureDB(t *testing.T) string {
@@ -150,15 +128,22 @@ func fixtureDB(t *testing.T) string {
 	measured := func(n int, kind search.Kind, cfg space.Config, start time.Time) search.Trial {
 		tr := search.Trial{Number: n, Kind: kind, State: search.Complete, Params: cfg, Started: start, Ended: start.Add(19 * time.Second)}
 		tr.Samples = samplesOf(level(cfg))
-		score, mean, sd, p95, err := search.Score(tr.Samples, 0.5)
+		var window []search.Sample
+		for _, s := range tr.Samples {
+			if !s.Warmup {
+				window = append(window, s)
+			}
+		}
+		ev, err := search.ScoreRule{Goal: search.GoalTPS, Lambda: 0.5}.Evaluate(window)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr.Score, tr.MeanTPS, tr.StdTPS, tr.P95MS = score, mean, sd, p95
+		mean, p95 := ev.MeanTPS, ev.P95MS
+		tr.Score, tr.MeanTPS, tr.StdTPS, tr.P95MS = ev.Score, mean, ev.StdTPS, p95
 		tr.ServerVersion = "10.11.19-MariaDB-0+deb12u1"
 		tr.Restarted = true
 		tr.Phases = map[string]float64{"restore": 1.9, "start": 2.1, "warmup": 4, "measure": 10.1, "stop": 0.9}
-		tr.Summary = `{"transactions":` + strconv.FormatInt(int64(mean*14), 10) + `,"tps":` + f1(mean) + `,"lat_pct":95,"lat_pct_ms":` + f1(p95) + `,"reconnects":0}`
+		tr.Summary = `{"transactions":` + strconv.FormatInt(int64(mean*14), 10) + `,"tps":` + strconv.FormatFloat(mean, 'f', 1, 64) + `,"lat_pct":95,"lat_pct_ms":` + strconv.FormatFloat(p95, 'f', 1, 64) + `,"reconnects":0}`
 		return tr
 	}
 

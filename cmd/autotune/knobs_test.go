@@ -17,7 +17,7 @@ import (
 func TestKnobsAgainstLiveServer(t *testing.T) {
 	realtest.Require(t)
 	var out bytes.Buffer
-	o := &knobsOptions{spaceOptions: spaceOptions{durability: "strict"}}
+	o := &knobsOptions{spaceFlags: spaceFlags{durability: "strict"}}
 	if err := runKnobs(context.Background(), o, &out); err != nil {
 		t.Fatal(err)
 	}

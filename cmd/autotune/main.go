@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/autotune/autotune/study"
 )
 
 func main() {
@@ -43,8 +45,6 @@ func exitCode(err error) int {
 }
 
 // usageError marks a bad flag value or argument (exit code 2).
-type usageError struct{ error }
+type usageError = study.UsageError
 
-func (e usageError) Unwrap() error { return e.error }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return study.Usagef(format, a...) }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/autotune/autotune/report"
 )
 
 // exportNow is the fixed export date of the golden files.
@@ -93,7 +95,7 @@ func TestShowErrors(t *testing.T) {
 
 func TestExportFormatsGolden(t *testing.T) {
 	db := fixtureDB(t)
-	for _, f := range exportFormats {
+	for _, f := range report.ExportFormats {
 		t.Run(f, func(t *testing.T) {
 			var out bytes.Buffer
 			if err := runExport(context.Background(), &exportOptions{study: "fix", db: db, format: f, trial: -1}, &out, exportNow); err != nil {

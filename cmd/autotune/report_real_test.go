@@ -118,21 +118,23 @@ func checkEventStream(t *testing.T, out, dbPath string) {
 	var last map[string]any
 	for i, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		var e struct {
-			Event  string          `json:"event"`
-			Trial  *int            `json:"trial"`
-			Phase  string          `json:"phase"`
-			Result *progressResult `json:"result"`
+			Event  string `json:"event"`
+			Trial  *int   `json:"trial"`
+			Phase  string `json:"phase"`
+			Result *struct {
+				State string `json:"state"`
+			} `json:"result"`
 		}
 		if err := json.Unmarshal([]byte(l), &e); err != nil {
 			t.Fatalf("line %d is not a JSON event: %v\n%s", i+1, err, l)
 		}
 		_ = json.Unmarshal([]byte(l), &last)
 		switch e.Event {
-		case evPhase:
+		case "phase":
 			phases[*e.Trial] = append(phases[*e.Trial], e.Phase)
-		case evSample:
+		case "sample":
 			samples[*e.Trial]++
-		case evTrial:
+		case "trial":
 			states[*e.Trial] = e.Result.State
 		}
 	}
@@ -159,7 +161,7 @@ func checkEventStream(t *testing.T, out, dbPath string) {
 			t.Errorf("trial %d: %d sample events, %d samples stored", n, samples[n], len(stored))
 		}
 	}
-	if last["event"] != evDone || last["reason"] != string(search.StopTrials) {
+	if last["event"] != "done" || last["reason"] != string(search.StopTrials) {
 		t.Fatalf("last event: %v", last)
 	}
 	status, _ := last["status"].(map[string]any)

@@ -19,7 +19,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted (run the same command to res
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{err}
+		return usageError{Err: err}
 	})
 	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd(), newKnobsCmd(), newWorkerCmd(), newBenchSearchCmd(), newDiffCmd(), newNoiseCmd())
 	root.AddCommand(newReportCmd(), newStudiesCmd(), newShowCmd())

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/autotune/autotune/storage"
+)
+
+func TestBenchSearchFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--strategies", "hybrid,annealing"}, `"annealing"`},
+		{[]string{"--landscape", "flat"}, "--landscape"},
+		{[]string{"--seeds", "0"}, "--seeds"},
+		{[]string{"--trials", "2"}, "--trials"},
+		{[]string{"--warm-start", "maybe"}, "--warm-start"},
+		{[]string{"--fit-db", "x.db", "--objective-cmd", "echo 1"}, "not both"},
+	} {
+		cmd := newBenchSearchCmd()
+		cmd.SetArgs(tc.args)
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		err := cmd.Execute()
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%v: err %v, want a usage error naming %s", tc.args, err, tc.err)
+		}
+	}
+}
+
+func TestBenchSearchObjectiveCommand(t *testing.T) {
+	o := &benchSearchOptions{landscape: "db", objective: `read x; echo 3`, strategies: []string{"hybrid", "random"}, seeds: 2, firstSeed: 1, trials: 4, warm: "off", parallel: 2}
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := runBenchSearch(context.Background(), o, &out); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	// A flat landscape: everything reaches the best at the baseline.
+	if !strings.Contains(s, "| hybrid | no | 1 [1, 1] | 2/2 |") || !strings.Contains(s, "best mean any run found, 3") {
+		t.Fatalf("output:\n%s", s)
+	}
+}
+
+func TestBenchSearchFittedNeedsTheStudy(t *testing.T) {
+	path := t.TempDir() + "/t.db"
+	db, err := storage.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	o := &benchSearchOptions{landscape: "db", fitDB: path, fitStudy: "nope", strategies: []string{"random"}, seeds: 1, firstSeed: 1, trials: 3, warm: "off", parallel: 1}
+	err = runBenchSearch(context.Background(), o, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), `--fit-study "nope"`) {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -1,0 +1,371 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/google/shlex"
+	"github.com/spf13/pflag"
+
+	"github.com/autotune/autotune/runner/benchcmd"
+	"github.com/autotune/autotune/runner/sysbench"
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study"
+)
+
+// The flag groups below each add their flags to a command and write them
+// into a study.Config, validating on the way: errors name the flag and the
+// accepted form, and are usage errors (exit code 2).
+
+// studyFlags name the study and its limits.
+type studyFlags struct {
+	study, db     string
+	budget        time.Duration
+	trials        int
+	seed          int64
+	allowChanges  bool
+	json          bool
+	withLimitsReq bool // --budget or --trials is required
+}
+
+func (o *studyFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.study, "study", "default", "study name; the same name resumes the study")
+	fs.StringVar(&o.db, "db", "trials.db", "study store: an SQLite file, or a MySQL/MariaDB database mysql://USER@HOST:PORT/DATABASE (password from $AUTOTUNE_DB_PASSWORD or ?password_file=PATH)")
+	fs.DurationVar(&o.budget, "budget", 0, "wall-clock budget across all runs of the study, e.g. 50h, 90m (0 = no limit; then --trials is needed)")
+	fs.IntVar(&o.trials, "trials", 0, "stop when the study has this many finished trials, baseline included (0 = no cap)")
+	fs.Int64Var(&o.seed, "seed", 0, "sampler seed for a new study (0 = random); stored with the study")
+	fs.BoolVar(&o.allowChanges, "allow-changes", false, "resume a study although its manifest changed (server version, host cores/RAM, benchmark settings); the change is recorded")
+	fs.BoolVar(&o.json, "json", false, "print progress as JSON lines, one event per line (log, phase, sample, trial, done, interrupted)")
+}
+
+func (o *studyFlags) apply(c *study.Config) error {
+	switch {
+	case o.study == "" || strings.ContainsAny(o.study, " \t\n/"):
+		return usagef("--study %q: want a non-empty name without spaces or slashes", o.study)
+	case o.db == "":
+		return usagef("--db: want a file path")
+	case o.budget < 0:
+		return usagef("--budget %s: want a positive duration such as 50h or 90m", o.budget)
+	case o.trials < 0:
+		return usagef("--trials %d: want a positive count (or 0 for no cap)", o.trials)
+	case o.budget == 0 && o.trials == 0:
+		return usagef("--budget or --trials: give at least one, e.g. --budget 8h")
+	}
+	c.Study, c.DB, c.Budget, c.Trials, c.Seed, c.AllowChanges = o.study, o.db, o.budget, o.trials, o.seed, o.allowChanges
+	return nil
+}
+
+// benchFlags describe the benchmark and the sandbox.
+type benchFlags struct {
+	workload         string
+	threads          []int
+	tables           int
+	tableSize        int
+	sysbench         string
+	benchCmd         string
+	workdir          string
+	warmup, duration time.Duration
+}
+
+func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.workload, "workload", "oltp_read_write", "sysbench workload: "+strings.Join(sysbench.Workloads, ", "))
+	fs.IntSliceVar(&o.threads, "threads", []int{16}, "benchmark client threads; several levels such as 8,32,128 measure each trial at each (score aggregated)")
+	fs.IntVar(&o.tables, "tables", 8, "sysbench tables in the dataset")
+	fs.IntVar(&o.tableSize, "table-size", 500000, "rows per sysbench table (8 x 500000 is about 1.1 GB, more than the default 128M buffer pool)")
+	fs.StringVar(&o.sysbench, "sysbench", "sysbench", "sysbench binary")
+	fs.StringVar(&o.benchCmd, "bench-cmd", "", "run this command instead of the sysbench workload; it must print per-interval throughput lines (docs/measurement.md, custom benchmarks); placeholders {socket} {port} {threads} {seconds} ...")
+	fs.StringVar(&o.workdir, "workdir", "autotune-sandbox", "sandbox directory: dataset snapshot, trial datadir, socket, logs (created 0700)")
+	fs.DurationVar(&o.warmup, "warmup", 30*time.Second, "longest warm-up: the measurement window starts once throughput is steady, at the latest after this")
+	fs.DurationVar(&o.duration, "duration", 60*time.Second, "measurement window of each trial")
+}
+
+func (o *benchFlags) apply(c *study.Config) error {
+	switch {
+	case !slices.Contains(sysbench.Workloads, o.workload):
+		return usagef("--workload %q: want one of %s", o.workload, strings.Join(sysbench.Workloads, ", "))
+	case o.tables < 1 || o.tables > 1024:
+		return usagef("--tables %d: want 1..1024", o.tables)
+	case o.tableSize < 1:
+		return usagef("--table-size %d: want a positive row count", o.tableSize)
+	case o.warmup < 0:
+		return usagef("--warmup %s: want a duration >= 0 such as 30s", o.warmup)
+	case o.duration < time.Duration(search.MinMeasureSamples)*time.Second:
+		return usagef("--duration %s: want at least %ds (the score needs per-second samples)", o.duration, search.MinMeasureSamples)
+	case o.warmup%time.Second != 0 || o.duration%time.Second != 0:
+		return usagef("--warmup/--duration: want whole seconds (sysbench reports once per second)")
+	case o.workdir == "":
+		return usagef("--workdir: want a directory path")
+	case len(o.threads) == 0:
+		return usagef("--threads: want one or more counts such as 16 or 8,32,128")
+	}
+	for _, n := range o.threads {
+		if n < 1 || n > 4096 {
+			return usagef("--threads %d: want 1..4096", n)
+		}
+	}
+	c.Bench = study.Bench{Driver: "sysbench", Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads}
+	if o.benchCmd != "" {
+		if _, err := benchcmd.ParseBenchCmd(o.benchCmd); err != nil {
+			return usageError{Err: err}
+		}
+		c.Bench.Driver, c.Bench.Command = "command", o.benchCmd
+	}
+	c.Workdir = o.workdir
+	c.Measure.Warmup, c.Measure.Duration = o.warmup, o.duration
+	return nil
+}
+
+// measureFlags are the score and warm-up detection rules.
+type measureFlags struct {
+	lambda       float64
+	objective    string
+	maxP95       float64
+	dipShare     float64
+	steadyBlock  time.Duration
+	steadySpread float64
+	steadyTrend  float64
+}
+
+func (m *measureFlags) AddFlags(fs *pflag.FlagSet) {
+	d := search.DefaultScoreRule()
+	st := search.DefaultSteadyRule()
+	fs.Float64Var(&m.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps - other penalties")
+	fs.StringVar(&m.objective, "objective", string(search.GoalTPS), "what to optimise: tps, qps, or p95 (lower p95 latency is better)")
+	fs.Float64Var(&m.maxP95, "max-p95", 0, "a trial whose p95 latency (median of the per-second values, ms) exceeds this is infeasible: kept, never the best (0 = no limit)")
+	fs.Float64Var(&m.dipShare, "dip-share", d.DipShare, "a second under this share of the window's median throughput is a dip (penalised)")
+	fs.DurationVar(&m.steadyBlock, "steady-block", time.Duration(st.Block)*time.Second, "warm-up detection: block length; throughput is steady when 3 consecutive block means are flat and close")
+	fs.Float64Var(&m.steadySpread, "steady-spread", st.MaxSpread, "warm-up detection: largest (max-min)/mean of the block means")
+	fs.Float64Var(&m.steadyTrend, "steady-trend", st.MaxTrend, "warm-up detection: largest rise (least-squares) across the blocks, as a share of their mean")
+}
+
+func (m *measureFlags) apply(c *study.Config) error {
+	switch {
+	case m.lambda < 0:
+		return usagef("--lambda %g: want a number >= 0", m.lambda)
+	case !slices.Contains(search.Goals, search.Goal(m.objective)):
+		return usagef("--objective %q: want tps, qps or p95", m.objective)
+	case m.maxP95 < 0:
+		return usagef("--max-p95 %g: want milliseconds >= 0 (0 = no limit)", m.maxP95)
+	case m.dipShare < 0 || m.dipShare >= 1:
+		return usagef("--dip-share %g: want 0 <= share < 1", m.dipShare)
+	case m.steadyBlock < time.Second || m.steadyBlock%time.Second != 0:
+		return usagef("--steady-block %s: want whole seconds >= 1s", m.steadyBlock)
+	case m.steadySpread <= 0:
+		return usagef("--steady-spread %g: want > 0", m.steadySpread)
+	case m.steadyTrend <= 0:
+		return usagef("--steady-trend %g: want > 0", m.steadyTrend)
+	}
+	c.Measure.Lambda, c.Measure.Objective, c.Measure.MaxP95, c.Measure.DipShare = m.lambda, m.objective, m.maxP95, m.dipShare
+	c.Measure.SteadyBlock, c.Measure.SteadySpread, c.Measure.SteadyTrend = m.steadyBlock, m.steadySpread, m.steadyTrend
+	return nil
+}
+
+// searchFlags choose the strategy and the re-measurement policy.
+type searchFlags struct {
+	strategy     string
+	warmStart    bool
+	confirm      int
+	recheckEvery int
+	abPairs      int
+	abShare      float64
+}
+
+func (o *searchFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.strategy, "strategy", "hybrid", "search strategy: "+strings.Join(search.StrategyNames(), ", ")+
+		" (hybrid: screening, then TPE over the knobs that matter, then local refinement)")
+	fs.BoolVar(&o.warmStart, "warm-start", true, "measure an expert configuration derived from the host and the dataset right after the baseline")
+	fs.IntVar(&o.confirm, "confirm", 2, "re-measure a trial that beats the best this many times before it becomes the best (0 = off)")
+	fs.IntVar(&o.recheckEvery, "recheck-every", 10, "re-measure the baseline after every N trials so drift of the machine shows (0 = never)")
+	fs.IntVar(&o.abPairs, "ab-pairs", 3, "final interleaved best/baseline pairs (A B A B ...) that give the gain with a 95 % confidence interval (0 with --ab-share 0 = none)")
+	fs.Float64Var(&o.abShare, "ab-share", 0.1, "share of --budget reserved for the final A/B pairs (at least --ab-pairs of them)")
+}
+
+func (o *searchFlags) apply(c *study.Config) error {
+	switch {
+	case !slices.Contains(search.StrategyNames(), o.strategy):
+		return usagef("--strategy %q: want one of %s", o.strategy, strings.Join(search.StrategyNames(), ", "))
+	case o.confirm < 0 || o.confirm > 20:
+		return usagef("--confirm %d: want 0..20", o.confirm)
+	case o.recheckEvery < 0:
+		return usagef("--recheck-every %d: want >= 0 (0 = never)", o.recheckEvery)
+	case o.abPairs < 0 || o.abPairs > search.MaxABPairs:
+		return usagef("--ab-pairs %d: want 0..%d", o.abPairs, search.MaxABPairs)
+	case o.abShare < 0 || o.abShare >= 0.9:
+		return usagef("--ab-share %g: want 0 <= share < 0.9", o.abShare)
+	}
+	c.Strategy, c.WarmStart = o.strategy, o.warmStart
+	c.Measure.Confirm, c.Measure.RecheckEvery, c.Measure.ABPairs, c.Measure.ABShare = o.confirm, o.recheckEvery, o.abPairs, o.abShare
+	return nil
+}
+
+// spaceFlags shape the knob space.
+type spaceFlags struct {
+	mysqld       string
+	durability   string
+	spaceFile    string
+	serverBuilds []string
+	benchBuilds  []string
+	memoryBudget string
+	applyMode    string
+	baselineCnf  string
+}
+
+func (o *spaceFlags) AddFlags(fs *pflag.FlagSet) {
+	o.addResolveFlags(fs)
+	fs.StringVar(&o.memoryBudget, "memory-budget", "75%", "memory a config may use, as a size (12G) or a share of RAM (75%); a config whose MySQLTuner-style estimate (global buffers + per-connection buffers x max_connections) exceeds it is rejected without starting a server")
+	fs.StringVar(&o.baselineCnf, "baseline-cnf", "", "your current my.cnf: read by the MySQL option-file rules, its knob values become trial 0 and the base of every trial; export then shows the change against it")
+	fs.StringVar(&o.applyMode, "apply", study.ApplyRestart, "restart: every trial restores the dataset and restarts the server; dynamic: when only dynamic knobs change from the previous trial, apply them with SET GLOBAL on the running server (faster, but the trial inherits the previous trial's dataset and cache state)")
+}
+
+// addResolveFlags adds the flags that decide the space a server offers
+// (search and knobs).
+func (o *spaceFlags) addResolveFlags(fs *pflag.FlagSet) {
+	o.addServerFlag(fs)
+	fs.StringVar(&o.durability, "durability", "strict", "strict pins innodb_flush_log_at_trx_commit=1, innodb_doublewrite=ON and sync_binlog=1 (where binary logging is on); relaxed lets the search change them")
+	fs.StringVar(&o.spaceFile, "space", "", "space file (TOML): include/exclude knobs, narrow ranges, fix values (see examples/)")
+	fs.StringArrayVar(&o.serverBuilds, "server-build", nil, "NAME=PATH of a server binary to choose among (repeatable; two or more make server_build a searched knob; the first is the default and builds the dataset)")
+	fs.StringArrayVar(&o.benchBuilds, "benchmark-build", nil, "NAME=PATH of a sysbench binary to choose among (repeatable; two or more make benchmark_build a searched knob)")
+}
+
+func (o *spaceFlags) addServerFlag(fs *pflag.FlagSet) {
+	fs.StringVar(&o.mysqld, "mysqld", "", "server binary (default: mariadbd or mysqld on PATH or in /usr/sbin)")
+}
+
+func (o *spaceFlags) apply(c *study.Config) error {
+	if err := o.applyResolve(c); err != nil {
+		return err
+	}
+	if o.baselineCnf != "" {
+		if _, err := os.Stat(o.baselineCnf); err != nil {
+			return usagef("--baseline-cnf %q: %v", o.baselineCnf, err)
+		}
+	}
+	if _, err := study.ParseMemoryBudget(o.memoryBudget, 1<<40); err != nil {
+		return usagef("--memory-budget: %v", err)
+	}
+	if o.applyMode != study.ApplyRestart && o.applyMode != study.ApplyDynamic {
+		return usagef("--apply %q: want %s or %s", o.applyMode, study.ApplyRestart, study.ApplyDynamic)
+	}
+	c.Space.MemoryBudget, c.Space.Apply, c.Space.BaselineCnf = o.memoryBudget, o.applyMode, o.baselineCnf
+	return nil
+}
+
+// applyResolve writes the flags of addResolveFlags into c.Space.
+func (o *spaceFlags) applyResolve(c *study.Config) error {
+	if _, err := space.ParseDurability(o.durability); err != nil {
+		return usagef("--durability: %v", err)
+	}
+	if len(o.serverBuilds) > 0 && o.mysqld != "" {
+		return usagef("--mysqld and --server-build: give one (the first --server-build is the default server)")
+	}
+	sb, err := parseBuilds("--server-build", o.serverBuilds)
+	if err != nil {
+		return err
+	}
+	bb, err := parseBuilds("--benchmark-build", o.benchBuilds)
+	if err != nil {
+		return err
+	}
+	if o.spaceFile != "" {
+		if _, err := os.Stat(o.spaceFile); err != nil {
+			return usagef("--space %q: %v", o.spaceFile, err)
+		}
+	}
+	c.Space = study.Space{Mysqld: o.mysqld, Durability: o.durability, File: o.spaceFile, ServerBuilds: sb, BenchBuilds: bb}
+	return nil
+}
+
+var buildName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
+
+// parseBuilds parses NAME=PATH values; errors name the flag and the value.
+func parseBuilds(flag string, vals []string) ([]storage.Build, error) {
+	var out []storage.Build
+	seen := map[string]bool{}
+	for _, v := range vals {
+		name, path, ok := strings.Cut(v, "=")
+		if !ok || !buildName.MatchString(name) || path == "" {
+			return nil, usagef("%s %q: want NAME=PATH, NAME of letters, digits, '.', '_', '+', '-'", flag, v)
+		}
+		if seen[name] {
+			return nil, usagef("%s %q: build name %s given twice", flag, v, name)
+		}
+		seen[name] = true
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, usagef("%s %q: %v", flag, v, err)
+		}
+		if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
+			return nil, usagef("%s %q: %s is not an executable file", flag, v, abs)
+		}
+		out = append(out, storage.Build{Name: name, Path: abs})
+	}
+	return out, nil
+}
+
+// existingFlags tune a server autotune did not start.
+type existingFlags struct {
+	dsn          string
+	configFile   string
+	restartCmd   string
+	allowRestart bool
+	notSandbox   bool
+	passwordFile string
+}
+
+// existingOnly are the flags that need --dsn.
+var existingOnly = []string{"config-file", "restart-cmd", "allow-restart", "i-understand-this-is-not-a-sandbox", "password-file"}
+
+func (o *existingFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.dsn, "dsn", "", "tune an existing server instead of a sandbox: USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/ (no password here: $"+study.PasswordEnv+" or --password-file)")
+	fs.StringVar(&o.configFile, "config-file", "", "with --dsn: option file autotune writes each trial's knobs into; the server's my.cnf must !include it (autotune never edits my.cnf itself); restored at the end")
+	fs.StringVar(&o.restartCmd, "restart-cmd", "", "with --dsn --allow-restart: command that restarts the server, split into words like a shell does (quotes and backslashes) but run without a shell: no $VARS, globs, pipes or ;")
+	fs.BoolVar(&o.allowRestart, "allow-restart", false, "with --dsn: also tune knobs that need a restart, running --restart-cmd (without it, only knobs SET GLOBAL can change are tuned)")
+	fs.BoolVar(&o.notSandbox, "i-understand-this-is-not-a-sandbox", false, "with --dsn: run although the server holds schemas other than sbtest (its data is not touched, but its users will feel the benchmark and the trial settings)")
+	fs.StringVar(&o.passwordFile, "password-file", "", "with --dsn: MySQL option file with a [client] password= line for the --dsn user (mode 0600)")
+}
+
+func (o *existingFlags) apply(c *study.Config) error {
+	if o.dsn == "" {
+		return nil
+	}
+	cfg, err := mysql.ParseDSN(o.dsn)
+	if err != nil {
+		return usagef("--dsn %q: want USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/: %v", storage.RedactDSN(o.dsn), err)
+	}
+	if cfg.Passwd != "" {
+		return usagef("--dsn %q holds a password: put it in $%s or an option file given with --password-file, never on the command line", storage.RedactDSN(o.dsn), study.PasswordEnv)
+	}
+	if o.configFile == "" {
+		return usagef("--dsn needs --config-file PATH: the include file autotune writes each trial's settings into")
+	}
+	if o.allowRestart && o.restartCmd == "" {
+		return usagef("--allow-restart needs --restart-cmd 'COMMAND', e.g. 'systemctl restart mariadb'")
+	}
+	var argv []string
+	if o.restartCmd != "" {
+		if argv, err = shlex.Split(o.restartCmd); err != nil || len(argv) == 0 {
+			return usagef("--restart-cmd %q: want a command and its arguments (quoted like in a shell; no shell features): %v", o.restartCmd, err)
+		}
+	}
+	c.Existing = &study.Existing{DSN: o.dsn, PasswordFile: o.passwordFile, ConfigFile: o.configFile, RestartCmd: argv,
+		AllowRestart: o.allowRestart, NotSandbox: o.notSandbox}
+	return nil
+}
+
+// refuse returns a usage error naming the first of names set on the
+// command line, saying why the mode cannot honour it.
+func refuse(fs *pflag.FlagSet, why string, names ...string) error {
+	for _, n := range names {
+		if f := fs.Lookup(n); f != nil && f.Changed {
+			return usagef("--%s: %s", n, why)
+		}
+	}
+	return nil
+}

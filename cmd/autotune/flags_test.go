@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/autotune/autotune/study"
+)
+
+// planned is what a study command would run: the engine's configuration
+// and what the command itself does with the rest of its flags.
+type planned struct {
+	Cfg   study.Config
+	Extra any
+}
+
+// studyCmd is a command that turns flags into a study.Config.
+type studyCmd struct {
+	name string
+	// base are arguments every case needs.
+	base []string
+	// plan builds the command and returns what it would run for args.
+	plan func(t *testing.T, args []string) (planned, error)
+}
+
+func planWith[O interface {
+	config(*pflag.FlagSet) (study.Config, error)
+}](o O, cmd *cobra.Command, extra func() any) func(t *testing.T, args []string) (planned, error) {
+	return func(t *testing.T, args []string) (planned, error) {
+		if err := cmd.ParseFlags(args); err != nil {
+			return planned{}, usageError{Err: err}
+		}
+		c, err := o.config(cmd.Flags())
+		return planned{Cfg: c, Extra: extra()}, err
+	}
+}
+
+func studyCmds() []studyCmd {
+	search := func(base ...string) studyCmd {
+		return studyCmd{name: "search " + strings.Join(base, " "), base: base, plan: func(t *testing.T, args []string) (planned, error) {
+			o := &searchOptions{}
+			return planWith(o, newSearchCmdWith(o), func() any { return o.json })(t, args)
+		}}
+	}
+	return []studyCmd{
+		search("--trials", "3"),
+		search("--trials", "3", "--dsn", "root@unix(/s)/", "--config-file", "x.cnf"),
+		{name: "worker", base: []string{"--trials", "3", "--db", "mysql://u@127.0.0.1:3306/d"}, plan: func(t *testing.T, args []string) (planned, error) {
+			o := &workerOptions{}
+			return planWith(o, newWorkerCmdWith(o), func() any { return o.json })(t, args)
+		}},
+		{name: "noise", plan: func(t *testing.T, args []string) (planned, error) {
+			o := &noiseOptions{}
+			return planWith(o, newNoiseCmdWith(o), func() any { return [2]any{o.repeats, o.set} })(t, args)
+		}},
+	}
+}
+
+// altValues are values other than the default for every flag of the
+// study commands; each must change what runs or be refused.
+func altValues(t *testing.T) map[string]string {
+	dir := t.TempDir()
+	cnf := filepath.Join(dir, "my.cnf")
+	if err := os.WriteFile(cnf, []byte("[mysqld]\ninnodb_io_capacity = 1000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{
+		"study": "other", "db": "other.db", "budget": "1h", "trials": "5", "seed": "7", "allow-changes": "true", "json": "true",
+		"workload": "oltp_read_only", "threads": "8", "tables": "4", "table-size": "1000", "sysbench": "/opt/sysbench",
+		"bench-cmd": "mybench {threads}", "workdir": "w2", "warmup": "10s", "duration": "30s",
+		"lambda": "1", "objective": "qps", "max-p95": "50", "dip-share": "0.3", "steady-block": "3s", "steady-spread": "0.2", "steady-trend": "0.2",
+		"strategy": "tpe", "warm-start": "false", "confirm": "3", "recheck-every": "5", "ab-pairs": "4", "ab-share": "0.2",
+		"mysqld": "/opt/mariadbd", "durability": "relaxed", "space": "../../examples/space-conservative.toml",
+		"server-build": "a=/bin/true", "benchmark-build": "b=/bin/true", "memory-budget": "50%", "apply": "dynamic", "baseline-cnf": cnf,
+		"dsn": "root@tcp(127.0.0.1:3307)/", "config-file": "y.cnf", "restart-cmd": "/bin/restart now", "allow-restart": "true",
+		"i-understand-this-is-not-a-sandbox": "true", "password-file": "pw.cnf",
+		"heartbeat": "5s", "repeats": "3", "set": "innodb_io_capacity=1000",
+	}
+}
+
+// TestEveryFlagChangesTheRunOrIsRefused walks every flag of search (in
+// both modes), worker and noise: set to another value, each flag must
+// change the configuration the command hands to the engine (or the
+// command's own output mode), or be refused with a usage error naming it.
+// No flag is accepted and ignored.
+func TestEveryFlagChangesTheRunOrIsRefused(t *testing.T) {
+	alt := altValues(t)
+	for _, sc := range studyCmds() {
+		t.Run(sc.name, func(t *testing.T) {
+			base, err := sc.plan(t, sc.base)
+			if err != nil {
+				t.Fatalf("base %v: %v", sc.base, err)
+			}
+			o := &searchOptions{}
+			var names []string
+			probe := newSearchCmdWith(o)
+			if strings.HasPrefix(sc.name, "worker") {
+				probe = newWorkerCmd()
+			} else if sc.name == "noise" {
+				probe = newNoiseCmd()
+			}
+			probe.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+			sort.Strings(names)
+			changed, refused := 0, 0
+			for _, name := range names {
+				v, ok := alt[name]
+				if !ok {
+					t.Errorf("--%s: no test value: add one to altValues", name)
+					continue
+				}
+				got, err := sc.plan(t, append(append([]string{}, sc.base...), "--"+name+"="+v))
+				switch {
+				case err != nil:
+					if !study.IsUsage(err) || !strings.Contains(err.Error(), "--"+name) {
+						t.Errorf("--%s=%s: error %v: want a usage error naming --%s", name, v, err, name)
+					}
+					refused++
+				case reflect.DeepEqual(got, base):
+					t.Errorf("--%s=%s: accepted but changes nothing that runs", name, v)
+				default:
+					changed++
+				}
+			}
+			t.Logf("%d flags change the run, %d are refused", changed, refused)
+		})
+	}
+}
+
+func TestSearchFlagValidation(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--threads", "8,0"}, "--threads 0"},
+		{[]string{"--objective", "latency"}, "--objective"},
+		{[]string{"--max-p95", "-1"}, "--max-p95"},
+		{[]string{"--confirm", "-1"}, "--confirm"},
+		{[]string{"--bench-cmd", "x {nope}"}, "unknown placeholder"},
+		{[]string{"--bench-cmd", "'"}, "--bench-cmd"},
+		{[]string{"--steady-block", "1500ms"}, "--steady-block"},
+		{[]string{"--ab-share", "0.95"}, "--ab-share"},
+		{[]string{"--strategy", "genetic"}, "--strategy"},
+		{[]string{"--config-file", "x.cnf"}, "needs --dsn"},
+		{[]string{"--dsn", "root@unix(/s)/"}, "--config-file"},
+		{[]string{"--dsn", "root:pw@unix(/s)/", "--config-file", "x"}, "holds a password"},
+		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--allow-restart"}, "--restart-cmd"},
+		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--restart-cmd", `sh -c 'unterminated`}, "--restart-cmd"},
+		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--workdir", "w"}, "--workdir: not with --dsn"},
+	} {
+		cmd := newSearchCmd()
+		cmd.SetArgs(append([]string{"--trials", "3"}, tc.args...))
+		cmd.SetOut(new(bytes.Buffer))
+		cmd.SetErr(new(bytes.Buffer))
+		cmd.RunE = func(*cobra.Command, []string) error { return nil }
+		err := cmd.Execute()
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%v: err %v, want %q", tc.args, err, tc.err)
+		}
+		if err != nil && !study.IsUsage(err) {
+			t.Errorf("%v: %T is not a usage error (exit 2)", tc.args, err)
+		}
+		if err != nil && strings.Contains(err.Error(), ":pw@") {
+			t.Errorf("error leaks the password: %v", err)
+		}
+	}
+	// A restart command is split like a shell would, and run without one.
+	o := &searchOptions{}
+	cmd := newSearchCmdWith(o)
+	if err := cmd.ParseFlags([]string{"--trials", "3", "--dsn", "root@unix(/s)/", "--config-file", "x", "--restart-cmd", `/bin/restart "a b" c`, "--allow-restart"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := o.config(cmd.Flags())
+	if err != nil || !reflect.DeepEqual(c.Existing.RestartCmd, []string{"/bin/restart", "a b", "c"}) {
+		t.Fatalf("%v %+v", err, c.Existing)
+	}
+}

@@ -1,0 +1,195 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+// Gain returns the relative change of best over base in percent.
+func Gain(best, base float64) float64 {
+	if base == 0 {
+		return 0
+	}
+	return (best - base) / base * 100
+}
+
+// TrialLine formats the one-line report of a finished trial.
+func TrialLine(sp *space.Space, e search.Event) string {
+	t := e.Trial
+	var b strings.Builder
+	fmt.Fprintf(&b, "trial %3d %-10s ", t.Number, KindText(t))
+	if t.State == search.Complete {
+		fmt.Fprintf(&b, "tps %8.1f  score %8.1f  warm-up %2.0fs", t.MeanTPS, t.Score, t.WarmupS)
+	} else {
+		fmt.Fprintf(&b, "%-30s", strings.ToUpper(string(t.State)))
+	}
+	if e.Best.Number >= 0 {
+		fmt.Fprintf(&b, " | best %.1f (#%d", e.Best.Score, e.Best.Number)
+		if e.Baseline.Number >= 0 {
+			fmt.Fprintf(&b, ", %+.1f %% tps vs baseline", Gain(e.Best.MeanTPS, e.Baseline.MeanTPS))
+		}
+		b.WriteString(")")
+	}
+	if e.Budget > 0 {
+		left := e.Budget - e.Spent
+		if left < 0 {
+			left = 0
+		}
+		fmt.Fprintf(&b, " | budget left %s", left.Round(time.Second))
+	}
+	if ch := sp.Changes(t.Params); len(ch) > 0 {
+		b.WriteString(" | " + strings.Join(ch, " "))
+	} else {
+		b.WriteString(" | server defaults")
+	}
+	if t.State == search.Failed || t.State == search.Rejected {
+		b.WriteString("\n      reason: " + t.Failure)
+	}
+	if lv := LevelsText(t); lv != "" {
+		b.WriteString("\n      levels: " + lv)
+	}
+	if e.Note != "" {
+		b.WriteString("\n      " + e.Note)
+	}
+	return b.String()
+}
+
+// WriteOutcome prints the best configuration and its gain over the baseline.
+func WriteOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
+	if best.Number < 0 {
+		fmt.Fprintln(out, "no trial completed yet")
+		return
+	}
+	fmt.Fprintf(out, "\nbest: trial %d, score %.1f, %.1f tps", best.Number, best.Score, best.MeanTPS)
+	if base.Number >= 0 {
+		fmt.Fprintf(out, " vs baseline %.1f tps (%+.1f %%)", base.MeanTPS, Gain(best.MeanTPS, base.MeanTPS))
+	}
+	fmt.Fprintln(out)
+	if ch := sp.Changes(best.Params); len(ch) > 0 {
+		for _, c := range ch {
+			fmt.Fprintln(out, "  "+c)
+		}
+	} else {
+		fmt.Fprintln(out, "  (server defaults)")
+	}
+}
+
+// WriteGain prints the final A/B comparison of the best trial, saying
+// plainly when the gain is not significant.
+func WriteGain(out io.Writer, trials []search.Trial, best search.Trial) {
+	if best.Number < 0 || best.Kind == search.Baseline {
+		return
+	}
+	g, ok := search.ABGain(trials, best.Number)
+	if !ok {
+		fmt.Fprintf(out, "gain over the baseline: %s\n", abShortfall(trials, best.Number))
+		return
+	}
+	fmt.Fprintf(out, "gain over the baseline (interleaved A/B, score): %s\n", g)
+}
+
+// LevelsText renders the thread levels of a trial for the trials line:
+// "8: 512.0, 32: 840.1".
+func LevelsText(t search.Trial) string {
+	if len(t.Levels) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, l := range t.Levels {
+		parts = append(parts, fmt.Sprintf("%d thr %.1f", l.Threads, l.Score))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteGainComment writes the final A/B result of the best trial as my.cnf
+// comments: the gain with its 95 % interval, and plainly whether it is
+// significant.
+func WriteGainComment(w io.Writer, trials []search.Trial, best search.Trial) {
+	if best.Number < 0 || best.Kind == search.Baseline {
+		return
+	}
+	if n := Confirmations(trials, best.Number); n > 0 {
+		fmt.Fprintf(w, "# confirmed by %d re-measurements (score and tps above are their mean)\n", n)
+	}
+	g, ok := search.ABGain(trials, best.Number)
+	if !ok {
+		fmt.Fprintf(w, "# gain over the baseline: %s; the difference above may be noise\n", abShortfall(trials, best.Number))
+		return
+	}
+	fmt.Fprintf(w, "# gain over the baseline, interleaved A/B runs (score): %s\n", g)
+	if !g.Significant {
+		fmt.Fprintln(w, "# WARNING: this gain is NOT statistically significant; the configuration may be no better than the defaults")
+	}
+}
+
+// Confirmations counts the complete Confirm runs of trial n.
+func Confirmations(trials []search.Trial, n int) int {
+	c := 0
+	for _, t := range trials {
+		if t.Kind == search.Confirm && t.RepeatOf == n && t.State == search.Complete {
+			c++
+		}
+	}
+	return c
+}
+
+// KindText is the kind column of a trial line: "confirm#3" for a
+// re-measurement of trial 3.
+func KindText(t search.Trial) string {
+	if t.Kind.Extra() {
+		return fmt.Sprintf("%s#%d", t.Kind, t.RepeatOf)
+	}
+	return string(t.Kind)
+}
+
+// abShortfall says why there is no A/B interval for the best trial.
+func abShortfall(trials []search.Trial, best int) string {
+	a, b := 0, 0
+	for _, t := range trials {
+		if t.RepeatOf != best || t.State != search.Complete {
+			continue
+		}
+		switch t.Kind {
+		case search.ABBest:
+			a++
+		case search.ABBase:
+			b++
+		}
+	}
+	if a+b == 0 {
+		return "not measured by interleaved A/B runs (they run at the end of the budget or trial cap)"
+	}
+	return fmt.Sprintf("only %d vs %d interleaved A/B runs, too few for a confidence interval (2 per side needed, --ab-pairs 2)", a, b)
+}
+
+// WriteImportance prints the importance ranking with a bar per knob.
+func WriteImportance(out io.Writer, imp []search.KnobImportance, n int) {
+	sum := 0.0
+	for _, ki := range imp {
+		sum += ki.Importance
+	}
+	fmt.Fprintf(out, "\nknob importance (share of the score variance, from %d complete trials; the knobs explain %.0f %%):\n", n, sum*100)
+	if sum < 0.01 {
+		fmt.Fprintln(out, "  no knob's effect stands out from the noise of these trials (more trials, or longer ones, would tell)")
+		return
+	}
+	for _, ki := range imp {
+		bar := strings.Repeat("#", int(ki.Importance*40+0.5))
+		fmt.Fprintf(out, "  %-32s %5.1f %%  %s\n", ki.Knob, ki.Importance*100, bar)
+	}
+}
+
+// firstNonEmpty returns the first non-empty string of s ("" when none).
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}

@@ -1,0 +1,229 @@
+// Package benchcmd is the driver of a user's own benchmark command
+// (--bench-cmd): any program that prints per-interval throughput lines.
+package benchcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/shlex"
+
+	"github.com/autotune/autotune/runner"
+	"github.com/autotune/autotune/runner/sysbench"
+)
+
+// BenchPlaceholders are the words replaced in every argument of a
+// --bench-cmd before it runs.
+var BenchPlaceholders = map[string]string{
+	"{socket}":     "unix socket path of the sandboxed server",
+	"{host}":       "127.0.0.1",
+	"{port}":       "TCP port of the sandboxed server",
+	"{user}":       "root (no password)",
+	"{db}":         "sbtest, the schema of the prepared dataset",
+	"{threads}":    "client threads of this run (one --threads level)",
+	"{seconds}":    "run length in whole seconds (--warmup cap + --duration + 2 s slack)",
+	"{tables}":     "--tables",
+	"{table_size}": "--table-size",
+}
+
+var reBrace = regexp.MustCompile(`\{[a-z_]+\}`)
+
+// Command runs a user command that prints per-interval throughput
+// lines (--bench-cmd). The command line is split into arguments with
+// POSIX-shell-like quoting (github.com/google/shlex: 'single', "double",
+// backslash escapes) and run without a shell; placeholders
+// (BenchPlaceholders) are replaced in each argument.
+//
+// Every output line (stdout and stderr) is read as:
+//
+//   - a sysbench interval report ("[ 5s ] thds: 16 tps: 512.3 qps: ...",
+//     any version the sysbench parser knows), so sysbench Lua scripts such
+//     as TPC-C-like ones pass through sysbench unchanged; or
+//   - a key=value line: whitespace-separated pairs, tps= required, from
+//     t= (seconds since start; default: the line's ordinal), tps=, qps=,
+//     lat_ms= (latency percentile in ms), lat_pct= (its rank, default 95),
+//     err_s=, reconn_s=. Example: "t=3 tps=512.5 qps=10250 lat_ms=41.2".
+//
+// Any other line is ignored. A line that starts like a key=value interval
+// but does not parse fails the run; so does a non-zero exit status or a
+// run without interval lines.
+type Command struct {
+	// Args is the split command line, placeholders not yet replaced.
+	Args []string
+	// Tables and TableSize fill {tables} and {table_size}.
+	Tables, TableSize int
+	// Loader prepares the dataset (sysbench prepare of the sbtest tables).
+	Loader sysbench.Bench
+}
+
+// ParseBenchCmd splits a --bench-cmd value into arguments and checks its
+// placeholders. It returns an error naming the problem for an empty
+// command, unbalanced quotes, or an unknown {placeholder}.
+func ParseBenchCmd(s string) ([]string, error) {
+	args, err := shlex.Split(s)
+	if err != nil {
+		return nil, fmt.Errorf("--bench-cmd %q: %w", s, err)
+	}
+	if len(args) == 0 {
+		return nil, fmt.Errorf("--bench-cmd %q: empty command", s)
+	}
+	for _, a := range args {
+		for _, m := range reBrace.FindAllString(a, -1) {
+			if _, ok := BenchPlaceholders[m]; !ok {
+				names := make([]string, 0, len(BenchPlaceholders))
+				for k := range BenchPlaceholders {
+					names = append(names, k)
+				}
+				return nil, fmt.Errorf("--bench-cmd: unknown placeholder %s in %q (known: %s)", m, a, strings.Join(slices.Sorted(slices.Values(names)), " "))
+			}
+		}
+	}
+	return args, nil
+}
+
+// expand returns the arguments with placeholders replaced.
+func (c Command) expand(srv *runner.Server, threads, secs int) []string {
+	r := strings.NewReplacer(
+		"{socket}", srv.Socket, "{host}", "127.0.0.1", "{port}", strconv.Itoa(srv.Port),
+		"{user}", "root", "{db}", "sbtest", "{threads}", strconv.Itoa(threads),
+		"{seconds}", strconv.Itoa(secs), "{tables}", strconv.Itoa(c.Tables), "{table_size}", strconv.Itoa(c.TableSize))
+	out := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		out[i] = r.Replace(a)
+	}
+	return out
+}
+
+// Run runs the command for r.Duration (whole seconds, {seconds}) with
+// {threads} = r.Threads under r.Launch and calls onSample for every
+// interval line as it arrives. It returns a *runner.BenchError when the
+// run failed, ctx.Err() when cancelled (the command gets SIGTERM, then
+// SIGKILL after 5 s). The result's Summary is the sysbench report when the
+// command is sysbench.
+func (c Command) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {
+	secs := int((r.Duration + time.Second - 1) / time.Second)
+	args := c.expand(srv, r.Threads, secs)
+	cmd := r.Launch.CommandContext(ctx, args[0], args[1:]...)
+	cmd.SysProcAttr = runner.ChildProcAttr(false)
+	cmd.Cancel = func() error { return runner.Terminate(cmd.Process) }
+	cmd.WaitDelay = 5 * time.Second
+	p := sysbench.NewParser()
+	var ivs []runner.Interval
+	var parseErr error
+	n := 0
+	text, err := sysbench.StreamLines(cmd, func(line string) {
+		n++
+		iv, ferr := p.Feed(line)
+		if iv == nil && ferr == nil {
+			iv, ferr = ParseKVInterval(line, len(ivs)+1)
+			if iv != nil {
+				iv.Line = n
+			}
+		}
+		if ferr != nil && parseErr == nil {
+			parseErr = ferr
+		}
+		if iv != nil {
+			ivs = append(ivs, *iv)
+			if onSample != nil {
+				onSample(*iv)
+			}
+		}
+	})
+	so := p.Output()
+	res := runner.BenchResult{Version: so.Version}
+	if so.Summary != nil {
+		res.Summary = so.Summary
+	}
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	switch {
+	case err != nil:
+		reason := err.Error()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			reason = args[0] + " " + ee.ProcessState.String()
+		}
+		if len(so.Failures) > 0 {
+			reason += ": " + so.Failures[0].Text
+		}
+		return res, &runner.BenchError{Reason: reason, Output: text}
+	case parseErr != nil:
+		return res, &runner.BenchError{Reason: "unparseable output: " + parseErr.Error(), Output: text}
+	case len(ivs) == 0:
+		return res, &runner.BenchError{Reason: "no interval lines in the output of " + args[0] + " (see docs/measurement.md, custom benchmarks, for the format)", Output: text}
+	}
+	return res, nil
+}
+
+// Prepare loads the dataset the command runs on: sysbench's sbtest tables
+// (Loader), so that {tables} and {table_size} describe it.
+func (c Command) Prepare(ctx context.Context, srv *runner.Server) error {
+	return c.Loader.Prepare(ctx, srv)
+}
+
+// ParseKVInterval reads a key=value interval line (see Command):
+// nil, nil when the line is not one (no tps= field); an error when it has
+// tps= but a field is not key=value, a key is unknown or a value is not a
+// finite non-negative number. ordinal is the default for t.
+func ParseKVInterval(line string, ordinal int) (*runner.Interval, error) {
+	fields := strings.Fields(line)
+	hasTPS := false
+	for _, f := range fields {
+		if strings.HasPrefix(f, "tps=") {
+			hasTPS = true
+		}
+	}
+	if !hasTPS {
+		return nil, nil
+	}
+	iv := runner.Interval{Time: float64(ordinal)}
+	var lat *float64
+	pct := 95.0
+	for _, f := range fields {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return nil, fmt.Errorf("interval line %q: field %q is not key=value", line, f)
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, fmt.Errorf("interval line %q: %s=%q is not a non-negative number", line, k, v)
+		}
+		switch k {
+		case "t":
+			iv.Time = x
+		case "tps":
+			iv.TPS = x
+		case "qps":
+			iv.QPS = x
+		case "lat_ms":
+			lat = &x
+		case "lat_pct":
+			pct = x
+		case "err_s":
+			iv.ErrPS = x
+		case "reconn_s":
+			iv.ReconnPS = x
+		case "thds", "threads":
+			iv.Threads = int(x)
+		default:
+			return nil, fmt.Errorf("interval line %q: unknown key %q (want t, tps, qps, lat_ms, lat_pct, err_s, reconn_s, threads)", line, k)
+		}
+	}
+	if lat != nil {
+		iv.LatMS, iv.LatPct = lat, pct
+	}
+	return &iv, nil
+}
+
+// Dataset identifies the data Prepare loads (the Loader's).
+func (c Command) Dataset() runner.Dataset { return c.Loader.Dataset() }

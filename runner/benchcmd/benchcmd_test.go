@@ -1,0 +1,106 @@
+package benchcmd
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/runner"
+)
+
+func TestParseBenchCmd(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		err  string
+	}{
+		{`sysbench tpcc.lua --mysql-socket={socket} --threads={threads} --time={seconds} run`,
+			[]string{"sysbench", "tpcc.lua", "--mysql-socket={socket}", "--threads={threads}", "--time={seconds}", "run"}, ""},
+		{`my-bench --label 'two words' "--x={port}" a\ b`, []string{"my-bench", "--label", "two words", "--x={port}", "a b"}, ""},
+		{``, nil, "empty command"},
+		{`bench 'unclosed`, nil, "--bench-cmd"},
+		{`bench --t={thread}`, nil, "unknown placeholder {thread}"},
+	} {
+		got, err := ParseBenchCmd(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: err %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%q: %q, %v", tc.in, got, err)
+		}
+	}
+}
+
+func TestParseKVInterval(t *testing.T) {
+	iv, err := ParseKVInterval("t=3 tps=512.5 qps=10250 lat_ms=41.2 err_s=0.5", 7)
+	if err != nil || iv.Time != 3 || iv.TPS != 512.5 || iv.QPS != 10250 || *iv.LatMS != 41.2 || iv.LatPct != 95 || iv.ErrPS != 0.5 {
+		t.Fatalf("%+v %v", iv, err)
+	}
+	iv, err = ParseKVInterval("tps=10", 7)
+	if err != nil || iv.Time != 7 || iv.LatMS != nil || iv.LatPct != 0 {
+		t.Fatalf("%+v %v", iv, err)
+	}
+	if iv, err := ParseKVInterval("warming up, please wait", 1); iv != nil || err != nil {
+		t.Fatal("a line without tps= is not an interval")
+	}
+	for _, bad := range []string{"t=1 tps=abc", "tps=5 latency=3", "tps=5 junk", "tps=-1", "tps=NaN"} {
+		if _, err := ParseKVInterval(bad, 1); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestCommandBenchRun(t *testing.T) {
+	srv := &runner.Server{Socket: "/tmp/x.sock", Port: 3307}
+	run := func(cmdline string, d time.Duration) (runner.BenchResult, []runner.Interval, error) {
+		args, err := ParseBenchCmd(cmdline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []runner.Interval
+		out, err := Command{Args: args, Tables: 2, TableSize: 10}.Run(context.Background(), srv, runner.BenchRun{Threads: 8, Duration: d}, func(iv runner.Interval) { got = append(got, iv) })
+		return out, got, err
+	}
+	// key=value lines, placeholders replaced, no shell involved in the
+	// split (sh is the user's command here).
+	out, got, err := run(`sh -c 'echo starting; for i in 1 2 3; do echo "t=$i tps=$(($1*10+i)) lat_ms=5"; done' x {threads}`, 3*time.Second)
+	if err != nil || len(got) != 3 || got[2].TPS != 83 || out.Summary != nil {
+		t.Fatalf("%v %+v", err, got)
+	}
+	// sysbench output of a real run passes through the sysbench parser.
+	_, got, err = run(`cat ../sysbench/testdata/sysbench/sysbench-real-1.0.20/read_write-default-t16-r1.txt`, time.Second)
+	if err != nil || len(got) != 60 || got[0].Threads != 16 || got[0].LatMS == nil {
+		t.Fatalf("%v: %d intervals", err, len(got))
+	}
+	var be *runner.BenchError
+	if _, _, err := run(`sh -c 'echo t=1 tps=5; exit 3'`, time.Second); !errors.As(err, &be) || !strings.Contains(be.Reason, "exit status 3") {
+		t.Fatalf("exit 3: %v", err)
+	}
+	if _, _, err := run(`echo nothing useful`, time.Second); !errors.As(err, &be) || !strings.Contains(be.Reason, "no interval lines") {
+		t.Fatalf("no intervals: %v", err)
+	}
+	if _, _, err := run(`echo tps=fast`, time.Second); !errors.As(err, &be) || !strings.Contains(be.Reason, "unparseable") {
+		t.Fatalf("malformed: %v", err)
+	}
+	if _, _, err := run(`/nonexistent/bench`, time.Second); !errors.As(err, &be) {
+		t.Fatalf("missing binary: %v", err)
+	}
+	// Cancelling stops the command and returns what was parsed.
+	args, _ := ParseBenchCmd(`sh -c 'i=0; while true; do i=$((i+1)); echo "t=$i tps=1"; sleep 0.05; done'`)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	_, err = Command{Args: args}.Run(ctx, srv, runner.BenchRun{Threads: 1, Duration: time.Second}, func(runner.Interval) {
+		n++
+		if n == 3 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || n < 3 {
+		t.Fatalf("cancel: %v, %d intervals", err, n)
+	}
+}

@@ -1,0 +1,1288 @@
+package sysbench
+
+// Parser for the text that sysbench prints on stdout and stderr while it runs
+// a benchmark: the banner, the "Running the test with following options"
+// block, the per-interval reports of --report-interval, the final (and
+// checkpoint) reports, and the FATAL/ALERT lines of failed runs.
+//
+// Format facts come from the sysbench sources and from the reference cases
+// under the field cases of the project (shared cases) (copied to testdata/sysbench):
+//
+//   - src/db_driver.c (1.0.x, db_report_intermediate): the C reporter prints
+//     "[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f)
+//     lat (ms,%u%%): %4.2f err/s: %4.2f reconn/s: %4.2f" and, with --rate,
+//     a second "[ Ns ] queue length: N, concurrency: N" line for the same
+//     timestamp.
+//   - src/lua/internal/sysbench.lua (sysbench.report_default, used by Lua
+//     scripts such as sysbench-tpcc and by 1.1): the same line but
+//     "err/s %4.2f" without the colon (case sysbench-1x-intervals-summary).
+//   - src/sysbench.c (sb_report_intermediate, non-SQL tests): "thds: %u eps:
+//     %4.2f lat (ms,%u%%): %4.2f".
+//   - sysbench 0.5 db_driver.c: "[%4.0fs] threads: %d, tps: %4.2f, reads:
+//     %4.2f, writes: %4.2f, response time: %4.2fms (%u%%), errors: %4.2f,
+//     reconnects: %5.2f".
+//   - The final report: "SQL statistics:" / "General statistics:" /
+//     "Latency (ms):" / "Threads fairness:" in 1.x (db_report_cumulative,
+//     sb_report_cumulative), "OLTP test statistics:" / "Test execution
+//     summary:" / "per-request statistics:" in 0.4 and 0.5 (case
+//     sysbench-04-summary).
+//   - src/drivers/mysql/drv_mysql.c: "%s returned error %u (%s) for query
+//     '%s'", "MySQL error: %d \"%s\"", "error %d: %s" (connect); the Lua
+//     error handler prints "`thread_run' function failed: ...: SQL error,
+//     errno = N, state = 'S': msg" (case sysbench-run-with-errors).
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/autotune/autotune/runner"
+)
+
+// Interval is one per-interval report (see runner.Interval).
+type Interval = runner.Interval
+
+// Summary is the final report that sysbench prints when a run ends
+// normally (or a checkpoint report, see Checkpoint). Fields that the report
+// does not contain stay zero; which ones exist depends on the version:
+//
+//   - 1.x: "SQL statistics:", "General statistics:", "Latency (ms):" and
+//     "Threads fairness:" (db_report_cumulative and sb_report_cumulative
+//     in src/db_driver.c and src/sysbench.c).
+//   - 0.4/0.5: "OLTP test statistics:" (with deadlocks, read/write
+//     requests and other operations), "Test execution summary:" with
+//     "per-request statistics:" in ms and "approx.  95 percentile:", and
+//     "Threads fairness:" (case sysbench-04-summary).
+type Summary struct {
+	// Reads, Writes and Other are the numbers of queries by kind under
+	// "queries performed:" (counts, not rates).
+	Reads  int64 `json:"reads"`
+	Writes int64 `json:"writes"`
+	Other  int64 `json:"other"`
+	// Transactions is the number of transactions ("transactions: N") and
+	// TPS the rate sysbench printed next to it ("(X per sec.)"). This is
+	// the score of a run; do not average interval lines instead. In 0.4
+	// with BEGIN/COMMIT skipped a "transaction" is one query (case
+	// sysbench-04-summary), so 0.4 and 1.x TPS are not comparable.
+	Transactions int64   `json:"transactions"`
+	TPS          float64 `json:"tps"`
+	// Queries is the total number of queries ("queries: N" in 1.x, else
+	// "total:" under "queries performed:") and QPS its rate per second
+	// (1.x only).
+	Queries int64   `json:"queries"`
+	QPS     float64 `json:"qps"`
+	// IgnoredErrors is the count of errors sysbench ignored because they
+	// were in --mysql-ignore-errors (default 1213,1020,1205), and
+	// IgnoredErrorsPS its rate per second (1.x, 0.5).
+	IgnoredErrors   int64   `json:"ignored_errors"`
+	IgnoredErrorsPS float64 `json:"ignored_errors_per_s"`
+	// Reconnects is the number of reconnects after ignored connection
+	// errors, ReconnectsPS its rate per second (1.x, 0.5).
+	Reconnects   int64   `json:"reconnects"`
+	ReconnectsPS float64 `json:"reconnects_per_s"`
+	// Deadlocks and DeadlocksPS: "deadlocks: N (X per sec.)" (0.4 only).
+	Deadlocks   int64   `json:"deadlocks"`
+	DeadlocksPS float64 `json:"deadlocks_per_s"`
+	// RWRequests and RWRequestsPS: "read/write requests: N (X per sec.)"
+	// (0.4, 0.5).
+	RWRequests   int64   `json:"rw_requests"`
+	RWRequestsPS float64 `json:"rw_requests_per_s"`
+	// OtherOperations and OtherOperationsPS: "other operations: N (X per
+	// sec.)" (0.4, 0.5).
+	OtherOperations   int64   `json:"other_operations"`
+	OtherOperationsPS float64 `json:"other_operations_per_s"`
+	// UnfinishedOnShutdown is "Number of unfinished transactions on forced
+	// shutdown: N" (1.x with --forced-shutdown; src/sysbench.c).
+	UnfinishedOnShutdown int64 `json:"unfinished_on_shutdown,omitempty"`
+	// TotalTimeS is "total time: 30.0014s" in seconds.
+	TotalTimeS float64 `json:"total_time_s"`
+	// Events is "total number of events: N".
+	Events int64 `json:"events"`
+	// EventExecTimeS is "total time taken by event execution: N" in
+	// seconds (0.4/0.5; printed without a unit there).
+	EventExecTimeS float64 `json:"event_exec_time_s"`
+	// LatMinMS, LatAvgMS and LatMaxMS are the latency min/avg/max in
+	// milliseconds ("Latency (ms):" in 1.x; "per-request statistics:"
+	// with an "ms" suffix in 0.4/0.5).
+	LatMinMS float64 `json:"lat_min_ms"`
+	LatAvgMS float64 `json:"lat_avg_ms"`
+	LatMaxMS float64 `json:"lat_max_ms"`
+	// LatPct is the percentile rank of LatPctMS, from "%3dth percentile:"
+	// (1.x) or "approx.  95 percentile:" (0.4/0.5); 0 when absent or when
+	// sysbench printed "percentile stats: disabled" (--percentile=0).
+	LatPct float64 `json:"lat_pct"`
+	// LatPctMS is the latency at LatPct in milliseconds; nil when the
+	// report has no percentile or says "percentile stats: disabled".
+	LatPctMS *float64 `json:"lat_pct_ms"`
+	// LatSumMS is "sum:" of all event latencies in milliseconds (1.x).
+	LatSumMS float64 `json:"lat_sum_ms"`
+	// HasFairness reports whether "Threads fairness:" lines were seen.
+	HasFairness bool `json:"has_fairness"`
+	// EventsAvg and EventsStddev are "events (avg/stddev): A/S", events
+	// per thread.
+	EventsAvg    float64 `json:"events_avg"`
+	EventsStddev float64 `json:"events_stddev"`
+	// ExecTimeAvgS and ExecTimeStddevS are "execution time (avg/stddev):
+	// A/S", execution time per thread in seconds.
+	ExecTimeAvgS    float64 `json:"exec_time_avg_s"`
+	ExecTimeStddevS float64 `json:"exec_time_stddev"`
+}
+
+// MarshalJSON encodes a Summary; "lat_pct" is null when LatPctMS is nil
+// ("percentile stats: disabled" or no percentile line), as the case
+// sysbench-1x-intervals-summary requires, instead of a misleading 0.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary
+	return json.Marshal(struct {
+		plain
+		LatPct *float64 `json:"lat_pct"`
+	}{plain(s), sbPctOrNil(s.LatPct, s.LatPctMS)})
+}
+
+func sbPctOrNil(pct float64, v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return &pct
+}
+
+// Checkpoint is a report printed because of --report-checkpoints: the line
+// "[ Ns ] Checkpoint report:" followed by a full report (src/sysbench.c,
+// checkpoints_thread_proc). It is not the final report of the run.
+type Checkpoint struct {
+	// TimeS is the checkpoint time in seconds since the threads started.
+	TimeS float64 `json:"t"`
+	// Summary is the report printed at the checkpoint; its counters cover
+	// the time since the previous checkpoint.
+	Summary Summary `json:"summary"`
+}
+
+// Failure is a line that reports an error that stops sysbench: "FATAL:" and
+// "ALERT:" lines (sysbench log levels, src/sb_logger.c), "invalid option:"
+// and "Unrecognized command line argument:" (src/sysbench.c, exit code 1).
+type Failure struct {
+	// Line is the 1-based line number in the output.
+	Line int `json:"line"`
+	// Text is the line as printed, without the trailing newline and
+	// surrounding spaces; when a FATAL/ALERT marker was glued to the end
+	// of another line (interleaved stdout and stderr), the text from the
+	// marker on.
+	Text string `json:"text"`
+	// MySQLErrno is the MySQL/MariaDB error number the line reports, 0
+	// when it reports none. Error 0 can be reported (case
+	// sysbench-run-with-errors, "returned error 0 ()"); HasErrno tells it
+	// from "no number".
+	MySQLErrno int `json:"mysql_errno"`
+	// HasErrno reports whether the line carries an error number, so that
+	// "errno = 0" is not mistaken for "no error number".
+	HasErrno bool `json:"has_errno"`
+	// SQLState is the SQLSTATE from "state = 'S'" ("" when absent).
+	SQLState string `json:"sql_state,omitempty"`
+	// Phase is the Lua hook named by "`thread_init' function failed"
+	// ("thread_init", "thread_run", "init", "done", ...), "thread_init"
+	// for "Thread initialization failed!", or "" when the line names none.
+	Phase string `json:"phase,omitempty"`
+}
+
+// OutputLine is a line of sysbench output with its 1-based line number.
+type OutputLine struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// LegacyTestMode is the built-in test mode that sysbench 0.4/0.5 print
+// before the run ("Doing OLTP test.", "Running simple OLTP test", "Doing
+// read-only test", "Skipping BEGIN/COMMIT", "Using Uniform distribution";
+// case sysbench-04-summary). Results of different modes and major versions
+// must not be ranked against each other.
+type LegacyTestMode struct {
+	// Test is the built-in test, e.g. "oltp" from "Doing OLTP test.".
+	Test string `json:"test"`
+	// OLTPMode is "simple", "complex" or "nontrx" from "Running <mode>
+	// OLTP test".
+	OLTPMode string `json:"oltp_mode,omitempty"`
+	// ReadOnly is true after "Doing read-only test".
+	ReadOnly bool `json:"read_only"`
+	// SkipTrx is true after "Skipping BEGIN/COMMIT".
+	SkipTrx bool `json:"skip_trx"`
+	// Distribution is the random distribution from "Using <name>
+	// distribution", e.g. "Uniform".
+	Distribution string `json:"distribution,omitempty"`
+}
+
+// MaxUnrecognizedLines caps Output.Unrecognized so that a chatty Lua
+// script cannot grow the parser without bound.
+const MaxUnrecognizedLines = 100
+
+// Output is everything parsed from one run's stdout+stderr.
+type Output struct {
+	// Version is the sysbench version from the banner ("sysbench 1.0.20
+	// (using ...)", "sysbench 0.4.12:  multi-threaded ..."), found
+	// anywhere in the output since stderr may overtake the buffered
+	// banner (case sysbench-run-with-errors, b); "" when no banner.
+	Version string `json:"sysbench_version"`
+	// Threads is "Number of threads: N"; 0 when the output does not show
+	// it (take it from the invocation then).
+	Threads int `json:"threads"`
+	// ReportIntervalS is "Report intermediate results every N second(s)"
+	// in seconds; 0 when absent.
+	ReportIntervalS int `json:"report_interval_s"`
+	// TargetRateTPS is "Target transaction rate: N/sec" (--rate), in
+	// transactions per second; 0 when absent.
+	TargetRateTPS int `json:"target_rate_tps"`
+	// LegacyMode is the 0.4/0.5 test mode; nil when none was printed.
+	LegacyMode *LegacyTestMode `json:"legacy_mode,omitempty"`
+	// ThreadsStarted is true once "Threads started!" was printed, i.e.
+	// the workload began.
+	ThreadsStarted bool `json:"threads_started"`
+	// Intervals are the per-interval reports in output order; empty (not
+	// nil) when there are none, e.g. 0.4 has no --report-interval.
+	Intervals []Interval `json:"intervals"`
+	// Summary is the final report; nil when the run printed none (killed,
+	// failed). A report cut off mid-way is returned as far as it goes.
+	Summary *Summary `json:"summary"`
+	// Checkpoints are the --report-checkpoints reports, in order.
+	Checkpoints []Checkpoint `json:"checkpoints,omitempty"`
+	// Failures are the FATAL/ALERT/invalid-option lines, in order; empty
+	// (not nil) when there are none.
+	Failures []Failure `json:"failures"`
+	// Warnings are "WARNING:" lines and libmysqlclient's "Error in
+	// my_thread_global_end(): N threads didn't exit"; they do not make a
+	// run fail by themselves.
+	Warnings []Failure `json:"warnings,omitempty"`
+	// Unrecognized are non-blank lines the parser does not know (e.g.
+	// "DB SCHEMA sbtest" printed by a Lua script), at most
+	// MaxUnrecognizedLines of them; they are ignored, not errors.
+	Unrecognized []OutputLine `json:"unrecognized,omitempty"`
+}
+
+// RunStatus classifies a parsed run (columns of expected.tsv in case
+// sysbench-run-with-errors).
+type RunStatus string
+
+const (
+	// StatusOK is a run with a final report, no failure line, and an
+	// ignored-error ratio at or below the threshold.
+	StatusOK RunStatus = "ok"
+	// StatusOKWithErrors is a completed run whose ignored errors per
+	// transaction exceed the threshold: keep the score, but flag it.
+	StatusOKWithErrors RunStatus = "ok_with_errors"
+	// StatusFailed is a run with any failure line (even after intervals
+	// or a report) or without a final report. Never score it as tps=0.
+	StatusFailed RunStatus = "failed"
+)
+
+// DefaultMaxIgnoredErrorRatio is the ignored errors per transaction above
+// which Status reports StatusOKWithErrors. It is a policy choice: 1 %
+// keeps the cases' 1/59880 and 21/4484 (0.47 %) runs "ok" and flags
+// 28512/218215 (13 %) (cases sysbench-1x-intervals-summary and
+// sysbench-run-with-errors, e).
+const DefaultMaxIgnoredErrorRatio = 0.01
+
+// Failed reports whether the run failed: any failure line, or no final
+// report.
+func (o Output) Failed() bool {
+	return len(o.Failures) > 0 || o.Summary == nil
+}
+
+// Status classifies the run with DefaultMaxIgnoredErrorRatio.
+func (o Output) Status() RunStatus {
+	return o.StatusWithMaxErrorRatio(DefaultMaxIgnoredErrorRatio)
+}
+
+// StatusWithMaxErrorRatio classifies the run: StatusFailed when Failed,
+// StatusOKWithErrors when ignored errors per transaction exceed
+// maxRatio (or there are ignored errors but no transactions), else
+// StatusOK.
+func (o Output) StatusWithMaxErrorRatio(maxRatio float64) RunStatus {
+	if o.Failed() {
+		return StatusFailed
+	}
+	s := o.Summary
+	if s.IgnoredErrors > 0 {
+		if s.Transactions <= 0 || float64(s.IgnoredErrors)/float64(s.Transactions) > maxRatio {
+			return StatusOKWithErrors
+		}
+	}
+	return StatusOK
+}
+
+// UsableAsScore reports whether the run's Summary.TPS may be used as a
+// score: the run did not fail. Callers should still store the error rate
+// of StatusOKWithErrors runs.
+func (o Output) UsableAsScore() bool { return !o.Failed() }
+
+// MySQLErrno returns the MySQL error number of the first failure that
+// carries one; ok is false when no failure does. 0 with ok=true means
+// sysbench reported "error 0" (a server or proxy error without a code).
+func (o Output) MySQLErrno() (errno int, ok bool) {
+	for _, f := range o.Failures {
+		if f.HasErrno {
+			return f.MySQLErrno, true
+		}
+	}
+	return 0, false
+}
+
+// Run phases returned by Output.Phase.
+const (
+	// PhaseInit is a failure of the script's global init hook.
+	PhaseInit = "init"
+	// PhaseThreadInit is a failure while worker threads initialised
+	// (connect, prepare): the workload never ran; often the candidate
+	// configuration is invalid for it (e.g. max_prepared_stmt_count,
+	// max_connections).
+	PhaseThreadInit = "thread_init"
+	// PhaseRun means the workload ran (threads started, intervals or a
+	// report), whether or not it later failed.
+	PhaseRun = "run"
+)
+
+// Phase returns how far the run got: PhaseInit or PhaseThreadInit when a
+// failure names that hook (or "Thread initialization failed!"), PhaseRun
+// when the workload started, and "" when the output shows neither (e.g.
+// "invalid option:" before anything ran).
+func (o Output) Phase() string {
+	for _, f := range o.Failures {
+		switch f.Phase {
+		case PhaseInit, PhaseThreadInit:
+			return f.Phase
+		}
+	}
+	if o.ThreadsStarted || len(o.Intervals) > 0 || o.Summary != nil || len(o.Checkpoints) > 0 {
+		return PhaseRun
+	}
+	for _, f := range o.Failures {
+		if f.Phase != "" {
+			return PhaseRun
+		}
+	}
+	return ""
+}
+
+// MalformedLineError reports a line that has the shape of a known sysbench
+// line (an interval report, a queue-length line, a report or option line)
+// but whose values cannot be parsed. Such lines are never silently dropped.
+type MalformedLineError struct {
+	// Line is the 1-based line number.
+	Line int
+	// Text is the whole line.
+	Text string
+	// Reason says what is wrong.
+	Reason string
+}
+
+// Error implements error.
+func (e *MalformedLineError) Error() string {
+	return fmt.Sprintf("sysbench output line %d: %s: %q", e.Line, e.Reason, e.Text)
+}
+
+// Report sections (1.x and 0.4/0.5 headers).
+const (
+	sbSecNone = iota
+	sbSecSQL
+	sbSecGeneral
+	sbSecLatency
+	sbSecFairness
+	sbSecHistogram
+)
+
+// Subsections.
+const (
+	sbSubNone = iota
+	sbSubQueries
+	sbSubPerRequest
+)
+
+// Parser parses sysbench output line by line, so a runner can stream
+// per-second samples while the benchmark runs. It is not safe for
+// concurrent use.
+type Parser struct {
+	line int
+	out  Output
+
+	section, sub int
+	cur          *Summary // report being read
+	curSections  map[int]bool
+	curCkpt      *float64 // time of the checkpoint cur belongs to
+	pendingCkpt  *float64 // "[ Ns ] Checkpoint report:" seen, report not begun
+}
+
+// NewParser returns a parser with no input consumed.
+func NewParser() *Parser {
+	return &Parser{}
+}
+
+var (
+	// "[ 10s ] " (1.x log_timestamp) or "[  10s] " (0.5).
+	sbReTimestamp = regexp.MustCompile(`^\[\s*(\d{1,12}(?:\.\d{1,9})?)s\s*\]\s*(.*)$`)
+	sbReQueue     = regexp.MustCompile(`^queue length: (\d{1,18}), concurrency: (\d{1,18})$`)
+	sbReBanner    = regexp.MustCompile(`^sysbench (\d[^\s:]*):?(?:\s|$)`)
+	sbReCount     = regexp.MustCompile(`^(\d{1,19})$`)
+	sbReCountRate = regexp.MustCompile(`^(\d{1,19})\s*\(\s*(\d+(?:\.\d+)?) per sec\.\)$`)
+	sbReNumber    = regexp.MustCompile(`^\d+(?:\.\d+)?$`)
+	sbReAvgStddev = regexp.MustCompile(`^(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)$`)
+	sbRePctLabel  = regexp.MustCompile(`^(?:(\d{1,3})th percentile|approx\. (\d{1,3}) percentile)$`)
+	sbReSpaces    = regexp.MustCompile(`\s+`)
+
+	// Header lines.
+	sbReThreads      = regexp.MustCompile(`^Number of threads: (.*)$`)
+	sbReRate         = regexp.MustCompile(`^Target transaction rate: (.*)/sec$`)
+	sbReReportEvery  = regexp.MustCompile(`^Report intermediate results every (.*) second\(s\)$`)
+	sbReLegacyRun    = regexp.MustCompile(`^Running (\w+) OLTP test$`)
+	sbReLegacyDist   = regexp.MustCompile(`^Using (\w+) distribution`)
+	sbReLastRepeated = regexp.MustCompile(`^\(last message repeated \d+ times\)$`)
+	sbReUnfinished   = regexp.MustCompile(`^Number of unfinished transactions on forced shutdown: (.*)$`)
+	sbReHistRow      = regexp.MustCompile(`^(?:value\s+-+ distribution -+\s+count|\d+(?:\.\d+)?\s+\|\**\s+\d+)$`)
+
+	// Error numbers in failure lines, tried in this order.
+	sbReErrReturned = regexp.MustCompile(`returned error (\d{1,9})\b`)                // drv_mysql.c check_error
+	sbReErrErrno    = regexp.MustCompile(`errno = (\d{1,9})(?:, state = '([^']*)')?`) // Lua SQL error
+	sbReErrMySQL    = regexp.MustCompile(`MySQL error: (\d{1,9})\b`)                  // drv_mysql.c prepare/bind
+	sbReErrGeneric  = regexp.MustCompile(`(?i)\berror:?\s+(\d{1,9})\b`)               // fallback: "error 2002: ..." (mysql_drv_connect), other "error N"
+	sbReErrState    = regexp.MustCompile(`state = '([^']*)'`)                         // SQLSTATE anywhere
+	sbRePhase       = regexp.MustCompile("`(\\w+)' function failed")                  // Lua hook errors (case sysbench-run-with-errors)
+	sbReInitFailed  = regexp.MustCompile(`Thread initialization failed!|Worker threads failed to initialize`)
+)
+
+// Feed consumes one line (without trailing newline). It returns a non-nil *Interval
+// when the line is an interval report; an error for a malformed interval line.
+//
+// The returned Interval is a copy. A following "[ Ns ] queue length: ..."
+// line (--rate) is added to the stored interval of the same timestamp and
+// Feed returns nil for it. A line that is not an interval report (banner,
+// report, failure, unknown Lua output) returns nil, nil, as does a line with
+// a timestamp but no known interval label. Errors are *MalformedLineError;
+// parsing may continue after one.
+func (p *Parser) Feed(line string) (*Interval, error) {
+	p.line++
+	line = strings.TrimRight(line, "\r\n")
+	return p.feed(line)
+}
+
+func (p *Parser) feed(line string) (*Interval, error) {
+	trimmed := strings.TrimSpace(line)
+	if trimmed == "" {
+		p.section, p.sub = sbSecNone, sbSubNone
+		return nil, nil
+	}
+
+	// Failure lines. A FATAL written by another thread (stderr) may be
+	// glued to the end of a stdout line; the part before it is parsed
+	// on its own.
+	if i := sbIndexFailure(line); i >= 0 {
+		p.addFailure(strings.TrimSpace(line[i:]))
+		if head := strings.TrimSpace(line[:i]); head != "" {
+			return p.feed(head)
+		}
+		return nil, nil
+	}
+	if strings.HasPrefix(trimmed, "invalid option:") ||
+		strings.HasPrefix(trimmed, "Unrecognized command line argument:") {
+		p.addFailure(trimmed)
+		return nil, nil
+	}
+	if strings.HasPrefix(trimmed, "WARNING:") || strings.HasPrefix(trimmed, "Error in my_thread_global_end()") {
+		p.out.Warnings = append(p.out.Warnings, p.failure(trimmed))
+		return nil, nil
+	}
+	if strings.HasPrefix(trimmed, "DEBUG:") {
+		return nil, nil // --debug / --mysql-debug chatter
+	}
+
+	if m := sbReTimestamp.FindStringSubmatch(trimmed); m != nil {
+		iv, handled, err := p.timestamped(trimmed, m[1], m[2])
+		if handled || err != nil {
+			return iv, err
+		}
+		p.unrecognized(trimmed)
+		return nil, nil
+	}
+
+	if m := sbReBanner.FindStringSubmatch(trimmed); m != nil {
+		if p.out.Version == "" {
+			p.out.Version = m[1]
+		}
+		return nil, nil
+	}
+
+	if p.section == sbSecHistogram {
+		if sbReHistRow.MatchString(trimmed) {
+			return nil, nil
+		}
+		p.section = sbSecNone
+	}
+
+	if handled, err := p.reportLine(trimmed); handled || err != nil {
+		return nil, err
+	}
+	if handled, err := p.headerLine(trimmed); handled || err != nil {
+		return nil, err
+	}
+	p.unrecognized(trimmed)
+	return nil, nil
+}
+
+// sbIndexFailure returns the index of a "FATAL:" or "ALERT:" marker, or -1.
+func sbIndexFailure(line string) int {
+	i := strings.Index(line, "FATAL:")
+	if j := strings.Index(line, "ALERT:"); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	return i
+}
+
+func (p *Parser) unrecognized(text string) {
+	if len(p.out.Unrecognized) < MaxUnrecognizedLines {
+		p.out.Unrecognized = append(p.out.Unrecognized, OutputLine{Line: p.line, Text: text})
+	}
+}
+
+func (p *Parser) malformed(text, format string, args ...any) *MalformedLineError {
+	return &MalformedLineError{Line: p.line, Text: text, Reason: fmt.Sprintf(format, args...)}
+}
+
+func (p *Parser) addFailure(text string) {
+	p.out.Failures = append(p.out.Failures, p.failure(text))
+}
+
+// failure extracts the error number, SQLSTATE and phase of a failure line.
+func (p *Parser) failure(text string) Failure {
+	f := Failure{Line: p.line, Text: text}
+	for _, re := range []*regexp.Regexp{sbReErrReturned, sbReErrErrno, sbReErrMySQL, sbReErrGeneric} {
+		if m := re.FindStringSubmatch(text); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				f.MySQLErrno, f.HasErrno = n, true
+			}
+			break
+		}
+	}
+	if m := sbReErrState.FindStringSubmatch(text); m != nil {
+		f.SQLState = m[1]
+	}
+	if m := sbRePhase.FindStringSubmatch(text); m != nil {
+		f.Phase = m[1]
+	} else if sbReInitFailed.MatchString(text) {
+		f.Phase = PhaseThreadInit
+	}
+	return f
+}
+
+// timestamped handles a line that starts with "[ Ns ]". handled is false
+// when the body is no known timestamped line (the caller records it as
+// unrecognized).
+func (p *Parser) timestamped(line, ts, body string) (*Interval, bool, error) {
+	t, err := strconv.ParseFloat(ts, 64)
+	if err != nil {
+		return nil, true, p.malformed(line, "bad timestamp %q", ts)
+	}
+	switch {
+	case strings.HasPrefix(body, "thds:"):
+		p.closeReport()
+		iv, err := sbParseInterval1x(body)
+		if err != nil {
+			return nil, true, p.malformed(line, "malformed interval line: %v", err)
+		}
+		return p.addInterval(t, iv), true, nil
+	case strings.HasPrefix(body, "threads:"):
+		p.closeReport()
+		iv, err := sbParseInterval05(body)
+		if err != nil {
+			return nil, true, p.malformed(line, "malformed interval line: %v", err)
+		}
+		return p.addInterval(t, iv), true, nil
+	case strings.HasPrefix(body, "queue length:"):
+		m := sbReQueue.FindStringSubmatch(body)
+		if m == nil {
+			return nil, true, p.malformed(line, "malformed queue length line")
+		}
+		q, err1 := strconv.ParseInt(m[1], 10, 64)
+		c, err2 := strconv.ParseInt(m[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			return nil, true, p.malformed(line, "queue length or concurrency out of range")
+		}
+		n := len(p.out.Intervals)
+		if n == 0 || p.out.Intervals[n-1].Time != t || p.out.Intervals[n-1].QueueLength != nil {
+			return nil, true, p.malformed(line, "queue length line without an interval line of the same time")
+		}
+		p.out.Intervals[n-1].QueueLength = &q
+		p.out.Intervals[n-1].Concurrency = &c
+		return nil, true, nil
+	case body == "Checkpoint report:":
+		p.closeReport()
+		p.pendingCkpt = &t
+		return nil, true, nil
+	}
+	return nil, false, nil
+}
+
+func (p *Parser) addInterval(t float64, iv Interval) *Interval {
+	iv.Time = t
+	iv.Line = p.line
+	p.out.Intervals = append(p.out.Intervals, iv)
+	cp := iv
+	return &cp
+}
+
+// sbParseInterval1x parses the body of a 1.x interval line by its labels:
+// "thds: N tps: X qps: X (r/w/o: R/W/O) lat (ms,P%): X err/s[:] X
+// reconn/s: X", or the non-SQL "thds: N eps: X lat (ms,P%): X".
+func sbParseInterval1x(body string) (Interval, error) {
+	var iv Interval
+	sc := &sbScanner{s: body}
+	seen := map[string]bool{}
+	for {
+		sc.skipSpaces()
+		if sc.done() {
+			break
+		}
+		var label string
+		switch {
+		case sc.eat("thds:"):
+			label = "thds"
+			v, err := sc.number()
+			if err != nil {
+				return iv, fmt.Errorf("thds: %v", err)
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || strings.Contains(v, ".") {
+				return iv, fmt.Errorf("thds: %q is not a thread count", v)
+			}
+			iv.Threads = n
+		case sc.eat("tps:"):
+			label = "tps"
+			if err := sc.float(&iv.TPS); err != nil {
+				return iv, fmt.Errorf("tps: %v", err)
+			}
+		case sc.eat("eps:"):
+			label = "eps"
+			if err := sc.float(&iv.TPS); err != nil {
+				return iv, fmt.Errorf("eps: %v", err)
+			}
+		case sc.eat("qps:"):
+			label = "qps"
+			if err := sc.float(&iv.QPS); err != nil {
+				return iv, fmt.Errorf("qps: %v", err)
+			}
+		case sc.eat("(r/w/o:"):
+			label = "r/w/o"
+			if err := sc.float(&iv.Reads); err != nil {
+				return iv, fmt.Errorf("r/w/o reads: %v", err)
+			}
+			if !sc.eatExact("/") {
+				return iv, fmt.Errorf("r/w/o: want '/' after reads at column %d", sc.pos+1)
+			}
+			if err := sc.float(&iv.Writes); err != nil {
+				return iv, fmt.Errorf("r/w/o writes: %v", err)
+			}
+			if !sc.eatExact("/") {
+				return iv, fmt.Errorf("r/w/o: want '/' after writes at column %d", sc.pos+1)
+			}
+			if err := sc.float(&iv.Other); err != nil {
+				return iv, fmt.Errorf("r/w/o other: %v", err)
+			}
+			if !sc.eatExact(")") {
+				return iv, fmt.Errorf("r/w/o: want ')' at column %d", sc.pos+1)
+			}
+		case sc.eat("lat (ms,"):
+			label = "lat"
+			if err := sc.float(&iv.LatPct); err != nil {
+				return iv, fmt.Errorf("lat percentile: %v", err)
+			}
+			if !sc.eatExact("%):") {
+				return iv, fmt.Errorf("lat: want '%%):' at column %d", sc.pos+1)
+			}
+			var v float64
+			if err := sc.float(&v); err != nil {
+				return iv, fmt.Errorf("lat: %v", err)
+			}
+			if iv.LatPct > 0 {
+				iv.LatMS = &v
+			}
+		case sc.eat("err/s:"), sc.eat("err/s"):
+			label = "err/s"
+			if err := sc.float(&iv.ErrPS); err != nil {
+				return iv, fmt.Errorf("err/s: %v", err)
+			}
+		case sc.eat("reconn/s:"):
+			label = "reconn/s"
+			if err := sc.float(&iv.ReconnPS); err != nil {
+				return iv, fmt.Errorf("reconn/s: %v", err)
+			}
+		default:
+			return iv, fmt.Errorf("unknown field at column %d: %q", sc.pos+1, sc.rest())
+		}
+		if seen[label] {
+			return iv, fmt.Errorf("duplicate field %q", label)
+		}
+		seen[label] = true
+	}
+	var required []string
+	switch {
+	case seen["tps"] && seen["eps"]:
+		return iv, errors.New("both tps and eps")
+	case seen["tps"]:
+		required = []string{"thds", "qps", "r/w/o", "lat", "err/s", "reconn/s"}
+	case seen["eps"]:
+		required = []string{"thds", "lat"}
+		for _, l := range []string{"qps", "r/w/o", "err/s", "reconn/s"} {
+			if seen[l] {
+				return iv, fmt.Errorf("field %q in an eps line", l)
+			}
+		}
+	default:
+		return iv, errors.New("missing field \"tps\"")
+	}
+	for _, l := range required {
+		if !seen[l] {
+			return iv, fmt.Errorf("missing field %q", l)
+		}
+	}
+	return iv, nil
+}
+
+// sbParseInterval05 parses the body of a 0.5 interval line: "threads: N, tps:
+// X, reads: X, writes: X, response time: Xms (P%), errors: X, reconnects:
+// X" (early 0.5 prints "reads/s:"/"writes/s:" and no errors/reconnects).
+func sbParseInterval05(body string) (Interval, error) {
+	var iv Interval
+	seen := map[string]bool{}
+	for _, item := range strings.Split(body, ",") {
+		item = strings.TrimSpace(item)
+		label, val, ok := strings.Cut(item, ":")
+		if !ok {
+			return iv, fmt.Errorf("field without ':': %q", item)
+		}
+		val = strings.TrimSpace(val)
+		var err error
+		switch label {
+		case "threads":
+			iv.Threads, err = sbParseIntStrict(val)
+		case "tps":
+			iv.TPS, err = sbParseFloatStrict(val)
+		case "reads", "reads/s":
+			label = "reads"
+			iv.Reads, err = sbParseFloatStrict(val)
+		case "writes", "writes/s":
+			label = "writes"
+			iv.Writes, err = sbParseFloatStrict(val)
+		case "errors":
+			iv.ErrPS, err = sbParseFloatStrict(val)
+		case "reconnects":
+			iv.ReconnPS, err = sbParseFloatStrict(val)
+		case "response time":
+			v, pct, ok := strings.Cut(val, "ms (")
+			if !ok || !strings.HasSuffix(pct, "%)") {
+				return iv, fmt.Errorf("response time: want \"Xms (P%%)\", got %q", val)
+			}
+			var ms float64
+			if ms, err = sbParseFloatStrict(v); err == nil {
+				iv.LatPct, err = sbParseFloatStrict(strings.TrimSuffix(pct, "%)"))
+				if err == nil && iv.LatPct > 0 {
+					iv.LatMS = &ms
+				}
+			}
+		default:
+			return iv, fmt.Errorf("unknown field %q", label)
+		}
+		if err != nil {
+			return iv, fmt.Errorf("%s: %v", label, err)
+		}
+		if seen[label] {
+			return iv, fmt.Errorf("duplicate field %q", label)
+		}
+		seen[label] = true
+	}
+	for _, l := range []string{"threads", "tps", "reads", "writes", "response time"} {
+		if !seen[l] {
+			return iv, fmt.Errorf("missing field %q", l)
+		}
+	}
+	return iv, nil
+}
+
+// sbScanner walks an interval line body.
+type sbScanner struct {
+	s   string
+	pos int
+}
+
+func (sc *sbScanner) done() bool   { return sc.pos >= len(sc.s) }
+func (sc *sbScanner) rest() string { return sc.s[sc.pos:] }
+
+func (sc *sbScanner) skipSpaces() {
+	for sc.pos < len(sc.s) && (sc.s[sc.pos] == ' ' || sc.s[sc.pos] == '\t') {
+		sc.pos++
+	}
+}
+
+// eat consumes prefix (after optional spaces) when it follows.
+func (sc *sbScanner) eat(prefix string) bool {
+	sc.skipSpaces()
+	return sc.eatExact(prefix)
+}
+
+func (sc *sbScanner) eatExact(prefix string) bool {
+	if strings.HasPrefix(sc.s[sc.pos:], prefix) {
+		sc.pos += len(prefix)
+		return true
+	}
+	return false
+}
+
+// number consumes an unsigned decimal number "D+[.D+]" after optional
+// spaces; sysbench prints rates with "%4.2f" (no sign, no exponent).
+func (sc *sbScanner) number() (string, error) {
+	sc.skipSpaces()
+	start := sc.pos
+	for sc.pos < len(sc.s) && sbIsDigit(sc.s[sc.pos]) {
+		sc.pos++
+	}
+	if sc.pos == start {
+		return "", fmt.Errorf("want a number at column %d, got %q", start+1, sc.rest())
+	}
+	if sc.pos < len(sc.s) && sc.s[sc.pos] == '.' {
+		sc.pos++
+		fracStart := sc.pos
+		for sc.pos < len(sc.s) && sbIsDigit(sc.s[sc.pos]) {
+			sc.pos++
+		}
+		if sc.pos == fracStart {
+			return "", fmt.Errorf("want digits after '.' at column %d", fracStart+1)
+		}
+	}
+	if sc.pos < len(sc.s) && sc.s[sc.pos] != ' ' && sc.s[sc.pos] != '\t' &&
+		sc.s[sc.pos] != '/' && sc.s[sc.pos] != ')' && sc.s[sc.pos] != '%' {
+		return "", fmt.Errorf("unexpected %q after number at column %d", sc.s[sc.pos], sc.pos+1)
+	}
+	return sc.s[start:sc.pos], nil
+}
+
+func (sc *sbScanner) float(dst *float64) error {
+	v, err := sc.number()
+	if err != nil {
+		return err
+	}
+	f, err := sbParseFloatStrict(v)
+	if err != nil {
+		return err
+	}
+	*dst = f
+	return nil
+}
+
+func sbIsDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// sbParseFloatStrict accepts only "D+[.D+]" and finite values, so that
+// "NaN", "Inf" or exponents (which sysbench never prints) are rejected.
+func sbParseFloatStrict(s string) (float64, error) {
+	if !sbReNumber.MatchString(s) {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q out of range", s)
+	}
+	return f, nil
+}
+
+func sbParseIntStrict(s string) (int, error) {
+	if !sbReCount.MatchString(s) {
+		return 0, fmt.Errorf("%q is not an integer", s)
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q out of range", s)
+	}
+	return n, nil
+}
+
+func sbParseCount(s string) (int64, error) {
+	if !sbReCount.MatchString(s) {
+		return 0, fmt.Errorf("%q is not a count", s)
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q out of range", s)
+	}
+	return n, nil
+}
+
+// sbParseCountRate parses "N  (X per sec.)"; sysbench pads N with "%-6" so
+// one or many spaces precede "(".
+func sbParseCountRate(s string) (int64, float64, error) {
+	m := sbReCountRate.FindStringSubmatch(s)
+	if m == nil {
+		return 0, 0, fmt.Errorf("want \"N (X per sec.)\", got %q", s)
+	}
+	n, err := sbParseCount(m[1])
+	if err != nil {
+		return 0, 0, err
+	}
+	r, err := sbParseFloatStrict(m[2])
+	if err != nil {
+		return 0, 0, err
+	}
+	return n, r, nil
+}
+
+// sbParseUnit parses a number with an optional unit suffix.
+func sbParseUnit(s, unit string) (float64, error) {
+	return sbParseFloatStrict(strings.TrimSpace(strings.TrimSuffix(s, unit)))
+}
+
+// headerLine handles the banner-to-"Threads started!" block and the 0.4
+// mode lines. handled is false for unknown lines.
+func (p *Parser) headerLine(line string) (bool, error) {
+	switch line {
+	case "Running the test with following options:",
+		"Initializing random number generator from current time",
+		"Initializing worker threads...",
+		"Debug mode enabled.",
+		"Additional request validation enabled.",
+		"Time limit exceeded, exiting...",
+		"Done.",
+		"Using auto_inc on the id column",
+		"Using \"BEGIN\" for starting transactions",
+		"Using \"LOCK TABLES WRITE\" for starting transactions",
+		"Using \"LOCK TABLES READ\" for starting transactions":
+		return true, nil
+	case "Threads started!":
+		p.out.ThreadsStarted = true
+		return true, nil
+	case "Doing OLTP test.":
+		p.legacy().Test = "oltp"
+		return true, nil
+	case "Doing read-only test":
+		p.legacy().ReadOnly = true
+		return true, nil
+	case "Skipping BEGIN/COMMIT":
+		p.legacy().SkipTrx = true
+		return true, nil
+	case "Latency histogram (values are in milliseconds)":
+		p.section, p.sub = sbSecHistogram, sbSubNone
+		return true, nil
+	}
+	if m := sbReThreads.FindStringSubmatch(line); m != nil {
+		n, err := sbParseIntStrict(m[1])
+		if err != nil {
+			return true, p.malformed(line, "number of threads: %v", err)
+		}
+		p.out.Threads = n
+		return true, nil
+	}
+	if m := sbReRate.FindStringSubmatch(line); m != nil {
+		n, err := sbParseIntStrict(m[1])
+		if err != nil {
+			return true, p.malformed(line, "target transaction rate: %v", err)
+		}
+		p.out.TargetRateTPS = n
+		return true, nil
+	}
+	if m := sbReReportEvery.FindStringSubmatch(line); m != nil {
+		n, err := sbParseIntStrict(m[1])
+		if err != nil {
+			return true, p.malformed(line, "report interval: %v", err)
+		}
+		p.out.ReportIntervalS = n
+		return true, nil
+	}
+	if m := sbReLegacyRun.FindStringSubmatch(line); m != nil {
+		p.legacy().OLTPMode = m[1]
+		return true, nil
+	}
+	if m := sbReLegacyDist.FindStringSubmatch(line); m != nil {
+		p.legacy().Distribution = m[1]
+		return true, nil
+	}
+	if sbReLastRepeated.MatchString(line) ||
+		strings.HasPrefix(line, "Initializing random number generator from seed") ||
+		strings.HasPrefix(line, "Report checkpoint(s) at ") ||
+		strings.HasPrefix(line, "Forcing shutdown in ") ||
+		strings.HasPrefix(line, "No DB drivers specified, using ") ||
+		strings.HasPrefix(line, "Maximum number of requests for OLTP test is limited to ") {
+		return true, nil
+	}
+	return false, nil
+}
+
+func (p *Parser) legacy() *LegacyTestMode {
+	if p.out.LegacyMode == nil {
+		p.out.LegacyMode = &LegacyTestMode{}
+	}
+	return p.out.LegacyMode
+}
+
+// reportLine handles report headers and "label: value" lines inside a
+// report. handled is false for lines that are neither.
+func (p *Parser) reportLine(line string) (bool, error) {
+	switch line {
+	case "SQL statistics:", "OLTP test statistics:":
+		p.beginSection(sbSecSQL)
+		return true, nil
+	case "General statistics:", "Test execution summary:":
+		p.beginSection(sbSecGeneral)
+		return true, nil
+	case "Latency (ms):":
+		p.beginSection(sbSecLatency)
+		return true, nil
+	case "Threads fairness:":
+		p.beginSection(sbSecFairness)
+		return true, nil
+	case "queries performed:":
+		if p.section == sbSecSQL {
+			p.sub = sbSubQueries
+			return true, nil
+		}
+		return false, nil
+	case "per-request statistics:":
+		if p.section == sbSecGeneral {
+			p.sub = sbSubPerRequest
+			return true, nil
+		}
+		return false, nil
+	}
+	if m := sbReUnfinished.FindStringSubmatch(line); m != nil {
+		n, err := sbParseCount(m[1])
+		if err != nil {
+			return true, p.malformed(line, "unfinished transactions: %v", err)
+		}
+		p.report().UnfinishedOnShutdown = n
+		return true, nil
+	}
+	if p.section == sbSecNone || p.cur == nil {
+		return false, nil
+	}
+	rawLabel, val, ok := strings.Cut(line, ":")
+	if !ok {
+		return false, nil
+	}
+	label := sbReSpaces.ReplaceAllString(strings.TrimSpace(rawLabel), " ")
+	val = strings.TrimSpace(val)
+	s := p.cur
+	bad := func(err error) (bool, error) {
+		return true, p.malformed(line, "%s: %v", label, err)
+	}
+	var err error
+	switch p.section {
+	case sbSecSQL:
+		switch label {
+		case "read", "write", "other", "total":
+			if p.sub != sbSubQueries {
+				return false, nil
+			}
+			var n int64
+			if n, err = sbParseCount(val); err != nil {
+				return bad(err)
+			}
+			switch label {
+			case "read":
+				s.Reads = n
+			case "write":
+				s.Writes = n
+			case "other":
+				s.Other = n
+			case "total":
+				s.Queries = n
+			}
+		case "transactions":
+			s.Transactions, s.TPS, err = sbParseCountRate(val)
+		case "queries":
+			s.Queries, s.QPS, err = sbParseCountRate(val)
+		case "ignored errors":
+			s.IgnoredErrors, s.IgnoredErrorsPS, err = sbParseCountRate(val)
+		case "reconnects":
+			s.Reconnects, s.ReconnectsPS, err = sbParseCountRate(val)
+		case "deadlocks":
+			s.Deadlocks, s.DeadlocksPS, err = sbParseCountRate(val)
+		case "read/write requests":
+			s.RWRequests, s.RWRequestsPS, err = sbParseCountRate(val)
+		case "other operations":
+			s.OtherOperations, s.OtherOperationsPS, err = sbParseCountRate(val)
+		default:
+			return false, nil
+		}
+	case sbSecGeneral, sbSecLatency:
+		switch label {
+		case "total time":
+			if p.section != sbSecGeneral {
+				return false, nil
+			}
+			s.TotalTimeS, err = sbParseUnit(val, "s")
+		case "total number of events":
+			if p.section != sbSecGeneral {
+				return false, nil
+			}
+			s.Events, err = sbParseCount(val)
+		case "total time taken by event execution":
+			if p.section != sbSecGeneral {
+				return false, nil
+			}
+			s.EventExecTimeS, err = sbParseUnit(val, "s")
+		default:
+			if p.section != sbSecLatency && p.sub != sbSubPerRequest {
+				return false, nil
+			}
+			switch label {
+			case "min":
+				s.LatMinMS, err = sbParseUnit(val, "ms")
+			case "avg":
+				s.LatAvgMS, err = sbParseUnit(val, "ms")
+			case "max":
+				s.LatMaxMS, err = sbParseUnit(val, "ms")
+			case "sum":
+				s.LatSumMS, err = sbParseUnit(val, "ms")
+			case "percentile stats":
+				if val != "disabled" {
+					return bad(fmt.Errorf("want \"disabled\", got %q", val))
+				}
+				s.LatPct, s.LatPctMS = 0, nil
+			default:
+				m := sbRePctLabel.FindStringSubmatch(label)
+				if m == nil {
+					return false, nil
+				}
+				pct := m[1] + m[2]
+				var v float64
+				if v, err = sbParseUnit(val, "ms"); err != nil {
+					return bad(err)
+				}
+				s.LatPct, _ = strconv.ParseFloat(pct, 64)
+				s.LatPctMS = &v
+			}
+		}
+	case sbSecFairness:
+		var a, b float64
+		switch label {
+		case "events (avg/stddev)", "execution time (avg/stddev)":
+			m := sbReAvgStddev.FindStringSubmatch(val)
+			if m == nil {
+				return bad(fmt.Errorf("want \"avg/stddev\", got %q", val))
+			}
+			a, _ = strconv.ParseFloat(m[1], 64)
+			b, _ = strconv.ParseFloat(m[2], 64)
+			if !sbFinite(a) || !sbFinite(b) {
+				return bad(fmt.Errorf("%q out of range", val))
+			}
+		default:
+			return false, nil
+		}
+		s.HasFairness = true
+		if label == "events (avg/stddev)" {
+			s.EventsAvg, s.EventsStddev = a, b
+		} else {
+			s.ExecTimeAvgS, s.ExecTimeStddevS = a, b
+		}
+	default:
+		return false, nil
+	}
+	if err != nil {
+		return bad(err)
+	}
+	return true, nil
+}
+
+func sbFinite(f float64) bool { return f-f == 0 }
+
+// report returns the report being read, starting one if needed.
+func (p *Parser) report() *Summary {
+	if p.cur == nil {
+		p.cur = &Summary{}
+		p.curSections = map[int]bool{}
+		p.curCkpt, p.pendingCkpt = p.pendingCkpt, nil
+	}
+	return p.cur
+}
+
+// beginSection starts a report section; a section that the current report
+// already has starts a new report.
+func (p *Parser) beginSection(sec int) {
+	if p.cur != nil && p.curSections[sec] {
+		p.closeReport()
+	}
+	p.report()
+	p.curSections[sec] = true
+	p.section, p.sub = sec, sbSubNone
+}
+
+// closeReport files the current report as a checkpoint or the final
+// summary.
+func (p *Parser) closeReport() {
+	p.section, p.sub = sbSecNone, sbSubNone
+	if p.cur == nil {
+		return
+	}
+	if p.curCkpt != nil {
+		p.out.Checkpoints = append(p.out.Checkpoints, Checkpoint{TimeS: *p.curCkpt, Summary: *p.cur})
+	} else {
+		s := *p.cur
+		p.out.Summary = &s
+	}
+	p.cur, p.curSections, p.curCkpt = nil, nil, nil
+}
+
+// Output returns everything parsed so far. The result does not share
+// memory with the parser; a report still being read is included.
+func (p *Parser) Output() Output {
+	o := p.out
+	o.Intervals = append([]Interval{}, p.out.Intervals...)
+	o.Failures = append([]Failure{}, p.out.Failures...)
+	o.Checkpoints = append([]Checkpoint(nil), p.out.Checkpoints...)
+	o.Warnings = append([]Failure(nil), p.out.Warnings...)
+	o.Unrecognized = append([]OutputLine(nil), p.out.Unrecognized...)
+	if p.out.LegacyMode != nil {
+		m := *p.out.LegacyMode
+		o.LegacyMode = &m
+	}
+	if p.out.Summary != nil {
+		s := *p.out.Summary
+		o.Summary = &s
+	}
+	if p.cur != nil {
+		s := *p.cur
+		if p.curCkpt != nil {
+			o.Checkpoints = append(o.Checkpoints, Checkpoint{TimeS: *p.curCkpt, Summary: s})
+		} else {
+			o.Summary = &s
+		}
+	}
+	// Deep-copy pointer fields so callers cannot modify parser state.
+	for i := range o.Intervals {
+		o.Intervals[i].LatMS = sbCopyPtr(o.Intervals[i].LatMS)
+		o.Intervals[i].QueueLength = sbCopyPtr(o.Intervals[i].QueueLength)
+		o.Intervals[i].Concurrency = sbCopyPtr(o.Intervals[i].Concurrency)
+	}
+	if o.Summary != nil {
+		o.Summary.LatPctMS = sbCopyPtr(o.Summary.LatPctMS)
+	}
+	for i := range o.Checkpoints {
+		o.Checkpoints[i].Summary.LatPctMS = sbCopyPtr(o.Checkpoints[i].Summary.LatPctMS)
+	}
+	return o
+}
+
+func sbCopyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// Parse parses a whole output.
+//
+// It reads to the end even after malformed lines; the error then joins one
+// *MalformedLineError per such line (use errors.As), or reports a read
+// error. The returned output is valid in both cases.
+func Parse(r io.Reader) (Output, error) {
+	p := NewParser()
+	err := feedLines(r, "sysbench", func(line string) error {
+		_, err := p.Feed(line)
+		return err
+	})
+	return p.Output(), err
+}

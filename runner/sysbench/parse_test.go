@@ -1,0 +1,998 @@
+package sysbench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// updateGolden is -update: rewrite the golden files under testdata/sysbench
+// instead of comparing against them (go test ./runner/ -run Sysbench -update).
+var updateGolden = sbDefineUpdateFlag()
+
+// sbDefineUpdateFlag defines -update unless another test file of the package
+// already did; then sysbenchUpdate reads that flag's value instead.
+func sbDefineUpdateFlag() *bool {
+	if flag.Lookup("update") != nil {
+		return new(bool)
+	}
+	return flag.Bool("update", false, "rewrite golden files under testdata/ instead of comparing")
+}
+
+func sbUpdate() bool {
+	if *updateGolden {
+		return true
+	}
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+const sysbenchTestdata = "testdata/sysbench"
+
+// Case directories, copied unchanged from the field cases of the project (shared cases).
+const (
+	sbCase1x     = sysbenchTestdata + "/sysbench-1x-intervals-summary"
+	sbCase04     = sysbenchTestdata + "/sysbench-04-summary"
+	sbCaseErrors = sysbenchTestdata + "/sysbench-run-with-errors"
+	sbCaseReal   = sysbenchTestdata + "/sysbench-real-1.0.20"
+)
+
+// sbParseFile parses a testdata file and fails the test on malformed lines:
+// every case input is well formed.
+func sbParseFile(t *testing.T, path string) Output {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out, err := Parse(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return out
+}
+
+// sbComparable turns an output into the key space of the cases'
+// expected.json: the JSON encoding of Output (whose tags use the
+// same names) plus the derived keys "status", "ignored_lines" and "test".
+func sbComparable(t *testing.T, o Output) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["status"] = string(o.Status())
+	ignored := []any{}
+	for _, l := range o.Unrecognized {
+		ignored = append(ignored, l.Text)
+	}
+	m["ignored_lines"] = ignored
+	if lm := o.LegacyMode; lm != nil {
+		// expected.json of sysbench-04-summary describes the 0.4 mode
+		// lines in prose; rebuild that description from the fields.
+		rw := "read-write"
+		if lm.ReadOnly {
+			rw = "read-only"
+		}
+		desc := fmt.Sprintf("%s (legacy built-in), mode %s, %s", lm.Test, lm.OLTPMode, rw)
+		if lm.SkipTrx {
+			desc += ", BEGIN/COMMIT skipped"
+		}
+		m["test"] = desc
+	}
+	return m
+}
+
+// sbProseKeys are expected.json keys that hold commentary, not values.
+var sbProseKeys = map[string]bool{"notes": true}
+
+// sbCompareExpected checks every key of want against got; keys of got that
+// want does not mention are not checked.
+func sbCompareExpected(t *testing.T, path string, want, got any) {
+	t.Helper()
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			t.Errorf("%s: want an object, got %v", path, got)
+			return
+		}
+		keys := make([]string, 0, len(w))
+		for k := range w {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if sbProseKeys[k] {
+				continue
+			}
+			gv, ok := g[k]
+			if !ok {
+				t.Errorf("%s.%s: the parser produces no such key (want %v)", path, k, w[k])
+				continue
+			}
+			sbCompareExpected(t, path+"."+k, w[k], gv)
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			t.Errorf("%s: want a list, got %v", path, got)
+			return
+		}
+		if len(g) != len(w) {
+			t.Errorf("%s: want %d elements, got %d: %v", path, len(w), len(g), g)
+			return
+		}
+		for i := range w {
+			sbCompareExpected(t, fmt.Sprintf("%s[%d]", path, i), w[i], g[i])
+		}
+	case float64:
+		g, ok := got.(float64)
+		if !ok || math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w)) {
+			t.Errorf("%s: want %v, got %v", path, w, got)
+		}
+	case nil:
+		if got != nil {
+			t.Errorf("%s: want null, got %v", path, got)
+		}
+	default:
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("%s: want %#v, got %#v", path, want, got)
+		}
+	}
+}
+
+func sbReadJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}
+
+// TestSysbenchCase1xIntervalsSummary checks case sysbench-1x-intervals-summary
+// against its expected.json: C and Lua interval lines (err/s: vs err/s),
+// --rate queue-length lines, 95th and 99th percentiles, "percentile stats:
+// disabled" as null, the "DB SCHEMA sbtest" line ignored.
+func TestSysbenchCase1xIntervalsSummary(t *testing.T) {
+	expected := sbReadJSON(t, sbCase1x+"/expected.json")
+	files := make([]string, 0, len(expected))
+	for f := range expected {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, file := range files {
+		t.Run(file, func(t *testing.T) {
+			want := expected[file].(map[string]any)
+			out := sbParseFile(t, filepath.Join(sbCase1x, file))
+			got := sbComparable(t, out)
+			if _, ok := want["summary"]; !ok {
+				// summary-percentile-disabled.txt lists summary keys
+				// at the top level.
+				sbCompareExpected(t, file+".summary", want, got["summary"])
+				return
+			}
+			sbCompareExpected(t, file, want, got)
+		})
+	}
+	// Rule 4: the score comes from the final report, not from averaging.
+	out := sbParseFile(t, sbCase1x+"/run-1.0.20-rate.txt")
+	if out.Summary.TPS != 1995.91 {
+		t.Errorf("score: want the report's 1995.91 tps, got %v", out.Summary.TPS)
+	}
+	// Rule 6: ignored errors are kept even though the run is ok.
+	if out.Summary.IgnoredErrors != 1 || out.Status() != StatusOK {
+		t.Errorf("ignored errors %d status %s", out.Summary.IgnoredErrors, out.Status())
+	}
+}
+
+// TestSysbenchCase04Summary checks case sysbench-04-summary against its
+// expected.json: the 0.4 report layout, no intervals, the 0.4 mode lines,
+// and "(last message repeated 127 times)" ignored.
+func TestSysbenchCase04Summary(t *testing.T) {
+	want := sbReadJSON(t, sbCase04+"/expected.json")
+	out := sbParseFile(t, sbCase04+"/run-0.4.12-oltp-ro.txt")
+	sbCompareExpected(t, "run-0.4.12-oltp-ro.txt", want, sbComparable(t, out))
+	if out.Intervals == nil || len(out.Intervals) != 0 {
+		t.Errorf("want an empty, non-nil interval series, got %#v", out.Intervals)
+	}
+	if len(out.Unrecognized) != 0 {
+		t.Errorf("0.4 lines left unrecognized: %v", out.Unrecognized)
+	}
+	if out.Summary.LatSumMS != 0 || out.Summary.QPS != 0 {
+		t.Errorf("0.4 prints no latency sum nor qps, got %v %v", out.Summary.LatSumMS, out.Summary.QPS)
+	}
+}
+
+// TestSysbenchCaseRunWithErrors checks case sysbench-run-with-errors against
+// expected.tsv (status, error_code, phase, use_as_score; numbers in the
+// reason column) plus the rules of its expected.md.
+func TestSysbenchCaseRunWithErrors(t *testing.T) {
+	f, err := os.Open(sbCaseErrors + "/expected.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.Comma = '\t'
+	r.LazyQuotes = true
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := rows[0]
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	for _, name := range []string{"file", "status", "reason", "error_code", "phase", "use_as_score"} {
+		if _, ok := col[name]; !ok {
+			t.Fatalf("expected.tsv has no column %q", name)
+		}
+	}
+	if len(rows) != 6 {
+		t.Fatalf("expected.tsv: want 5 rows, got %d", len(rows)-1)
+	}
+	for _, row := range rows[1:] {
+		file := row[col["file"]]
+		t.Run(file, func(t *testing.T) {
+			out := sbParseFile(t, filepath.Join(sbCaseErrors, file))
+			if got, want := string(out.Status()), row[col["status"]]; got != want {
+				t.Errorf("status: want %s, got %s", want, got)
+			}
+			errno, ok := out.MySQLErrno()
+			switch code := row[col["error_code"]]; code {
+			case "-":
+				if ok || len(out.Failures) != 0 {
+					t.Errorf("error_code: want none, got %d (%v)", errno, out.Failures)
+				}
+			default:
+				want, err := strconv.Atoi(code)
+				if err != nil {
+					t.Fatalf("error_code %q", code)
+				}
+				if !ok || errno != want {
+					t.Errorf("error_code: want %d, got %d (found=%v)", want, errno, ok)
+				}
+			}
+			if got, want := out.Phase(), row[col["phase"]]; got != want {
+				t.Errorf("phase: want %s, got %s", want, got)
+			}
+			use := row[col["use_as_score"]]
+			if want := strings.HasPrefix(use, "yes"); out.UsableAsScore() != want {
+				t.Errorf("use_as_score: want %q, got %v", use, out.UsableAsScore())
+			}
+			reason := row[col["reason"]]
+			switch file {
+			case "a-errno0-after-intervals.txt":
+				// 3 intervals kept as diagnostics; errno 0 is a value.
+				if len(out.Intervals) != 3 || out.Summary != nil {
+					t.Errorf("want 3 intervals and no summary, got %d, %v", len(out.Intervals), out.Summary)
+				}
+				if len(out.Failures) != 2 || out.Failures[1].SQLState != "00000" ||
+					!out.Failures[1].HasErrno || out.Failures[1].Phase != "thread_run" {
+					t.Errorf("failures: %+v", out.Failures)
+				}
+			case "b-banner-after-errors.txt":
+				// The banner is the last line; threads are not shown
+				// and must come from the invocation record.
+				if out.Version != "1.0.15" {
+					t.Errorf("version: want 1.0.15, got %q", out.Version)
+				}
+				inv := sbReadJSON(t, sbCaseErrors+"/b-invocation.json")
+				args := fmt.Sprint(inv["args"])
+				if out.Threads != 0 || !strings.Contains(args, "--threads=64") {
+					t.Errorf("threads: output shows %d, invocation %s", out.Threads, args)
+				}
+				if len(out.Warnings) != 1 || !strings.HasPrefix(out.Warnings[0].Text, "Error in my_thread_global_end()") {
+					t.Errorf("warnings: %+v", out.Warnings)
+				}
+				if out.Failures[1].SQLState != "23000" {
+					t.Errorf("sqlstate: %+v", out.Failures[1])
+				}
+			case "c-thread-init-1461.txt":
+				m := regexp.MustCompile(`\((\d+)\) too low for (\d+) threads`).FindStringSubmatch(reason)
+				if m == nil {
+					t.Fatalf("reason %q changed", reason)
+				}
+				if strconv.Itoa(out.Threads) != m[2] {
+					t.Errorf("threads: want %s, got %d", m[2], out.Threads)
+				}
+				if !strings.Contains(out.Failures[1].Text, "current value: "+m[1]) {
+					t.Errorf("failure text %q lacks %s", out.Failures[1].Text, m[1])
+				}
+				if out.ThreadsStarted || len(out.Intervals) != 0 || len(out.Failures) != 6 {
+					t.Errorf("threads started %v, %d intervals, %d failures", out.ThreadsStarted, len(out.Intervals), len(out.Failures))
+				}
+			case "d-deadlock-not-ignored.txt":
+				if len(out.Intervals) != 1 || out.Failures[1].SQLState != "40001" {
+					t.Errorf("intervals %d failures %+v", len(out.Intervals), out.Failures)
+				}
+			case "e-ignored-errors-summary.txt":
+				m := regexp.MustCompile(`^(\d+) ignored errors \(([\d.]+)/s, (\d+)% of transactions\)$`).FindStringSubmatch(reason)
+				if m == nil {
+					t.Fatalf("reason %q changed", reason)
+				}
+				s := out.Summary
+				if strconv.FormatInt(s.IgnoredErrors, 10) != m[1] || strconv.FormatFloat(s.IgnoredErrorsPS, 'f', 2, 64) != m[2] {
+					t.Errorf("ignored errors: want %s (%s/s), got %d (%v/s)", m[1], m[2], s.IgnoredErrors, s.IgnoredErrorsPS)
+				}
+				pct := 100 * float64(s.IgnoredErrors) / float64(s.Transactions)
+				if strconv.Itoa(int(math.Round(pct))) != m[3] {
+					t.Errorf("error share: want %s%%, got %.1f%%", m[3], pct)
+				}
+				if s.TPS != 3614.91 || s.Transactions != 218215 || s.TotalTimeS != 60.3652 {
+					t.Errorf("score lost: %+v", s)
+				}
+			default:
+				t.Errorf("no specific checks for %s", file)
+			}
+		})
+	}
+}
+
+// TestSysbenchCaseReal1020 checks case sysbench-real-1.0.20 (real output of
+// Debian 12's sysbench 1.0.20): every per-second line and the summary of
+// each successful run, their mutual consistency, and the failed-* runs.
+func TestSysbenchCaseReal1020(t *testing.T) {
+	failed := []struct {
+		file      string
+		errno     int // -1: none
+		phase     string
+		intervals int
+	}{
+		{"failed-server-down.txt", 2002, PhaseThreadInit, 0},
+		{"failed-unknown-database.txt", 1049, PhaseThreadInit, 0},
+		{"failed-missing-table.txt", 1146, PhaseThreadInit, 0},
+		{"failed-server-killed-midrun.txt", 2013, PhaseRun, 7},
+		{"failed-unknown-option-warmup-time.txt", -1, "", 0},
+	}
+	for _, tc := range failed {
+		t.Run(tc.file, func(t *testing.T) {
+			out := sbParseFile(t, filepath.Join(sbCaseReal, tc.file))
+			if out.Status() != StatusFailed || out.UsableAsScore() || out.Summary != nil {
+				t.Errorf("want a failed run without summary, got %s %+v", out.Status(), out.Summary)
+			}
+			errno, ok := out.MySQLErrno()
+			if tc.errno < 0 {
+				if ok {
+					t.Errorf("want no errno, got %d", errno)
+				}
+			} else if !ok || errno != tc.errno {
+				t.Errorf("errno: want %d, got %d (%v)", tc.errno, errno, ok)
+			}
+			if out.Phase() != tc.phase {
+				t.Errorf("phase: want %q, got %q", tc.phase, out.Phase())
+			}
+			if len(out.Intervals) != tc.intervals {
+				t.Errorf("intervals: want %d, got %d", tc.intervals, len(out.Intervals))
+			}
+			if out.Version != "1.0.20" || len(out.Failures) == 0 {
+				t.Errorf("version %q failures %d", out.Version, len(out.Failures))
+			}
+		})
+	}
+
+	version := sbParseFile(t, sbCaseReal+"/sysbench-version.txt")
+	if version.Version != "1.0.20" {
+		t.Errorf("sysbench-version.txt: version %q", version.Version)
+	}
+
+	runs, err := filepath.Glob(sbCaseReal + "/*_*-t*-r*.txt")
+	if err != nil || len(runs) != 49 {
+		t.Fatalf("want 49 successful runs, got %d (%v)", len(runs), err)
+	}
+	reThreads := regexp.MustCompile(`-t(\d+)-r\d+\.txt$`)
+	for _, path := range runs {
+		file := filepath.Base(path)
+		t.Run(file, func(t *testing.T) {
+			out := sbParseFile(t, path)
+			threads, _ := strconv.Atoi(reThreads.FindStringSubmatch(file)[1])
+			if out.Status() != StatusOK || out.Version != "1.0.20" || out.Threads != threads || out.ReportIntervalS != 1 {
+				t.Fatalf("status %s version %q threads %d interval %d", out.Status(), out.Version, out.Threads, out.ReportIntervalS)
+			}
+			if len(out.Unrecognized) != 0 || len(out.Warnings) != 0 {
+				t.Errorf("unrecognized %v warnings %v", out.Unrecognized, out.Warnings)
+			}
+			s := out.Summary
+			wantN := int(math.Round(s.TotalTimeS))
+			if len(out.Intervals) != wantN {
+				t.Fatalf("want %d per-second intervals, got %d", wantN, len(out.Intervals))
+			}
+			var sumTPS float64
+			for i, iv := range out.Intervals {
+				if iv.Time != float64(i+1) || iv.Threads < 1 || iv.Threads > threads ||
+					iv.LatPct != 95 || iv.LatMS == nil || *iv.LatMS <= 0 || iv.TPS <= 0 ||
+					iv.ErrPS != 0 || iv.ReconnPS != 0 {
+					t.Errorf("interval %d: %+v", i, iv)
+				}
+				// qps is printed from the unrounded r+w+o: each of the
+				// four numbers is rounded to 0.01.
+				if d := math.Abs(iv.QPS - (iv.Reads + iv.Writes + iv.Other)); d > 0.021 {
+					t.Errorf("interval %d: qps %v != r+w+o %v", i, iv.QPS, iv.Reads+iv.Writes+iv.Other)
+				}
+				sumTPS += iv.TPS
+			}
+			if s.Queries != s.Reads+s.Writes+s.Other || s.Events != s.Transactions {
+				t.Errorf("summary counts: %+v", s)
+			}
+			// tps = transactions / total time, up to the rounding of
+			// the printed total time (4 decimals) and rate (2).
+			if d := math.Abs(s.TPS - float64(s.Transactions)/s.TotalTimeS); d > 0.005+s.TPS*1e-4 {
+				t.Errorf("tps %v != transactions/time %v", s.TPS, float64(s.Transactions)/s.TotalTimeS)
+			}
+			if d := math.Abs(s.QPS - float64(s.Queries)/s.TotalTimeS); d > 0.005+s.QPS*1e-4 {
+				t.Errorf("qps %v != queries/time %v", s.QPS, float64(s.Queries)/s.TotalTimeS)
+			}
+			if mean := sumTPS / float64(len(out.Intervals)); math.Abs(mean-s.TPS) > 0.02*s.TPS {
+				t.Errorf("mean per-second tps %v is not within 2%% of %v", mean, s.TPS)
+			}
+			if !(s.LatMinMS > 0 && s.LatMinMS <= s.LatAvgMS && s.LatAvgMS <= s.LatMaxMS) ||
+				s.LatPct != 95 || s.LatPctMS == nil || *s.LatPctMS > s.LatMaxMS || s.LatSumMS <= 0 {
+				t.Errorf("latency: %+v", s)
+			}
+			if !s.HasFairness || s.EventsAvg <= 0 || s.ExecTimeAvgS <= 0 {
+				t.Errorf("threads fairness: %+v", s)
+			}
+			if math.Abs(s.EventsAvg*float64(threads)-float64(s.Events)) > float64(threads) {
+				t.Errorf("events avg %v * %d threads != %d events", s.EventsAvg, threads, s.Events)
+			}
+		})
+	}
+}
+
+// sbGoldenRecord is what a golden file holds: the parse result plus the
+// derived classification and the malformed-line errors.
+type sbGoldenRecord struct {
+	Status     RunStatus `json:"status"`
+	Phase      string    `json:"phase"`
+	MySQLErrno *int      `json:"mysql_errno"`
+	Errors     []string  `json:"errors"`
+	Output
+}
+
+// sbGoldenJSON lays out a record as JSON with one top-level key per line and
+// one list element per line, so that diffs stay readable.
+func sbGoldenJSON(rec sbGoldenRecord) ([]byte, error) {
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	first := true
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if !first {
+			b.WriteString(",\n")
+		}
+		first = false
+		key, _ := json.Marshal(k)
+		fmt.Fprintf(&b, "  %s: ", key)
+		var list []json.RawMessage
+		if len(v) > 0 && v[0] == '[' && json.Unmarshal(v, &list) == nil && len(list) > 0 {
+			b.WriteString("[\n")
+			for i, e := range list {
+				fmt.Fprintf(&b, "    %s", e)
+				if i < len(list)-1 {
+					b.WriteString(",")
+				}
+				b.WriteString("\n")
+			}
+			b.WriteString("  ]")
+		} else {
+			b.Write(v)
+		}
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes(), nil
+}
+
+// sbParseStreaming feeds a file line by line and collects Feed's errors.
+func sbParseStreaming(t *testing.T, path string) (Output, []string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewParser()
+	errs := []string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if _, err := p.Feed(sc.Text()); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return p.Output(), errs
+}
+
+// TestSysbenchGolden parses every input file of every case and compares the
+// complete result with <file>.golden.json next to it (-update rewrites).
+func TestSysbenchGolden(t *testing.T) {
+	inputs, err := filepath.Glob(sysbenchTestdata + "/*/*.txt")
+	if err != nil || len(inputs) < 60 {
+		t.Fatalf("inputs: %d, %v", len(inputs), err)
+	}
+	for _, in := range inputs {
+		name := strings.TrimPrefix(in, sysbenchTestdata+"/")
+		t.Run(name, func(t *testing.T) {
+			out, errs := sbParseStreaming(t, in)
+			rec := sbGoldenRecord{Status: out.Status(), Phase: out.Phase(), Errors: errs, Output: out}
+			if n, ok := out.MySQLErrno(); ok {
+				rec.MySQLErrno = &n
+			}
+			got, err := sbGoldenJSON(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !json.Valid(got) {
+				t.Fatalf("golden layout is not valid JSON:\n%s", got)
+			}
+			golden := strings.TrimSuffix(in, ".txt") + ".golden.json"
+			if sbUpdate() {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from the parse result (run with -update if the change is intended):\n%s",
+					golden, sbFirstDiff(string(want), string(got)))
+			}
+			// Parse agrees with streaming Feed.
+			whole := sbParseFile(t, in)
+			if !reflect.DeepEqual(whole, out) {
+				t.Errorf("Parse and Feed disagree")
+			}
+		})
+	}
+}
+
+func sbFirstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("line %d:\n  golden: %s\n  parsed: %s", i+1, w, g)
+		}
+	}
+	return "(no line differs)"
+}
+
+func sbFptr(v float64) *float64 { return &v }
+
+// TestSysbenchFeedIntervalLines is a table of single lines: interval lines of
+// every reporter, lines that are not interval lines (nil, nil) and
+// malformed interval lines (a *MalformedLineError naming line and text).
+func TestSysbenchFeedIntervalLines(t *testing.T) {
+	const c1 = "[ 10s ] thds: 16 tps: 1987.42 qps: 39760.35 (r/w/o: 27830.77/7949.29/3980.29) lat (ms,95%): 12.08 err/s: 0.10 reconn/s: 0.00"
+	tests := []struct {
+		name    string
+		line    string
+		want    *Interval // nil: not an interval line
+		wantErr string    // non-empty: malformed, error mentions this
+	}{
+		{name: "C reporter 1.0.20", line: c1, want: &Interval{Time: 10, Threads: 16, TPS: 1987.42, QPS: 39760.35,
+			Reads: 27830.77, Writes: 7949.29, Other: 3980.29, LatPct: 95, LatMS: sbFptr(12.08), ErrPS: 0.10}},
+		{name: "Lua reporter err/s without colon, 99%, 3-digit time",
+			line: "[ 100s ] thds: 56 tps: 44.99 qps: 1345.57 (r/w/o: 607.80/647.79/89.97) lat (ms,99%): 3151.62 err/s 1.00 reconn/s: 0.00",
+			want: &Interval{Time: 100, Threads: 56, TPS: 44.99, QPS: 1345.57, Reads: 607.80, Writes: 647.79, Other: 89.97,
+				LatPct: 99, LatMS: sbFptr(3151.62), ErrPS: 1}},
+		{name: "tpcc #48 line", line: "[ 3s ] thds: 8 tps: 2.00 qps: 100.00 (r/w/o: 50.00/40.00/10.00) lat (ms,95%): 2680.11 err/s 1.00 reconn/s: 0.00",
+			want: &Interval{Time: 3, Threads: 8, TPS: 2, QPS: 100, Reads: 50, Writes: 40, Other: 10, LatPct: 95, LatMS: sbFptr(2680.11), ErrPS: 1}},
+		{name: "percentile 0 means not reported",
+			line: "[ 1s ] thds: 4 tps: 10.00 qps: 200.00 (r/w/o: 140.00/40.00/20.00) lat (ms,0%): 0.00 err/s: 0.00 reconn/s: 0.00",
+			want: &Interval{Time: 1, Threads: 4, TPS: 10, QPS: 200, Reads: 140, Writes: 40, Other: 20}},
+		{name: "CRLF", line: c1 + "\r", want: &Interval{Time: 10, Threads: 16, TPS: 1987.42, QPS: 39760.35,
+			Reads: 27830.77, Writes: 7949.29, Other: 3980.29, LatPct: 95, LatMS: sbFptr(12.08), ErrPS: 0.10}},
+		{name: "non-SQL eps reporter", line: "[ 1s ] thds: 1 eps: 1062.88 lat (ms,95%): 0.95",
+			want: &Interval{Time: 1, Threads: 1, TPS: 1062.88, LatPct: 95, LatMS: sbFptr(0.95)}},
+		{name: "0.5 reporter",
+			line: "[  10s] threads: 8, tps: 1084.97, reads: 15189.62, writes: 4339.88, response time: 9.39ms (95%), errors: 0.50, reconnects:  0.00",
+			want: &Interval{Time: 10, Threads: 8, TPS: 1084.97, Reads: 15189.62, Writes: 4339.88, LatPct: 95, LatMS: sbFptr(9.39), ErrPS: 0.5}},
+		{name: "early 0.5 reporter", line: "[   1s] threads: 8, tps: 1.00, reads/s: 14.00, writes/s: 4.00, response time: 9.39ms (99%)",
+			want: &Interval{Time: 1, Threads: 8, TPS: 1, Reads: 14, Writes: 4, LatPct: 99, LatMS: sbFptr(9.39)}},
+
+		{name: "Lua output", line: "DB SCHEMA sbtest"},
+		{name: "banner", line: "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)"},
+		{name: "blank", line: ""},
+		{name: "threads started", line: "Threads started!"},
+		{name: "no timestamp", line: "thds: 16 tps: 1987.42"},
+		{name: "timestamped Lua message", line: "[ 5s ] my script says hello"},
+		{name: "checkpoint marker", line: "[ 10s ] Checkpoint report:"},
+		{name: "report line outside a report", line: "    transactions:                        59880  (1995.91 per sec.)"},
+		{name: "FATAL", line: "FATAL: mysql_drv_query() returned error 1146 (Table 'sbtest.sbtest1' doesn't exist)"},
+
+		{name: "truncated", line: "[ 10s ] thds: 16 tps: 1987.42 qps: 39760.35 (r/w/o: 2783", wantErr: "r/w/o"},
+		{name: "truncated at a field", line: "[ 10s ] thds: 16 tps: 1987.42", wantErr: `missing field "qps"`},
+		{name: "not a number", line: strings.Replace(c1, "1987.42", "abc", 1), wantErr: "tps"},
+		{name: "nan", line: strings.Replace(c1, "1987.42", "nan", 1), wantErr: "tps"},
+		{name: "exponent", line: strings.Replace(c1, "1987.42", "1e5", 1), wantErr: "tps"},
+		{name: "huge", line: strings.Replace(c1, "1987.42", strings.Repeat("9", 400), 1), wantErr: "out of range"},
+		{name: "fractional threads", line: strings.Replace(c1, "thds: 16", "thds: 16.5", 1), wantErr: "thds"},
+		{name: "duplicate field", line: c1 + " tps: 1.00", wantErr: "duplicate"},
+		{name: "unknown field", line: c1 + " foo: 1", wantErr: "unknown field"},
+		{name: "missing r/w/o", line: strings.Replace(c1, "(r/w/o: 27830.77/7949.29/3980.29) ", "", 1), wantErr: `missing field "r/w/o"`},
+		{name: "bad lat", line: strings.Replace(c1, "lat (ms,95%)", "lat (ms,95)", 1), wantErr: "lat"},
+		{name: "tps and eps", line: "[ 1s ] thds: 1 eps: 1.00 tps: 1.00 lat (ms,95%): 0.95", wantErr: "both"},
+		{name: "eps with qps", line: "[ 1s ] thds: 1 eps: 1.00 qps: 1.00 lat (ms,95%): 0.95", wantErr: "qps"},
+		{name: "0.5 bad", line: "[  10s] threads: 8, tps: x, reads: 1.00, writes: 1.00, response time: 9.39ms (95%)", wantErr: "tps"},
+		{name: "0.5 missing", line: "[  10s] threads: 8, tps: 1.00", wantErr: "missing"},
+		{name: "orphan queue line", line: "[ 10s ] queue length: 0, concurrency: 9", wantErr: "without an interval"},
+		{name: "bad queue line", line: "[ 10s ] queue length: x, concurrency: 9", wantErr: "queue length"},
+		{name: "glued FATAL", line: "[ 10s ] thds: 16 tps: 19FATAL: mysql_stmt_execute() returned error 2013 (Lost connection)", wantErr: "tps"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := NewParser()
+			p.Feed("Threads started!") // so that the tested line is line 2
+			got, err := p.Feed(tc.line)
+			if tc.wantErr != "" {
+				var me *MalformedLineError
+				if !errors.As(err, &me) {
+					t.Fatalf("want a *MalformedLineError, got %v (interval %+v)", err, got)
+				}
+				if me.Line != 2 || me.Text != strings.TrimSpace(strings.TrimSuffix(tc.line, "\r")) && !strings.Contains(tc.line, "FATAL") {
+					t.Errorf("error names line %d %q", me.Line, me.Text)
+				}
+				if !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "line 2") {
+					t.Errorf("error %q does not mention %q and line 2", err, tc.wantErr)
+				}
+				if got != nil || len(p.Output().Intervals) != 0 {
+					t.Errorf("a malformed line produced an interval")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if tc.want == nil {
+				if got != nil {
+					t.Fatalf("not an interval line, got %+v", got)
+				}
+				return
+			}
+			tc.want.Line = 2
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got  %+v (lat %v)\nwant %+v (lat %v)", got, sbDeref(got.LatMS), tc.want, sbDeref(tc.want.LatMS))
+			}
+			if out := p.Output(); len(out.Intervals) != 1 || !reflect.DeepEqual(out.Intervals[0], *tc.want) {
+				t.Errorf("Output().Intervals = %+v", out.Intervals)
+			}
+		})
+	}
+}
+
+func sbDeref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// TestSysbenchFailureLines checks error number, SQLSTATE and phase
+// extraction from every failure shape in the cases and in drv_mysql.c.
+func TestSysbenchFailureLines(t *testing.T) {
+	tests := []struct {
+		line     string
+		errno    int
+		hasErrno bool
+		state    string
+		phase    string
+		warning  bool
+	}{
+		{line: "FATAL: mysql_drv_query() returned error 1146 (Table 'sbtest.sbtest1' doesn't exist) for query 'SELECT 1'", errno: 1146, hasErrno: true},
+		{line: "FATAL: mysql_stmt_execute() returned error 0 () for query 'SELECT c FROM sbtest4 WHERE id=?'", errno: 0, hasErrno: true},
+		{line: "FATAL: `thread_run' function failed: /usr/share/sysbench/oltp_common.lua:488: SQL error, errno = 1062, state = '23000': Duplicate entry '125943991' for key 'PRIMARY'",
+			errno: 1062, hasErrno: true, state: "23000", phase: "thread_run"},
+		{line: "FATAL: MySQL error: 1461 \"Can't create more than max_prepared_stmt_count statements (current value: 16382)\"", errno: 1461, hasErrno: true},
+		{line: "FATAL: error 2002: Can't connect to local server through socket 'SANDBOX/run/mysqld.sock' (2)", errno: 2002, hasErrno: true},
+		{line: "FATAL: error 1049: Unknown database 'nosuchdb'", errno: 1049, hasErrno: true},
+		{line: "FATAL: `thread_init' function failed: /usr/share/sysbench/oltp_common.lua:275: SQL API error", phase: "thread_init"},
+		{line: "FATAL: `init' function failed: /usr/share/sysbench/oltp_common.lua:12: boom", phase: "init"},
+		{line: "FATAL: Thread initialization failed!", phase: "thread_init"},
+		{line: "FATAL: unable to connect to MySQL server on socket 'SANDBOX/run/mysqld.sock', aborting..."},
+		{line: "ALERT: mysql_drv_query() returned error 1180 (Got error 5 during COMMIT)", errno: 1180, hasErrno: true},
+		{line: "invalid option: --warmup-time=10"},
+		{line: "Unrecognized command line argument: runn"},
+		{line: "WARNING: Both event and time limits are disabled, running an endless test", warning: true},
+		{line: "Error in my_thread_global_end(): 1 threads didn't exit", warning: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.line, func(t *testing.T) {
+			p := NewParser()
+			if iv, err := p.Feed(tc.line); iv != nil || err != nil {
+				t.Fatalf("Feed = %v, %v", iv, err)
+			}
+			out := p.Output()
+			list := out.Failures
+			if tc.warning {
+				list = out.Warnings
+				if len(out.Failures) != 0 {
+					t.Errorf("a warning made the run fail: %+v", out.Failures)
+				}
+			}
+			if len(list) != 1 {
+				t.Fatalf("want one entry, got failures %+v warnings %+v", out.Failures, out.Warnings)
+			}
+			want := Failure{Line: 1, Text: tc.line, MySQLErrno: tc.errno, HasErrno: tc.hasErrno, SQLState: tc.state, Phase: tc.phase}
+			if list[0] != want {
+				t.Errorf("got  %+v\nwant %+v", list[0], want)
+			}
+		})
+	}
+}
+
+// TestSysbenchStreaming feeds the --rate case line by line as a runner would
+// and checks what Feed and Output return at each step.
+func TestSysbenchStreaming(t *testing.T) {
+	data, err := os.ReadFile(sbCase1x + "/run-1.0.20-rate.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewParser()
+	var got []*Interval
+	for i, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		iv, err := p.Feed(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if iv != nil {
+			if iv.QueueLength != nil {
+				t.Errorf("line %d: the queue length follows the interval line", i+1)
+			}
+			got = append(got, iv)
+		}
+		out := p.Output()
+		if strings.Contains(line, "queue length: 3") {
+			last := out.Intervals[len(out.Intervals)-1]
+			if last.Time != 20 || last.QueueLength == nil || *last.QueueLength != 3 || *last.Concurrency != 16 {
+				t.Errorf("queue line not merged: %+v", last)
+			}
+		}
+		if strings.Contains(line, "transactions:") {
+			// A report still being read is visible.
+			if out.Summary == nil || out.Summary.Transactions != 59880 || out.Summary.TotalTimeS != 0 {
+				t.Errorf("partial summary: %+v", out.Summary)
+			}
+		}
+	}
+	if len(got) != 3 {
+		t.Fatalf("Feed returned %d intervals, want 3", len(got))
+	}
+	// Output is a snapshot: changing it does not change the parser.
+	out := p.Output()
+	*out.Intervals[0].LatMS = -1
+	out.Intervals[0].TPS = -1
+	*out.Summary.LatPctMS = -1
+	again := p.Output()
+	if *again.Intervals[0].LatMS != 12.08 || again.Intervals[0].TPS != 1987.42 || *again.Summary.LatPctMS != 12.08 {
+		t.Errorf("Output shares memory with the parser")
+	}
+}
+
+// TestSysbenchCheckpoints checks --report-checkpoints: "[ Ns ] Checkpoint
+// report:" reports (src/sysbench.c) are not the final report.
+func TestSysbenchCheckpoints(t *testing.T) {
+	report := func(tx int) string {
+		return fmt.Sprintf(`SQL statistics:
+    queries performed:
+        read:                            140
+        write:                           40
+        other:                           20
+        total:                           200
+    transactions:                        %-6d (1.00 per sec.)
+    queries:                             200    (20.00 per sec.)
+    ignored errors:                      0      (0.00 per sec.)
+    reconnects:                          0      (0.00 per sec.)
+
+General statistics:
+    total time:                          10.0010s
+    total number of events:              %d
+
+Latency (ms):
+         min:                                    1.00
+         avg:                                    2.00
+         max:                                    3.00
+         95th percentile:                        2.50
+         sum:                                   20.00
+
+Threads fairness:
+    events (avg/stddev):           10.0000/0.00
+    execution time (avg/stddev):   0.0200/0.00
+
+`, tx, tx)
+	}
+	iv := "[ %ds ] thds: 1 tps: 1.00 qps: 20.00 (r/w/o: 14.00/4.00/2.00) lat (ms,95%%): 2.50 err/s: 0.00 reconn/s: 0.00\n"
+	full := "Threads started!\n\n" + fmt.Sprintf(iv, 5) + "[ 10s ] Checkpoint report:\n" + report(10) +
+		fmt.Sprintf(iv, 15) + "[ 20s ] Checkpoint report:\n" + report(11) + report(22)
+	out, err := Parse(strings.NewReader(full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Checkpoints) != 2 || out.Checkpoints[0].TimeS != 10 || out.Checkpoints[0].Summary.Transactions != 10 ||
+		out.Checkpoints[1].TimeS != 20 || out.Checkpoints[1].Summary.Transactions != 11 {
+		t.Errorf("checkpoints: %+v", out.Checkpoints)
+	}
+	if out.Summary == nil || out.Summary.Transactions != 22 || out.Status() != StatusOK || len(out.Intervals) != 2 {
+		t.Errorf("final summary %+v status %s intervals %d", out.Summary, out.Status(), len(out.Intervals))
+	}
+
+	// Killed after a checkpoint: no final report.
+	killed := "Threads started!\n\n" + fmt.Sprintf(iv, 5) + "[ 10s ] Checkpoint report:\n" + report(10) + fmt.Sprintf(iv, 15)
+	out, err = Parse(strings.NewReader(killed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Summary != nil || len(out.Checkpoints) != 1 || out.Status() != StatusFailed {
+		t.Errorf("killed run: summary %+v checkpoints %d status %s", out.Summary, len(out.Checkpoints), out.Status())
+	}
+}
+
+// TestSysbenchStatus checks the ignored-error threshold of Status.
+func TestSysbenchStatus(t *testing.T) {
+	tests := []struct {
+		name    string
+		out     Output
+		want    RunStatus
+		usable  bool
+		wantPhs string
+	}{
+		{"no report", Output{}, StatusFailed, false, ""},
+		{"clean", Output{Summary: &Summary{Transactions: 100}}, StatusOK, true, PhaseRun},
+		{"1% errors", Output{Summary: &Summary{Transactions: 100, IgnoredErrors: 1}}, StatusOK, true, PhaseRun},
+		{"2% errors", Output{Summary: &Summary{Transactions: 100, IgnoredErrors: 2}}, StatusOKWithErrors, true, PhaseRun},
+		{"errors only", Output{Summary: &Summary{IgnoredErrors: 2}}, StatusOKWithErrors, true, PhaseRun},
+		{"FATAL after report", Output{Summary: &Summary{Transactions: 100}, Failures: []Failure{{Text: "FATAL: x"}}}, StatusFailed, false, PhaseRun},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.out.Status(); got != tc.want {
+				t.Errorf("status %s, want %s", got, tc.want)
+			}
+			if got := tc.out.UsableAsScore(); got != tc.usable {
+				t.Errorf("usable %v, want %v", got, tc.usable)
+			}
+			if got := tc.out.Phase(); got != tc.wantPhs {
+				t.Errorf("phase %q, want %q", got, tc.wantPhs)
+			}
+		})
+	}
+	if got := (Output{Summary: &Summary{Transactions: 100, IgnoredErrors: 2}}).StatusWithMaxErrorRatio(0.05); got != StatusOK {
+		t.Errorf("custom threshold: %s", got)
+	}
+}
+
+// TestParseSysbenchMalformed checks that Parse keeps going after
+// malformed lines, reports each with its line number, and returns the rest.
+func TestParseSysbenchMalformed(t *testing.T) {
+	in := strings.Join([]string{
+		"Threads started!",
+		"[ 1s ] thds: 4 tps: 10.00 qps: 200.00 (r/w/o: 140.00/40.00/20.00) lat (ms,95%): 1.00 err/s: 0.00 reconn/s: 0.00",
+		"[ 2s ] thds: 4 tps: 10.00 qps: 2",
+		"[ 3s ] thds: 4 tps: 10.00 qps: 200.00 (r/w/o: 140.00/40.00/20.00) lat (ms,95%): 1.00 err/s: 0.00 reconn/s: 0.00",
+		"SQL statistics:",
+		"    transactions:                        lots",
+	}, "\n")
+	out, err := Parse(strings.NewReader(in))
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	var me *MalformedLineError
+	if !errors.As(err, &me) || me.Line != 3 {
+		t.Errorf("first error: %v", err)
+	}
+	for _, want := range []string{"line 3", "line 6", "qps: 2", "lots"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if len(out.Intervals) != 2 || out.Intervals[1].Time != 3 {
+		t.Errorf("intervals: %+v", out.Intervals)
+	}
+}
+
+// FuzzSysbenchParser checks that no input makes the parser panic, that
+// Feed's results are consistent with Output, and that the output can be
+// encoded as JSON (no NaN or Inf slips through).
+func FuzzSysbenchParser(f *testing.F) {
+	inputs, _ := filepath.Glob(sysbenchTestdata + "/*/*.txt")
+	for _, in := range inputs {
+		if data, err := os.ReadFile(in); err == nil && len(data) < 4096 {
+			f.Add(string(data))
+		}
+	}
+	for _, s := range []string{
+		"[ 10s ] thds: 16 tps: 1987.42 qps: 39760.35 (r/w/o: 27830.77/7949.29/3980.29) lat (ms,95%): 12.08 err/s: 0.10 reconn/s: 0.00\n[ 10s ] queue length: 0, concurrency: 9",
+		"[  10s] threads: 8, tps: 1084.97, reads: 15189.62, writes: 4339.88, response time: 9.39ms (95%), errors: 0.00, reconnects:  0.00",
+		"[ 1s ] thds: 1 eps: 1062.88 lat (ms,95%): 0.95",
+		"[ 10s ] Checkpoint report:\nSQL statistics:\n    transactions: 1 (1.00 per sec.)\nSQL statistics:",
+		"Latency histogram (values are in milliseconds)\n       value  ------------- distribution ------------- count\n       0.087 |**      1\n \n",
+		"Threads fairness:\n    events (avg/stddev):           1e999/1",
+		"[ 1s ] thds: 1 tps: 1FATAL: x\r\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		p := NewParser()
+		for i, line := range strings.Split(data, "\n") {
+			before := len(p.out.Intervals)
+			iv, err := p.Feed(line)
+			after := len(p.out.Intervals)
+			if err != nil {
+				var me *MalformedLineError
+				if !errors.As(err, &me) || me.Line != i+1 {
+					t.Fatalf("line %d: error %v is not a *MalformedLineError for this line", i+1, err)
+				}
+			}
+			if iv != nil {
+				if err != nil {
+					t.Fatalf("line %d: both an interval and an error", i+1)
+				}
+				if after != before+1 {
+					t.Fatalf("line %d: interval returned but not stored", i+1)
+				}
+			} else if after != before {
+				t.Fatalf("line %d: interval stored but not returned", i+1)
+			}
+		}
+		out := p.Output()
+		if _, err := json.Marshal(out); err != nil {
+			t.Fatalf("output cannot be encoded: %v", err)
+		}
+		_ = out.Status()
+		_ = out.Phase()
+		_, _ = out.MySQLErrno()
+		whole, _ := Parse(strings.NewReader(data))
+		if _, err := json.Marshal(whole); err != nil {
+			t.Fatalf("Parse output cannot be encoded: %v", err)
+		}
+	})
+}

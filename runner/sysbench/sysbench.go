@@ -1,0 +1,178 @@
+// Package sysbench is the sysbench benchmark driver: it loads the sbtest
+// dataset (sysbench prepare), runs an OLTP workload with per-second
+// interval reports, and parses sysbench's output of every version seen in
+// the field (Parser, Parse).
+package sysbench
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/autotune/autotune/runner"
+)
+
+// Workloads are the sysbench OLTP tests autotune accepts for --workload.
+var Workloads = []string{"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select"}
+
+// Bench runs a sysbench OLTP workload against a server.
+type Bench struct {
+	// Path is the sysbench executable ("" or "sysbench" looks it up on
+	// PATH); a run's BenchRun.Binary replaces it.
+	Path string
+	// Workload is one of Workloads.
+	Workload string
+	// Tables is --tables; TableSize is --table-size (rows per table).
+	Tables, TableSize int
+}
+
+// Args returns sysbench's arguments for srv: workload, connection (TCP to
+// 127.0.0.1 and the server's port when tcp, else its socket or address),
+// schema sbtest and the dataset size, then extra.
+func (s Bench) Args(srv *runner.Server, tcp bool, extra ...string) []string {
+	a := []string{s.Workload, "--db-driver=mysql"}
+	if tcp {
+		a = append(a, "--mysql-host=127.0.0.1", "--mysql-port="+strconv.Itoa(srv.Port), "--mysql-user=root")
+	} else {
+		a = append(a, srv.ClientArgs()...)
+	}
+	a = append(a,
+		"--mysql-db=sbtest",
+		"--tables="+strconv.Itoa(s.Tables),
+		"--table-size="+strconv.Itoa(s.TableSize),
+	)
+	return append(a, extra...)
+}
+
+func (s Bench) command(ctx context.Context, path string, launch runner.Launch, args []string) *exec.Cmd {
+	if path == "" {
+		path = s.Path
+	}
+	if path == "" {
+		path = "sysbench"
+	}
+	cmd := launch.CommandContext(ctx, path, args...)
+	cmd.SysProcAttr = runner.ChildProcAttr(false)
+	cmd.Cancel = func() error { return runner.Terminate(cmd.Process) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+// Prepare creates and loads the sbtest tables (sysbench prepare) into the
+// existing schema sbtest, with up to Tables parallel loaders (at most 4:
+// the reference machine has 2 cores). The error holds the end of
+// sysbench's output.
+func (s Bench) Prepare(ctx context.Context, srv *runner.Server) error {
+	threads := min(s.Tables, 4)
+	cmd := s.command(ctx, "", runner.Launch{}, s.Args(srv, false, "--threads="+strconv.Itoa(threads), "prepare"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("sysbench %s prepare: %w: %s", s.Workload, err, tail(out, 800))
+	}
+	return nil
+}
+
+// Dataset identifies the data Prepare loads.
+func (s Bench) Dataset() runner.Dataset {
+	return runner.Dataset{Workload: s.Workload, Tables: s.Tables, TableSize: s.TableSize}
+}
+
+// Run runs the workload for r.Duration (rounded up to whole seconds) at
+// r.Threads with --report-interval=1 and calls onSample for each interval
+// line as it arrives. It returns the final report in the result's Summary
+// (*Summary); a *runner.BenchError when the run failed, ctx.Err() when
+// cancelled (sysbench gets SIGTERM, then SIGKILL after 5 s).
+func (s Bench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {
+	out, err := s.run(ctx, srv, r, onSample)
+	res := runner.BenchResult{Version: out.Version}
+	if out.Summary != nil {
+		res.Summary = out.Summary
+	}
+	return res, err
+}
+
+func (s Bench) run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (Output, error) {
+	secs := int((r.Duration + time.Second - 1) / time.Second)
+	cmd := s.command(ctx, r.Binary, r.Launch, s.Args(srv, r.TCP,
+		"--threads="+strconv.Itoa(r.Threads),
+		"--time="+strconv.Itoa(secs),
+		"--report-interval=1",
+		"--percentile=95",
+		"--histogram=off",
+		"run"))
+	p := NewParser()
+	var parseErr error
+	text, err := StreamLines(cmd, func(line string) {
+		iv, ferr := p.Feed(line)
+		if ferr != nil && parseErr == nil {
+			parseErr = ferr
+		}
+		if iv != nil && onSample != nil {
+			onSample(*iv)
+		}
+	})
+	out := p.Output()
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	switch {
+	case err != nil:
+		var ee *exec.ExitError
+		reason := err.Error()
+		if errors.As(err, &ee) {
+			reason = "sysbench " + ee.ProcessState.String()
+		}
+		if len(out.Failures) > 0 {
+			reason += ": " + out.Failures[0].Text
+		}
+		return out, &runner.BenchError{Reason: reason, Output: text}
+	case len(out.Failures) > 0:
+		return out, &runner.BenchError{Reason: out.Failures[0].Text, Output: text}
+	case parseErr != nil:
+		return out, &runner.BenchError{Reason: "unparseable output: " + parseErr.Error(), Output: text}
+	case len(out.Intervals) == 0:
+		return out, &runner.BenchError{Reason: "no interval reports in sysbench output", Output: text}
+	}
+	return out, nil
+}
+
+// StreamLines starts cmd with stdout and stderr on one pipe, calls line for
+// every output line as it arrives, and waits for it. It returns the last
+// 15 lines (for error reports) and the start or wait error.
+func StreamLines(cmd *exec.Cmd, line func(string)) (lastLines string, err error) {
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	waitErr := make(chan error, 1)
+	go func() { err := cmd.Wait(); pw.Close(); waitErr <- err }()
+	var last []string
+	sc := bufio.NewScanner(pr)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		l := sc.Text()
+		last = append(last, l)
+		if len(last) > 15 {
+			last = last[1:]
+		}
+		line(l)
+	}
+	_, _ = io.Copy(io.Discard, pr)
+	err = <-waitErr
+	return strings.Join(last, "\n"), err
+}
+
+// tail returns the last n bytes of b as text.
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.TrimSpace(string(b))
+}

@@ -1,0 +1,166 @@
+package storage
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/autotune/autotune/space"
+)
+
+// Manifest is what a study measures and under which settings: the
+// benchmark, the measurement and score rules, the knob space and the
+// target. It is stored as JSON in studies.settings; a resumed study must
+// keep it (see Manifest.Diff). The JSON keys are stable: studies written
+// by earlier versions read back into the same fields.
+type Manifest struct {
+	// Workload is the benchmark workload (sysbench test name).
+	Workload string `json:"workload"`
+	// Threads is the first benchmark thread level; ThreadLevels lists
+	// every level when there are several.
+	Threads      int   `json:"threads"`
+	ThreadLevels []int `json:"thread_levels,omitempty"`
+	// Tables and TableSize size the dataset (sysbench --tables and
+	// --table-size, rows per table).
+	Tables    int `json:"tables"`
+	TableSize int `json:"table_size"`
+	// WarmupS is the warm-up cap and DurationS the measurement window, in
+	// seconds.
+	WarmupS   float64 `json:"warmup_s"`
+	DurationS float64 `json:"duration_s"`
+	// Lambda is the weight of the variance penalty of the score.
+	Lambda float64 `json:"lambda"`
+	// Space holds the space settings (nil in studies of an existing
+	// server).
+	Space *SpaceManifest `json:"space,omitempty"`
+	// Measure holds the measurement and re-measurement settings.
+	Measure MeasureManifest `json:"measure"`
+	// Target is "existing ADDRESS" for a study of a server autotune did
+	// not start ("" for a sandbox); AllowRestart is --allow-restart there.
+	Target       string `json:"target,omitempty"`
+	AllowRestart bool   `json:"allow_restart,omitempty"`
+}
+
+// SpaceManifest are the space settings of a study.
+type SpaceManifest struct {
+	// Durability is the durability policy (strict or relaxed).
+	Durability string `json:"durability"`
+	// SpaceFile is the --space file and SpaceFileSHA256 its content's
+	// SHA-256 (hex); empty without one.
+	SpaceFile       string `json:"space_file,omitempty"`
+	SpaceFileSHA256 string `json:"space_file_sha256,omitempty"`
+	// ServerBuilds and BenchmarkBuilds are the --server-build and
+	// --benchmark-build lists.
+	ServerBuilds    []Build `json:"server_builds,omitempty"`
+	BenchmarkBuilds []Build `json:"benchmark_builds,omitempty"`
+	// MemoryBudget is the memory budget in bytes.
+	MemoryBudget int64 `json:"memory_budget_bytes"`
+	// Apply is the apply mode (restart or dynamic).
+	Apply string `json:"apply"`
+	// Baseline is the user's my.cnf as trial 0 (nil: server defaults).
+	Baseline *Baseline `json:"baseline,omitempty"`
+}
+
+// Build is one NAME=PATH of --server-build or --benchmark-build.
+type Build struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+// Baseline is the user's my.cnf (--baseline-cnf) as trial 0 sees it.
+type Baseline struct {
+	// File is the path given.
+	File string `json:"file"`
+	// Config holds the knob values the file sets for the server, canonical.
+	Config space.Config `json:"config"`
+	// Notes say what was not carried over and why (not stored).
+	Notes []string `json:"-"`
+}
+
+// MeasureManifest are the measurement settings of a study.
+type MeasureManifest struct {
+	Objective    string  `json:"objective"`
+	MaxP95MS     float64 `json:"max_p95_ms"`
+	DipShare     float64 `json:"dip_share"`
+	Confirm      int     `json:"confirm"`
+	RecheckEvery int     `json:"recheck_every"`
+	ABPairs      int     `json:"ab_pairs"`
+	ABShare      float64 `json:"ab_share"`
+	BenchCmd     string  `json:"bench_cmd,omitempty"`
+	SteadyBlockS int     `json:"steady_block_s"`
+	SteadySpread float64 `json:"steady_spread"`
+	SteadyTrend  float64 `json:"steady_trend"`
+}
+
+// JSON returns the manifest as stored in studies.settings.
+func (m Manifest) JSON() string {
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err) // plain data: cannot fail
+	}
+	return string(b)
+}
+
+// Manifest returns the study's manifest. Empty settings give the zero
+// manifest; settings that are not a manifest are an error naming the
+// study.
+func (s Study) Manifest() (Manifest, error) {
+	var m Manifest
+	if s.Settings == "" {
+		return m, nil
+	}
+	if err := json.Unmarshal([]byte(s.Settings), &m); err != nil {
+		return m, fmt.Errorf("study %q: settings are not a manifest: %w", s.Name, err)
+	}
+	return m, nil
+}
+
+// ManifestChange is one field of a manifest that differs between two runs.
+type ManifestChange struct {
+	// Field is the JSON key path ("measure.confirm").
+	Field string
+	// Old and New are the values as JSON text ("" when absent).
+	Old, New string
+}
+
+// Diff returns the fields whose values differ from m to n, sorted by key.
+func (m Manifest) Diff(n Manifest) []ManifestChange {
+	var a, b map[string]any
+	_ = json.Unmarshal([]byte(m.JSON()), &a)
+	_ = json.Unmarshal([]byte(n.JSON()), &b)
+	var out []ManifestChange
+	diffMaps("", a, b, &out)
+	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return out
+}
+
+func diffMaps(prefix string, a, b map[string]any, out *[]ManifestChange) {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	for k := range keys {
+		va, vb := a[k], b[k]
+		ma, okA := va.(map[string]any)
+		mb, okB := vb.(map[string]any)
+		if okA && okB {
+			diffMaps(prefix+k+".", ma, mb, out)
+			continue
+		}
+		if !reflect.DeepEqual(va, vb) {
+			*out = append(*out, ManifestChange{Field: prefix + k, Old: jsonText(va), New: jsonText(vb)})
+		}
+	}
+}
+
+func jsonText(v any) string {
+	if v == nil {
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

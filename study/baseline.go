@@ -1,0 +1,92 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/autotune/autotune/runner"
+	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/storage"
+)
+
+// loadBaseline reads path by the MySQL option-file rules (space.ReadOptionFile),
+// keeps the options of the groups the server reads, and turns the ones
+// that are knobs of sp into a Config. Options the server would refuse
+// (unknown names without loose-, checked against the server's variables
+// and `mysqld --verbose --help`) are an error naming file and line, as is
+// a malformed file or a value a knob cannot take. Knobs this server does
+// not support, and options that are not knobs (paths, networking, other
+// settings), are left out with a note: the sandbox runs its own datadir,
+// socket and port.
+func loadBaseline(ctx context.Context, path string, sp *space.Space, info space.ServerInfo, bin runner.Binary) (storage.Baseline, error) {
+	bl := storage.Baseline{File: path, Config: space.Config{}}
+	of, err := space.ReadOptionFile(path, space.ReadOptions{FirstDotExtension: info.Version.Flavor != space.MariaDB && info.Version.Major < 8})
+	if err != nil {
+		return bl, Usagef("--baseline-cnf: %v", err)
+	}
+	bl.Notes = append(bl.Notes, of.Notes...)
+	groups := space.ServerGroups(info.Version)
+	opts := of.Effective(groups)
+	for _, r := range of.Redefined(groups) {
+		bl.Notes = append(bl.Notes, "set in several files of one !includedir (the value depends on the read order, which MySQL does not promise): "+r)
+	}
+	help, err := runner.DefaultsFromHelp(ctx, bin)
+	if err != nil {
+		return bl, err
+	}
+	known := func(n string) bool {
+		if _, ok := info.Vars[n]; ok {
+			return true
+		}
+		if _, ok := help[n]; ok {
+			return true
+		}
+		return space.ToleratedOption(n, info.Version)
+	}
+	fatal, notes := space.UnknownOptions(opts, known)
+	if len(fatal) > 0 {
+		return bl, Usagef("--baseline-cnf: the server would refuse this file: %s", strings.Join(fatal, "; "))
+	}
+	bl.Notes = append(bl.Notes, notes...)
+
+	all := space.Lookup()
+	var ignored []string
+	for _, o := range opts {
+		at := fmt.Sprintf("%s line %d", o.File, o.Line)
+		k, ok := sp.Knob(o.Name)
+		if !ok || k.Layer != space.LayerServer {
+			if ck, inCat := all.Knob(o.Name); inCat && ck.Layer == space.LayerServer {
+				reason := "not searched on this server"
+				for _, e := range sp.Entries() {
+					if e.Knob.Name == ck.Name {
+						reason = e.Reason
+					}
+				}
+				bl.Notes = append(bl.Notes, fmt.Sprintf("%s: %s left out: %s", at, o.RawName, reason))
+				continue
+			}
+			ignored = append(ignored, o.RawName)
+			continue
+		}
+		v := o.Setting()
+		if !o.HasValue && k.Kind != space.Bool {
+			return bl, Usagef("--baseline-cnf: %s: %s needs a value", at, o.RawName)
+		}
+		c, err := k.Canonical(v)
+		if err != nil {
+			return bl, Usagef("--baseline-cnf: %s: %v", at, err)
+		}
+		bl.Config[k.Name] = c
+	}
+	if len(ignored) > 0 {
+		bl.Notes = append(bl.Notes, "not knobs, so not carried into the sandbox (it runs its own datadir, socket, port and logs): "+strings.Join(ignored, ", "))
+	}
+	for name, v := range sp.Fixed() {
+		if b, ok := bl.Config[name]; ok && b != v {
+			k, _ := sp.Knob(name)
+			bl.Notes = append(bl.Notes, fmt.Sprintf("%s = %s in the baseline is pinned to %s (--durability / space file) in every trial, trial 0 included", name, k.Render(b), k.Render(v)))
+		}
+	}
+	return bl, nil
+}

@@ -1,0 +1,52 @@
+package study
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/autotune/autotune/runner/benchcmd"
+	"github.com/autotune/autotune/runner/sysbench"
+	"github.com/autotune/autotune/trial"
+)
+
+// Drivers are the benchmark drivers by name. A new driver is one package
+// (implementing trial.Benchmark) plus one line here.
+var Drivers = map[string]func(Bench) (trial.Benchmark, error){
+	"sysbench": newSysbench,
+	"command":  newCommand,
+}
+
+// NewBenchmark returns the benchmark b describes, or an error naming the
+// unknown driver or the bad setting.
+func NewBenchmark(b Bench) (trial.Benchmark, error) {
+	d, ok := Drivers[b.Driver]
+	if !ok {
+		names := make([]string, 0, len(Drivers))
+		for n := range Drivers {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return nil, fmt.Errorf("benchmark driver %q: want one of %s", b.Driver, strings.Join(names, ", "))
+	}
+	return d(b)
+}
+
+func newSysbench(b Bench) (trial.Benchmark, error) {
+	if !slices.Contains(sysbench.Workloads, b.Workload) {
+		return nil, fmt.Errorf("--workload %q: want one of %s", b.Workload, strings.Join(sysbench.Workloads, ", "))
+	}
+	return sysbench.Bench{Path: b.Path, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize}, nil
+}
+
+func newCommand(b Bench) (trial.Benchmark, error) {
+	args, err := benchcmd.ParseBenchCmd(b.Command)
+	if err != nil {
+		return nil, err
+	}
+	loader, err := newSysbench(Bench{Path: b.Path, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize})
+	if err != nil {
+		return nil, err
+	}
+	return benchcmd.Command{Args: args, Tables: b.Tables, TableSize: b.TableSize, Loader: loader.(sysbench.Bench)}, nil
+}

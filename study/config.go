@@ -1,0 +1,166 @@
+package study
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/storage"
+)
+
+// Config is everything a mode needs, built from the command line. It is
+// plain data: two runs with equal Configs do the same thing.
+type Config struct {
+	// Study is the study name; DB the study store (an SQLite file or a
+	// mysql:// URL, see storage.Open).
+	Study, DB string
+	// Budget is the wall-clock budget across all runs (0: none); Trials
+	// caps the finished trials (0: none).
+	Budget time.Duration
+	Trials int
+	// Seed seeds a new study's sampler (0: random).
+	Seed int64
+	// AllowChanges resumes a study whose manifest changed, recording the
+	// change.
+	AllowChanges bool
+	// Workdir is the sandbox directory.
+	Workdir string
+	// Bench is the benchmark.
+	Bench Bench
+	// Measure says how a trial is measured, scored and re-measured.
+	Measure Measure
+	// Space shapes the knob space.
+	Space Space
+	// Strategy names the search strategy (search.StrategyNames); WarmStart
+	// measures an expert configuration right after the baseline.
+	Strategy  string
+	WarmStart bool
+	// Existing, when set, tunes a server autotune did not start.
+	Existing *Existing
+	// Heartbeat is a worker's heartbeat period (Worker only).
+	Heartbeat time.Duration
+}
+
+// Bench is the benchmark of a study.
+type Bench struct {
+	// Driver names the driver in Drivers ("sysbench", "command").
+	Driver string
+	// Path is the sysbench executable.
+	Path string
+	// Workload is the sysbench workload; Tables and TableSize size the
+	// dataset (rows per table).
+	Workload          string
+	Tables, TableSize int
+	// Command is the --bench-cmd command line (driver "command").
+	Command string
+	// Threads are the client thread levels, measured in order.
+	Threads []int
+}
+
+// Measure are the measurement settings.
+type Measure struct {
+	// Warmup is the warm-up cap, Duration the measurement window.
+	Warmup, Duration time.Duration
+	// Lambda weighs the variance penalty; Objective is tps, qps or p95;
+	// MaxP95 (ms, 0: none) makes slower trials infeasible; DipShare is the
+	// share of the median under which a second is a dip.
+	Lambda    float64
+	Objective string
+	MaxP95    float64
+	DipShare  float64
+	// Confirm, RecheckEvery, ABPairs and ABShare are the re-measurement
+	// policy (search.Confirmation).
+	Confirm, RecheckEvery, ABPairs int
+	ABShare                        float64
+	// SteadyBlock, SteadySpread and SteadyTrend tune warm-up detection
+	// (search.SteadyRule).
+	SteadyBlock               time.Duration
+	SteadySpread, SteadyTrend float64
+}
+
+// Space are the settings that shape the knob space.
+type Space struct {
+	// Mysqld is the server binary ("" finds mariadbd or mysqld).
+	Mysqld string
+	// Durability is strict or relaxed.
+	Durability string
+	// File is a space file (TOML), "" for none.
+	File string
+	// ServerBuilds and BenchBuilds are NAME=PATH choices (absolute paths).
+	ServerBuilds, BenchBuilds []storage.Build
+	// MemoryBudget is a size ("12G") or a share of RAM ("75%").
+	MemoryBudget string
+	// Apply is restart or dynamic.
+	Apply string
+	// BaselineCnf is the user's my.cnf, trial 0 ("" for the defaults).
+	BaselineCnf string
+}
+
+// Existing says how to reach and change a server autotune did not start.
+type Existing struct {
+	// DSN is USER@unix(/socket)/ or USER@tcp(HOST:PORT)/, without password.
+	DSN string
+	// PasswordFile is an option file with the password ([client]
+	// password=); $AUTOTUNE_PASSWORD wins over it.
+	PasswordFile string
+	// ConfigFile is the include file each trial's knobs are written into.
+	ConfigFile string
+	// RestartCmd restarts the server (argv, no shell); AllowRestart lets
+	// the study tune static knobs with it.
+	RestartCmd   []string
+	AllowRestart bool
+	// NotSandbox runs although the server holds other schemas.
+	NotSandbox bool
+}
+
+// Apply modes of Space.Apply.
+const (
+	ApplyRestart = "restart"
+	ApplyDynamic = "dynamic"
+)
+
+// UsageError is a bad flag value, argument or combination (the command
+// line's exit code 2). Test with errors.As.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// Usagef returns a UsageError with a formatted message.
+func Usagef(format string, a ...any) error { return UsageError{fmt.Errorf(format, a...)} }
+
+// IsUsage reports whether err is (or wraps) a UsageError.
+func IsUsage(err error) bool {
+	var ue UsageError
+	return errors.As(err, &ue)
+}
+
+// ScoreRule returns the score rule of the measurement settings.
+func (m Measure) ScoreRule() search.ScoreRule {
+	r := search.DefaultScoreRule()
+	r.Goal, r.Lambda, r.DipShare, r.MaxP95MS = search.Goal(m.Objective), m.Lambda, m.DipShare, m.MaxP95
+	return r
+}
+
+// Confirmation returns the re-measurement policy (nil when all off).
+func (m Measure) Confirmation() *search.Confirmation {
+	if m.Confirm == 0 && m.RecheckEvery == 0 && m.ABPairs == 0 && m.ABShare == 0 {
+		return nil
+	}
+	return &search.Confirmation{Repeats: m.Confirm, RecheckEvery: m.RecheckEvery, ABPairs: m.ABPairs, ABShare: m.ABShare}
+}
+
+// manifest returns what the study measures, for the store.
+func (c Config) manifest(sp *storage.SpaceManifest) storage.Manifest {
+	m := c.Measure
+	man := storage.Manifest{Workload: c.Bench.Workload, Threads: c.Bench.Threads[0], Tables: c.Bench.Tables, TableSize: c.Bench.TableSize,
+		WarmupS: m.Warmup.Seconds(), DurationS: m.Duration.Seconds(), Lambda: m.Lambda, Space: sp,
+		Measure: storage.MeasureManifest{Objective: m.Objective, MaxP95MS: m.MaxP95, DipShare: m.DipShare, Confirm: m.Confirm,
+			RecheckEvery: m.RecheckEvery, ABPairs: m.ABPairs, ABShare: m.ABShare, BenchCmd: c.Bench.Command,
+			SteadyBlockS: int(m.SteadyBlock / time.Second), SteadySpread: m.SteadySpread, SteadyTrend: m.SteadyTrend}}
+	if len(c.Bench.Threads) > 1 {
+		man.ThreadLevels = c.Bench.Threads
+	}
+	return man
+}

@@ -1,0 +1,131 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/autotune/autotune/internal/secret"
+	"github.com/autotune/autotune/runner"
+	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/trial"
+)
+
+// PasswordEnv holds the password of an existing server's user.
+const PasswordEnv = "AUTOTUNE_PASSWORD"
+
+// existingPassword returns the user's password: $AUTOTUNE_PASSWORD, else
+// the password file, else none.
+func existingPassword(x *Existing) (string, error) {
+	if pw, ok := os.LookupEnv(PasswordEnv); ok {
+		return pw, nil
+	}
+	if x.PasswordFile != "" {
+		return secret.FromOptionFile(x.PasswordFile)
+	}
+	return "", nil
+}
+
+func (r *run) existingAddr() string {
+	if t, ok := r.engine.Target.(*trial.Existing); ok {
+		return t.Addr()
+	}
+	return storage.RedactDSN(r.cfg.Existing.DSN)
+}
+
+// existingSpace is the knob space of an existing server: the first
+// space's server knobs, the durability knobs only with relaxed
+// durability, and without restarts only the knobs SET GLOBAL can change.
+// The buffer pool may take at most half the host's RAM.
+func existingSpace(durability space.Durability, allowRestart bool, ram int64) (*space.Space, error) {
+	first, err := space.FirstSpace()
+	if err != nil {
+		return nil, err
+	}
+	var knobs []space.Knob
+	for _, k := range first.Knobs() {
+		if durability != space.Relaxed && (k.Name == "innodb_flush_log_at_trx_commit" || k.Name == "innodb_doublewrite") {
+			continue
+		}
+		if !allowRestart && !k.Dynamic {
+			continue
+		}
+		knobs = append(knobs, k)
+	}
+	sp, err := space.New(knobs)
+	if err != nil {
+		return nil, err
+	}
+	return sp, sp.Limit("innodb_buffer_pool_size", float64(ram/2))
+}
+
+// onExisting connects to the existing server, checks that it looks like a
+// test server (or NotSandbox), builds its space, saves its original
+// settings and makes it the target (Close restores them).
+func (r *run) onExisting(ctx context.Context) error {
+	x := r.cfg.Existing
+	pw, err := existingPassword(x)
+	if err != nil {
+		return err
+	}
+	ex, err := runner.OpenExisting(x.DSN, pw)
+	if err != nil {
+		return UsageError{Err: err}
+	}
+	if x.AllowRestart {
+		ex.RestartCmd = x.RestartCmd
+	}
+	include, err := filepath.Abs(x.ConfigFile)
+	if err != nil {
+		return err
+	}
+	if r.version, err = ex.Version(ctx); err != nil {
+		return err
+	}
+	others, err := ex.OtherSchemas(ctx, "sbtest")
+	if err != nil {
+		return err
+	}
+	if len(others) > 0 && !x.NotSandbox {
+		return Usagef("server %s holds schemas other than the benchmark's sbtest (%s): it looks like a server people use. autotune changes its global settings and loads it with the benchmark; pass --i-understand-this-is-not-a-sandbox to go ahead anyway", ex.Addr(), strings.Join(others, ", "))
+	}
+	d, err := space.ParseDurability(r.cfg.Space.Durability)
+	if err != nil {
+		return Usagef("--durability: %v", err)
+	}
+	if r.sp, err = existingSpace(d, x.AllowRestart, r.host.RAMBytes); err != nil {
+		return err
+	}
+	budget, err := ParseMemoryBudget(r.cfg.Space.MemoryBudget, r.host.RAMBytes)
+	if err != nil {
+		return Usagef("--memory-budget: %v", err)
+	}
+	target, err := trial.OpenExisting(ctx, ex, r.sp, include, r.logf)
+	if err != nil {
+		return err
+	}
+	r.undo = append(r.undo, func() {
+		if err := target.Close(ctx); err != nil {
+			r.logf("ERROR: could not restore the server's original settings: %v\nthey are saved in %s; the next autotune run with this --config-file restores them", err, trial.StatePath(include))
+			return
+		}
+		r.logf("original settings of %s restored", ex.Addr())
+	})
+	r.engine.Target, r.engine.MemoryBudget = target, budget
+	r.spaceM = &storage.SpaceManifest{Durability: string(d), MemoryBudget: budget, Apply: ApplyDynamic}
+	// The server runs on this host (loopback only): its RAM is the
+	// host's; the dataset's size is the server's to tell.
+	r.facts = expertFacts{ramBytes: r.host.RAMBytes, dataBytes: func() (int64, error) {
+		n, err := ex.QueryInt(ctx, "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = 'sbtest'")
+		if err == nil && n == 0 {
+			err = fmt.Errorf("the server reports no size for schema sbtest yet")
+		}
+		return n, err
+	}}
+	r.logf("tuning the existing server %s (%s); trials see an evolving dataset", ex.Addr(), r.version)
+	return nil
+}
+

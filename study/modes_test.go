@@ -1,0 +1,146 @@
+package study
+
+import (
+	"context"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/internal/realtest"
+	"github.com/autotune/autotune/internal/teststore"
+	"github.com/autotune/autotune/runner"
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/trial"
+)
+
+// scripted is a benchmark that prints the same per-second series whatever
+// the server: a warm-up ramp, then a steady level with one dip. It touches
+// no server, so every mode must score it the same.
+type scripted struct{}
+
+func (scripted) Prepare(context.Context, *runner.Server) error { return nil }
+
+func (scripted) Dataset() runner.Dataset {
+	return runner.Dataset{Workload: "scripted", Tables: 1, TableSize: 1}
+}
+
+func (scripted) Run(ctx context.Context, _ *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {
+	for i := 1; i <= int(r.Duration/time.Second); i++ {
+		if ctx.Err() != nil {
+			return runner.BenchResult{}, ctx.Err()
+		}
+		tps := 500.0
+		switch {
+		case i <= 4:
+			tps = 100 * float64(i)
+		case i == 12:
+			tps = 200 // a dip
+		default:
+			tps += float64(i%3) * 7
+		}
+		lat := 1000 * float64(r.Threads) / tps
+		onSample(runner.Interval{Time: float64(i), Threads: r.Threads, TPS: tps, QPS: 20 * tps, LatPct: 95, LatMS: &lat})
+	}
+	return runner.BenchResult{Summary: map[string]int{"seconds": int(r.Duration / time.Second)}}, nil
+}
+
+// silent is a Progress that prints nothing.
+type silent struct{}
+
+func (silent) Logf(string, ...any) {}
+func (silent) Configure(string, time.Duration, int, time.Duration, time.Time, *space.Space, []search.Trial) {
+}
+func (silent) SetTrialLength(time.Duration, time.Duration) {}
+func (silent) Phase(search.Trial, string)                  {}
+func (silent) Sample(search.Trial, search.Sample)          {}
+func (silent) Trial(search.Event)                          {}
+func (silent) Done(search.Result, string)                  {}
+func (silent) Interrupted(string) error                    { return context.Canceled }
+func (silent) Writer() io.Writer                           { return io.Discard }
+func (silent) Close()                                      {}
+
+// TestOneEngineForEveryMode drives the same scripted benchmark through
+// the sandbox target, the existing-server target and a worker, and checks
+// that the three stored baseline trials have the same measurement and
+// score: one measurement path, one scoring path, whatever the mode.
+func TestOneEngineForEveryMode(t *testing.T) {
+	realtest.Require(t)
+	Drivers["scripted"] = func(Bench) (trial.Benchmark, error) { return scripted{}, nil }
+	defer delete(Drivers, "scripted")
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "at-modes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	server := teststore.Start(t, "")
+
+	base := Config{Trials: 1, Workdir: filepath.Join(dir, "sb"), Strategy: "random",
+		Bench: Bench{Driver: "scripted", Workload: "scripted", Tables: 1, TableSize: 1, Threads: []int{4}},
+		Measure: Measure{Warmup: 8 * time.Second, Duration: 10 * time.Second, Lambda: 0.5, Objective: "tps", DipShare: 0.5,
+			SteadyBlock: 2 * time.Second, SteadySpread: 0.1, SteadyTrend: 0.1},
+		Space: Space{Durability: "strict", MemoryBudget: "75%", Apply: ApplyRestart}}
+
+	sandbox := base
+	sandbox.Study, sandbox.DB = "sandbox", filepath.Join(dir, "t.db")
+	if err := Search(ctx, sandbox, silent{}); err != nil {
+		t.Fatalf("sandbox: %v", err)
+	}
+
+	existing := base
+	existing.Study, existing.DB = "existing", filepath.Join(dir, "t.db")
+	existing.Existing = &Existing{DSN: "root@unix(" + server.Socket + ")/", ConfigFile: filepath.Join(dir, "include.cnf"), NotSandbox: true}
+	if err := Search(ctx, existing, silent{}); err != nil {
+		t.Fatalf("existing server: %v", err)
+	}
+
+	worker := base
+	worker.Study, worker.DB, worker.Heartbeat = "worker", server.URL("autotune_modes"), time.Second
+	worker.Workdir = filepath.Join(dir, "sbw")
+	if err := Worker(ctx, worker, silent{}); err != nil {
+		t.Fatalf("worker: %v", err)
+	}
+
+	baseline := func(db, study string) search.Trial {
+		st, err := storage.Open(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		trials, err := st.Trials(ctx, study)
+		if err != nil || len(trials) != 1 || trials[0].State != search.Complete {
+			t.Fatalf("%s: %v %+v", study, err, trials)
+		}
+		return trials[0]
+	}
+	want := baseline(sandbox.DB, "sandbox")
+	for _, got := range []search.Trial{baseline(existing.DB, "existing"), baseline(worker.DB, "worker")} {
+		same := func(what string, a, b float64) {
+			if a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+				t.Errorf("%s: %s = %v, sandbox %v", got.Study, what, a, b)
+			}
+		}
+		same("score", got.Score, want.Score)
+		same("mean tps", got.MeanTPS, want.MeanTPS)
+		same("sd tps", got.StdTPS, want.StdTPS)
+		same("p95", got.P95MS, want.P95MS)
+		same("warm-up", got.WarmupS, want.WarmupS)
+		same("variance penalty", got.Variance, want.Variance)
+		same("dip penalty", got.Dips, want.Dips)
+		if got.Infeasible != want.Infeasible || got.WarmupCapped != want.WarmupCapped || len(got.Levels) != len(want.Levels) {
+			t.Errorf("%s: levels %d/%d, infeasible %v/%v", got.Study, len(got.Levels), len(want.Levels), got.Infeasible, want.Infeasible)
+		}
+		if got.Summary != want.Summary {
+			t.Errorf("%s: summary %s, sandbox %s", got.Study, got.Summary, want.Summary)
+		}
+	}
+	if want.Dips == 0 || want.WarmupS == 0 {
+		t.Errorf("the script's warm-up (%gs) and dip (%g) did not show: the test would not tell scoring paths apart", want.WarmupS, want.Dips)
+	}
+	t.Logf("every mode: score %.2f, %.2f tps, warm-up %gs, dip penalty %.2f", want.Score, want.MeanTPS, want.WarmupS, want.Dips)
+}

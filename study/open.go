@@ -1,0 +1,227 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/autotune/autotune/internal/lockfile"
+	"github.com/autotune/autotune/runner"
+	"github.com/autotune/autotune/storage"
+)
+
+// OpenRequest says which study to open or create, and under what.
+type OpenRequest struct {
+	// Name is the study; DBArg the --db value (for the lock file's path).
+	Name, DBArg string
+	// Manifest is what this run measures.
+	Manifest storage.Manifest
+	// Seed is a new study's seed (0: random).
+	Seed int64
+	// ServerVersion and Host describe this run's server and machine.
+	ServerVersion string
+	Host          runner.Host
+	// AllowChanges resumes a study whose manifest, server or host changed,
+	// recording each change; without it a change is a UsageError.
+	AllowChanges bool
+	// Worker opens the study as one of its workers: no lock (claims keep
+	// workers apart), no marking of running trials (the claims' heartbeats
+	// tell dead ones), a creation race with another worker is not an
+	// error, and any change is refused.
+	Worker bool
+	// Locked says the caller holds the study's lock already (Lock).
+	Locked bool
+	// Started is when this run began.
+	Started time.Time
+	// Logf reports what happened (created, resumed, stale trials).
+	Logf func(string, ...any)
+}
+
+// Opened is an open study.
+type Opened struct {
+	// Study is the study row (seed, budget spent, ...).
+	Study storage.Study
+	// Found is false when this run created it.
+	Found bool
+	// Next is the next trial number.
+	Next int
+	// Release gives the study's lock back (a no-op for workers).
+	Release func()
+}
+
+// Open opens or creates the study of req in db: it takes the study's lock
+// (Lock) unless req.Locked, creates the study with its seed and
+// manifest or checks a found study's manifest, server version and host
+// (see OpenRequest.AllowChanges), and marks trials left running by a killed
+// run interrupted. Errors name the study; a refused change is a UsageError.
+func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) {
+	o := Opened{Release: func() {}}
+	if !req.Locked {
+		rel, err := Lock(ctx, db, req.DBArg, req.Name, req.Worker)
+		if err != nil {
+			return o, err
+		}
+		o.Release = rel
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			o.Release()
+		}
+	}()
+	st, found, err := db.Study(ctx, req.Name)
+	if err != nil {
+		return o, err
+	}
+	if !found {
+		seed := req.Seed
+		if seed == 0 {
+			seed = rand.Int64N(1<<31) + 1
+		}
+		st = storage.Study{Name: req.Name, Settings: req.Manifest.JSON(), Seed: seed, ServerVersion: req.ServerVersion,
+			Cores: req.Host.Cores, RAMBytes: req.Host.RAMBytes, Created: req.Started}
+		err := db.CreateStudy(ctx, st)
+		if req.Worker && errors.Is(err, storage.ErrStudyExists) {
+			st, found, err = db.Study(ctx, req.Name) // another worker created it a moment ago
+		}
+		if err != nil {
+			return o, err
+		}
+	}
+	if found {
+		if err := checkStudy(ctx, db, st, req); err != nil {
+			return o, err
+		}
+	}
+	if !req.Worker {
+		interrupted, err := db.MarkInterrupted(ctx, req.Name)
+		if err != nil {
+			return o, err
+		}
+		for _, t := range interrupted {
+			req.Logf("trial %d was left running by an earlier run: marked interrupted, its config will be measured again", t.Number)
+		}
+	}
+	if o.Next, err = db.NextTrialNumber(ctx, req.Name); err != nil {
+		return o, err
+	}
+	if found {
+		req.Logf("resuming study %q: %d trials recorded, %s of budget used", req.Name, o.Next, st.Spent.Round(time.Second))
+	} else {
+		req.Logf("new study %q (seed %d) on %s", req.Name, st.Seed, req.ServerVersion)
+	}
+	o.Study, o.Found, ok = st, found, true
+	return o, nil
+}
+
+// checkStudy compares a found study's manifest, server version and host
+// with this run's. A difference is refused (a UsageError listing each)
+// unless AllowChanges, which records each change in the store.
+func checkStudy(ctx context.Context, db *storage.DB, st storage.Study, req OpenRequest) error {
+	stored, err := st.Manifest()
+	if err != nil {
+		return err
+	}
+	var diffs []storage.ManifestChange
+	for _, c := range stored.Diff(req.Manifest) {
+		c.Field = "settings." + c.Field
+		diffs = append(diffs, c)
+	}
+	if st.ServerVersion != req.ServerVersion {
+		diffs = append(diffs, storage.ManifestChange{Field: "server_version", Old: st.ServerVersion, New: req.ServerVersion})
+	}
+	if st.Cores != req.Host.Cores {
+		diffs = append(diffs, storage.ManifestChange{Field: "host_cores", Old: strconv.Itoa(st.Cores), New: strconv.Itoa(req.Host.Cores)})
+	}
+	if st.RAMBytes != req.Host.RAMBytes {
+		diffs = append(diffs, storage.ManifestChange{Field: "host_ram_bytes", Old: strconv.FormatInt(st.RAMBytes, 10), New: strconv.FormatInt(req.Host.RAMBytes, 10)})
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, d := range diffs {
+		fmt.Fprintf(&b, "\n  %s: stored %s, now %s", d.Field, orNone(d.Old), orNone(d.New))
+	}
+	if req.Worker {
+		return Usagef("study %q was created under other settings or on other hardware:%s\nevery worker of a study needs the same flags, server version and hardware (scores from different machines do not compare): start a separate study for this one", req.Name, b.String())
+	}
+	if !req.AllowChanges {
+		return Usagef("study %q was run under a different manifest:%s\nscores measured under different conditions do not compare: use the same flags and machine to resume it, start a new study with --study NEW_NAME, or pass --allow-changes to continue and record the change", req.Name, b.String())
+	}
+	for _, d := range diffs {
+		req.Logf("study %q: %s changed (%s -> %s), recorded (--allow-changes)", st.Name, d.Field, orNone(d.Old), orNone(d.New))
+	}
+	// The store keeps one change of the whole manifest per run (field
+	// "settings"), plus one per server or host field.
+	settingsRecorded := false
+	for _, d := range diffs {
+		c := storage.Change{At: time.Now(), Field: d.Field, Old: d.Old, New: d.New}
+		if strings.HasPrefix(d.Field, "settings.") {
+			if settingsRecorded {
+				continue
+			}
+			settingsRecorded = true
+			c.Field, c.Old, c.New = "settings", st.Settings, req.Manifest.JSON()
+		}
+		if err := db.RecordChange(ctx, st.Name, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// Lock takes the study's lock: one autotune search per study (see
+// lockStudy); a worker only checks that no search holds it. The returned
+// func releases it.
+func Lock(ctx context.Context, db *storage.DB, dbArg, study string, worker bool) (release func(), err error) {
+	if !worker {
+		return lockStudy(ctx, db, dbArg, study)
+	}
+	if locked, err := db.StudyLocked(ctx, study); err != nil {
+		return nil, err
+	} else if locked {
+		return nil, fmt.Errorf("study %q in %s is run by autotune search; workers cannot join it", study, db.Path())
+	}
+	return func() {}, nil
+}
+
+// lockStudy keeps a second `autotune search` off a study: a lock file next
+// to an SQLite trials.db, a server-side named lock in a MySQL store. A
+// study run by workers (it has claims) is refused: search would mark their
+// running trials interrupted.
+func lockStudy(ctx context.Context, db *storage.DB, dbArg, study string) (release func(), err error) {
+	if !db.IsMySQL() {
+		l, err := lockfile.Acquire(dbArg + "." + study + ".lock")
+		if errors.Is(err, lockfile.ErrLocked) {
+			return nil, fmt.Errorf("study %q in %s is being run by another autotune (%v); wait for it or stop it", study, dbArg, err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return func() { l.Release() }, nil
+	}
+	claims, err := db.Claims(ctx, study)
+	if err != nil {
+		return nil, err
+	}
+	if len(claims) > 0 {
+		return nil, Usagef("study %q in %s is run by workers: continue it with autotune worker --study %s --db ...", study, db.Path(), study)
+	}
+	rel, err := db.LockStudy(ctx, study)
+	if errors.Is(err, storage.ErrStudyLocked) {
+		return nil, fmt.Errorf("study %q in %s is being run by another autotune search; wait for it or stop it", study, db.Path())
+	}
+	return rel, err
+}

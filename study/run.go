@@ -1,0 +1,290 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/autotune/autotune/internal/lockfile"
+	"github.com/autotune/autotune/report"
+	"github.com/autotune/autotune/runner"
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/trial"
+)
+
+// Progress receives what a mode reports while it runs; report.Progress
+// prints it (plain lines, a live terminal display, or JSON events).
+type Progress interface {
+	// Logf reports a message.
+	Logf(format string, a ...any)
+	// Configure tells the display about the open study: its limits, the
+	// budget used by earlier runs, this run's start, the knob space and
+	// the trials already recorded.
+	Configure(study string, budget time.Duration, maxTrials int, spent0 time.Duration, start time.Time, sp *space.Space, history []search.Trial)
+	// SetTrialLength is each trial's warm-up cap and window.
+	SetTrialLength(warmup, duration time.Duration)
+	// Phase, Sample and Trial report a trial's phase, its per-second
+	// samples and its end.
+	Phase(t search.Trial, phase string)
+	Sample(t search.Trial, s search.Sample)
+	Trial(e search.Event)
+	// Done reports the end of the study with a hint for the next step.
+	Done(res search.Result, hint string)
+	// Interrupted reports Ctrl-C with the resume hint and returns
+	// context.Canceled.
+	Interrupted(hint string) error
+	// Writer is where summaries (importance, gain) go; io.Discard when
+	// the output is a JSON event stream.
+	Writer() io.Writer
+	// Close ends a live display.
+	Close()
+}
+
+// measurement returns the engine's measurement rules.
+func (c Config) measurement() trial.Measurement {
+	m := c.Measure
+	st := search.DefaultSteadyRule()
+	st.Block, st.MaxSpread, st.MaxTrend = int(m.SteadyBlock/time.Second), m.SteadySpread, m.SteadyTrend
+	return trial.Measurement{Levels: c.Bench.Threads, WarmupCap: m.Warmup, Duration: m.Duration, Steady: st,
+		Score: m.ScoreRule(), PollEvery: time.Second}
+}
+
+// maxConnections is the servers' max_connections: the largest thread
+// level plus headroom.
+func (c Config) maxConnections() int { return slices.Max(c.Bench.Threads) + 50 }
+
+// run is one mode's run: the parts every mode builds the same way.
+type run struct {
+	cfg     Config
+	prog    Progress
+	started time.Time
+	host    runner.Host
+	bench   trial.Benchmark
+	engine  *trial.Engine
+	sp      *space.Space
+	base    space.Config
+	spaceM  *storage.SpaceManifest
+	version string
+	facts   expertFacts
+	notes   func()   // prints what the study searches
+	undo    []func() // run in reverse order by close
+}
+
+func (r *run) logf(format string, a ...any) { r.prog.Logf(format, a...) }
+
+func (r *run) close() {
+	for i := len(r.undo) - 1; i >= 0; i-- {
+		r.undo[i]()
+	}
+}
+
+// newRun builds the benchmark and the engine on the sandbox or, with
+// cfg.Existing, on the existing server. close undoes what it did (stops
+// servers, restores an existing server, releases locks) even after an
+// error.
+func newRun(ctx context.Context, cfg Config, prog Progress) (*run, error) {
+	r := &run{cfg: cfg, prog: prog}
+	return r, r.build(ctx)
+}
+
+// build reads the host, builds the benchmark and the engine on its target,
+// and prepares the dataset.
+func (r *run) build(ctx context.Context) error {
+	cfg, prog := r.cfg, r.prog
+	if r.started.IsZero() {
+		r.started = time.Now()
+	}
+	var err error
+	if r.host, err = runner.ReadHost(); err != nil {
+		return err
+	}
+	if r.bench, err = NewBenchmark(cfg.Bench); err != nil {
+		return UsageError{Err: err}
+	}
+	r.engine = &trial.Engine{Bench: r.bench, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
+		OnPhase: prog.Phase, OnSample: prog.Sample}
+	if cfg.Existing != nil {
+		err = r.onExisting(ctx)
+	} else {
+		err = r.onSandbox(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	r.engine.Space = r.sp
+	return r.engine.Target.Prepare(ctx, r.bench, r.logf)
+}
+
+// onSandbox resolves the space against the sandbox's server and makes the
+// sandbox the target.
+func (r *run) onSandbox(ctx context.Context) error {
+	cfg := r.cfg
+	// One autotune per sandbox (before the live server is probed in it).
+	probe, err := runner.OpenSandbox(cfg.Workdir, runner.Binary{})
+	if err != nil {
+		return err
+	}
+	lock, err := lockfile.Acquire(filepath.Join(probe.Dir, "lock"))
+	if errors.Is(err, lockfile.ErrLocked) {
+		return fmt.Errorf("--workdir %q is used by another autotune (%v); give each running study its own --workdir", cfg.Workdir, err)
+	}
+	if err != nil {
+		return err
+	}
+	r.undo = append(r.undo, func() { lock.Release() })
+	rs, err := resolveSpace(ctx, cfg.Space, cfg.Workdir)
+	if err != nil {
+		return err
+	}
+	plan, err := planSpace(ctx, cfg.Space, rs, r.host)
+	if err != nil {
+		return err
+	}
+	bin := rs.servers.first()
+	sb, err := runner.OpenSandbox(cfg.Workdir, bin)
+	if err != nil {
+		return err
+	}
+	target := &trial.Sandbox{Box: sb, Space: rs.sp, Builds: rs.servers.bins, Default: bin,
+		MaxConnections: cfg.maxConnections(), Dynamic: cfg.Space.Apply == ApplyDynamic, Logf: r.logf}
+	r.undo = append(r.undo, func() { _ = target.Close(context.Background()) })
+	e := r.engine
+	e.Target, e.MemoryBudget, e.ServerVars, e.Facilities = target, plan.budget, rs.info.Vars, rs.fac
+	e.BenchBuilds = map[string]string{}
+	for _, b := range cfg.Space.BenchBuilds {
+		e.BenchBuilds[b.Name] = b.Path
+	}
+	if len(cfg.Space.BenchBuilds) > 0 {
+		r.engine.Bench = withPath(r.bench, cfg.Space.BenchBuilds[0].Path)
+		r.bench = r.engine.Bench
+	}
+	r.sp, r.base, r.spaceM, r.version = rs.sp, plan.base, plan.manifest, bin.Version
+	r.facts = expertFacts{ramBytes: r.host.RAMBytes, dataBytes: sb.DataBytes,
+		fsyncPS: func(ctx context.Context) (float64, error) { return runner.ProbeFsync(ctx, sb.Dir, fsyncProbeTime) }}
+	r.notes = func() { plan.report(r.logf, rs.sp) }
+	return nil
+}
+
+// withPath returns b running the executable path, when b's driver has one.
+func withPath(b trial.Benchmark, path string) trial.Benchmark {
+	switch x := b.(type) {
+	case interface{ WithPath(string) trial.Benchmark }:
+		return x.WithPath(path)
+	}
+	return b
+}
+
+// Search runs (or resumes) the study of cfg until its budget or trial cap:
+// the baseline, the warm start, the strategy's proposals and the
+// re-measurements, each committed to the store as it ends. It returns
+// context.Canceled (via prog.Interrupted) when interrupted, a UsageError for
+// a bad combination of settings, and other errors when the study cannot go
+// on (the store, the sandbox, a failing baseline).
+func Search(ctx context.Context, cfg Config, prog Progress) error {
+	r, db, op, err := start(ctx, cfg, prog, false)
+	defer r.close()
+	if err != nil {
+		return r.interrupted(ctx, err)
+	}
+	// Vary the seed on each resume so a resumed sampler does not replay the
+	// random draws of the first run.
+	strategy, warm, err := newStrategy(ctx, cfg.Strategy, cfg.WarmStart, r.sp, op.Study.Seed+int64(op.Next), cfg.Trials, r.facts, r.logf)
+	if err != nil {
+		return r.interrupted(ctx, err)
+	}
+	history, err := db.Trials(ctx, cfg.Study)
+	if err != nil {
+		return err
+	}
+	prog.Configure(cfg.Study, cfg.Budget, cfg.Trials, op.Study.Spent, r.started, r.sp, history)
+	prog.SetTrialLength(cfg.Measure.Warmup, cfg.Measure.Duration)
+	sp := r.sp
+	st := &search.Study{
+		Name: cfg.Study, Strategy: strategy, Objective: r.engine.Run, Store: db,
+		Budget: cfg.Budget, Spent: op.Study.Spent, Start: r.started, MaxTrials: cfg.Trials, WarmStart: warm,
+		Confirm: cfg.Measure.Confirmation(), Base: r.base,
+		Prepare:   func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
+		PriorCost: cfg.Measure.Warmup + cfg.Measure.Duration + 5*time.Second,
+		OnPlan:    func(p search.Plan) { r.logPlan(p) },
+		OnTrial:   prog.Trial,
+	}
+	res, err := st.Run(ctx)
+	if err != nil {
+		return r.interrupted(ctx, err)
+	}
+	if err := saveImportance(ctx, db, cfg.Study, sp, res.Trials, prog.Writer()); err != nil {
+		return err
+	}
+	report.WriteGain(prog.Writer(), res.Trials, res.Best)
+	prog.Done(res, fmt.Sprintf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB))
+	return nil
+}
+
+// start builds the run, opens the store and opens (or creates) the study;
+// the run's close undoes all of it, even after an error.
+func start(ctx context.Context, cfg Config, prog Progress, worker bool) (*run, *storage.DB, Opened, error) {
+	r := &run{cfg: cfg, prog: prog, started: time.Now()}
+	db, err := storage.Open(cfg.DB)
+	if err != nil {
+		return r, nil, Opened{}, err
+	}
+	r.undo = append(r.undo, func() { db.Close() })
+	// The study's lock first: a second autotune on the study is told so
+	// before it touches the sandbox.
+	release, err := Lock(ctx, db, cfg.DB, cfg.Study, worker)
+	if err != nil {
+		return r, db, Opened{}, err
+	}
+	r.undo = append(r.undo, release)
+	if err := r.build(ctx); err != nil {
+		return r, db, Opened{}, err
+	}
+	op, err := Open(ctx, db, OpenRequest{Name: cfg.Study, DBArg: cfg.DB, Manifest: r.manifest(), Seed: cfg.Seed,
+		ServerVersion: r.version, Host: r.host, AllowChanges: cfg.AllowChanges, Worker: worker, Locked: true,
+		Started: r.started, Logf: r.logf})
+	if err != nil {
+		return r, db, op, err
+	}
+	if r.notes != nil {
+		r.notes()
+	}
+	return r, db, op, nil
+}
+
+// manifest is what this run's study measures.
+func (r *run) manifest() storage.Manifest {
+	m := r.cfg.manifest(r.spaceM)
+	if x := r.cfg.Existing; x != nil {
+		m.Target, m.AllowRestart = "existing "+r.existingAddr(), x.AllowRestart
+	}
+	return m
+}
+
+// logPlan prints a budget plan line by line.
+func (r *run) logPlan(p search.Plan) {
+	for _, l := range splitLines(p.String()) {
+		r.logf("%s", l)
+	}
+}
+
+// interrupted turns a cancelled run's error into the resume hint and
+// context.Canceled (exit code 130); other errors pass.
+func (r *run) interrupted(ctx context.Context, err error) error {
+	if err == nil || (ctx.Err() == nil && !errors.Is(err, context.Canceled)) {
+		return err
+	}
+	c := r.cfg
+	switch {
+	case c.Heartbeat > 0:
+		return r.prog.Interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted) and the server stopped.\nrestart the worker with the same command to rejoin study %q", c.Study))
+	case c.Existing != nil:
+		return r.prog.Interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted); the server's original settings are put back next.\nresume with the same command: autotune search --dsn ... --study %s --db %s ...", c.Study, c.DB))
+	}
+	return r.prog.Interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted) and the server stopped.\nresume with the same command: autotune search --study %s --db %s ...", c.Study, c.DB))
+}

@@ -1,0 +1,71 @@
+package study
+
+import (
+	"context"
+	"time"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+// fsyncProbeTime bounds the fsync probe of the expert warm start.
+const fsyncProbeTime = time.Second
+
+// expertFacts are what the expert warm start is derived from; a zero
+// field skips the rule that needs it.
+type expertFacts struct {
+	ramBytes  int64
+	dataBytes func() (int64, error)
+	fsyncPS   func(ctx context.Context) (float64, error)
+}
+
+// newStrategy returns the strategy of a study run and, with warm start
+// on, its warm-start proposals: the expert configuration from the host's
+// RAM (the buffer pool knob's range is already limited to the memory
+// budget), the dataset's size and an fsync probe of the datadir's disk.
+func newStrategy(ctx context.Context, name string, warmStart bool, sp *space.Space, seed int64, horizon int, facts expertFacts, logf func(string, ...any)) (search.Strategy, []search.Proposal, error) {
+	var warm []search.Proposal
+	var starts []space.Config
+	if warmStart {
+		in := search.ExpertInput{RAMBytes: facts.ramBytes}
+		if k, ok := sp.Knob("innodb_buffer_pool_size"); ok {
+			in.MemoryBudget = int64(k.Max)
+		}
+		if facts.dataBytes != nil {
+			if n, err := facts.dataBytes(); err == nil {
+				in.DataBytes = n
+			} else {
+				logf("expert warm start: %v (buffer pool rule skipped)", err)
+			}
+		}
+		if facts.fsyncPS != nil {
+			if r, err := facts.fsyncPS(ctx); err == nil {
+				in.FsyncPerSec = r
+			} else {
+				if ctx.Err() != nil {
+					return nil, nil, ctx.Err()
+				}
+				logf("expert warm start: %v (io capacity rule skipped)", err)
+			}
+		} else {
+			logf("expert warm start: the datadir's disk cannot be probed here (io capacity rule skipped)")
+		}
+		cfg, why, err := search.ExpertConfig(sp, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(cfg) > 0 {
+			logf("expert warm start (measured after the baseline):")
+			for _, w := range why {
+				logf("  %s", w)
+			}
+			warm = append(warm, search.Proposal{Config: cfg, Kind: search.Expert})
+			starts = append(starts, cfg)
+		}
+	}
+	st, err := search.NewStrategy(name, sp, search.StrategyOptions{Seed: seed, Horizon: horizon, Starts: starts})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, warm, nil
+}

@@ -1,0 +1,275 @@
+package trial
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/autotune/autotune/runner"
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+// Benchmark is a benchmark driver: it loads its dataset once and then runs
+// against a ready server as often as the engine asks. Implemented by
+// runner/sysbench.Bench and runner/benchcmd.Command.
+type Benchmark interface {
+	// Prepare loads the dataset into srv, whose schema sbtest exists.
+	Prepare(ctx context.Context, srv *runner.Server) error
+	// Run runs the benchmark as r says and calls onSample for every
+	// per-interval report as it arrives. It returns a *runner.BenchError
+	// when the run failed and ctx.Err() when cancelled (the engine cancels
+	// a run once its measurement window is complete).
+	Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error)
+	// Dataset identifies the data Prepare loads (a change means a new
+	// prepare and a new snapshot).
+	Dataset() runner.Dataset
+}
+
+// Target is where a trial's configuration goes: a sandboxed server
+// (Sandbox) or a server autotune did not start (Existing).
+type Target interface {
+	// Prepare makes sure b's dataset is there before the first trial
+	// (a sandbox builds its snapshot once; an existing server is loaded
+	// when the schema is missing). Progress lines go to logf.
+	Prepare(ctx context.Context, b Benchmark, logf func(string, ...any)) error
+	// Apply puts the request's configuration in effect and returns the
+	// server to measure. A configuration the server refuses (it does not
+	// start, a SET GLOBAL fails) is a *Refused error: the trial fails with
+	// the server's message. Any other error stops the study.
+	Apply(ctx context.Context, req Request) (Applied, error)
+	// Close gives the target back as it was found: it stops a server
+	// kept running between trials, or restores an existing server's
+	// original settings.
+	Close(ctx context.Context) error
+}
+
+// Request is one trial's configuration for Target.Apply.
+type Request struct {
+	// Trial is the trial; its Params are the configuration.
+	Trial search.Trial
+	// Launch wraps the server process (allocator, CPU placement, NUMA);
+	// a target that does not start the server ignores it, and its space
+	// has no such knobs.
+	Launch runner.Launch
+	// Out is the trial's outcome: the target records its phases
+	// (restore, start, apply; seconds), Restarted and ServerVersion.
+	Out *search.Outcome
+	// Enter reports the phase the trial enters (search.PhaseRestoring, ...).
+	Enter func(phase string)
+}
+
+// Applied is a server with a trial's configuration in effect.
+type Applied struct {
+	// Server is the server to measure.
+	Server *runner.Server
+	// Release ends the trial's use of the server. measured is true when
+	// the benchmark ran to the end; the target may keep the server for the
+	// next trial, else it stops it (recording the stop phase in out).
+	Release func(measured bool, out *search.Outcome)
+}
+
+// Refused is a configuration the target's server refused: the trial fails
+// with Failure (the server's own message) and ErrorLog (an excerpt of the
+// server's error log, may be empty).
+type Refused struct {
+	Failure, ErrorLog string
+}
+
+func (r *Refused) Error() string { return r.Failure }
+
+// Engine measures trials: it implements search.Objective (Run).
+type Engine struct {
+	// Target receives each trial's configuration.
+	Target Target
+	// Bench is the benchmark.
+	Bench Benchmark
+	// Space is the knob space the configurations come from.
+	Space *space.Space
+	// Measure says how a running server is measured and scored.
+	Measure Measurement
+	// MemoryBudget rejects, before anything starts, a configuration whose
+	// estimated memory (space.EstimateMemory) is larger (bytes; 0: none).
+	MemoryBudget int64
+	// ServerVars are the server's variables for that estimate (nil: the
+	// catalogue's defaults).
+	ServerVars map[string]space.ServerVar
+	// MaxConnections is the connection count of the estimate.
+	MaxConnections int
+	// Facilities are the host's launcher facilities, for the runtime
+	// environment knobs (allocator, CPU placement, NUMA, connection).
+	Facilities runner.Facilities
+	// BenchBuilds maps a benchmark_build knob value to an executable.
+	BenchBuilds map[string]string
+	// OnPhase and OnSample, when set, report progress: the phase a trial
+	// enters and each per-second sample.
+	OnPhase  func(t search.Trial, phase string)
+	OnSample func(t search.Trial, s search.Sample)
+}
+
+var _ search.Objective = (*Engine)(nil).Run
+
+// Run measures trial t: see the package documentation for the steps. It
+// returns an Outcome with Failure set when the trial failed (Rejected when
+// it was refused before anything started), and an error only when the
+// study must stop: ctx's error when cancelled, or trouble with the sandbox
+// or the target that is not the configuration's fault.
+func (e *Engine) Run(ctx context.Context, t search.Trial) (search.Outcome, error) {
+	out := search.Outcome{Phases: map[string]float64{}}
+	cfg := t.Params
+	enter := func(p string) {
+		if e.OnPhase != nil {
+			e.OnPhase(t, p)
+		}
+	}
+	if e.MemoryBudget > 0 {
+		est := space.EstimateMemory(cfg, e.ServerVars, e.MaxConnections)
+		if est.Total > e.MemoryBudget {
+			out.Rejected = true
+			out.Failure = fmt.Sprintf("rejected before start: estimated memory %s exceeds the memory budget %s (--memory-budget)", est, space.HumanBytes(e.MemoryBudget))
+			return out, nil
+		}
+	}
+	place, err := runner.PlacementFor(cfg, e.Facilities)
+	if err != nil {
+		out.Failure = "runtime environment: " + err.Error()
+		return out, nil
+	}
+	run := runner.BenchRun{Launch: place.Bench, TCP: place.TCP}
+	if name := cfg["benchmark_build"]; name != "" {
+		p, ok := e.BenchBuilds[name]
+		if !ok {
+			out.Failure = fmt.Sprintf("benchmark_build %q: not among the builds of this run (--benchmark-build)", name)
+			return out, nil
+		}
+		run.Binary = p
+	}
+	applied, err := e.Target.Apply(ctx, Request{Trial: t, Launch: place.Server, Out: &out, Enter: enter})
+	var ref *Refused
+	switch {
+	case ctx.Err() != nil:
+		return out, ctx.Err()
+	case errors.As(err, &ref):
+		out.Failure, out.ErrorLog = ref.Failure, ref.ErrorLog
+		return out, nil
+	case err != nil:
+		return out, err
+	}
+	measured := false
+	defer func() { applied.Release(measured, &out) }()
+	srv := applied.Server
+
+	// The server must run what the trial records (read-back).
+	if fail, err := e.readBack(ctx, srv, cfg); err != nil || fail != "" {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		if err != nil {
+			fail = "read back the knobs: " + err.Error()
+		}
+		out.Failure, out.ErrorLog = fail, runner.LogExcerpt(srv.ErrorLog)
+		return out, nil
+	}
+
+	m := e.Measure
+	m.run = run
+	m.onMeasuring = func() { enter(search.PhaseMeasuring) }
+	m.onSample = func(s search.Sample) {
+		if e.OnSample != nil {
+			e.OnSample(t, s)
+		}
+	}
+	if m.WarmupCap > 0 {
+		enter(search.PhaseWarmingUp)
+	} else {
+		enter(search.PhaseMeasuring)
+	}
+	berr := m.measure(ctx, e.Bench, srv, &out)
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	var ns errNotScored
+	switch {
+	case errors.As(berr, &ns):
+		out.Failure = ns.Error()
+	case berr != nil && srv.ExitedWithin(2*time.Second):
+		out.Failure = "server crashed during the benchmark: " + firstNonEmpty(errorLine(srv.ErrorLog), berr.Error())
+		out.ErrorLog = runner.LogExcerpt(srv.ErrorLog)
+	case berr != nil:
+		out.Failure = berr.Error()
+		var be *runner.BenchError
+		if errors.As(berr, &be) {
+			out.ErrorLog = "benchmark output:\n" + be.Output
+			if ex := runner.LogExcerpt(srv.ErrorLog); ex != "" {
+				out.ErrorLog += "\n\nserver error log:\n" + ex
+			}
+		}
+	default:
+		measured = true
+	}
+	return out, nil
+}
+
+// readBack reads every server knob of cfg back from the server (SELECT
+// @@GLOBAL) and returns a failure text naming each knob the server does
+// not run as configured, classified by space.CompareValue ("" when all
+// match).
+func (e *Engine) readBack(ctx context.Context, srv *runner.Server, cfg space.Config) (string, error) {
+	var names, vars []string
+	for _, n := range cfg.Names() {
+		k, ok := e.Space.Knob(n)
+		if !ok || k.Layer != space.LayerServer {
+			continue
+		}
+		names = append(names, k.Name)
+		vars = append(vars, e.Space.Variable(k.Name))
+	}
+	got, err := srv.ReadGlobals(ctx, vars)
+	if err != nil {
+		return "", err
+	}
+	var warnings map[string]string
+	if srv.ErrorLog != "" {
+		log, _ := os.ReadFile(srv.ErrorLog)
+		warnings = space.ServerWarnings(string(log))
+	}
+	var bad []string
+	for i, n := range names {
+		k, _ := e.Space.Knob(n)
+		rb := space.CompareValue(&k, vars[i], cfg[n], got[vars[i]], warnings)
+		if rb.Status == space.Match {
+			continue
+		}
+		s := fmt.Sprintf("%s: configured %s, server runs %s (%s)", n, k.Render(cfg[n]), got[vars[i]], rb.Status)
+		if rb.Warning != "" {
+			s += ": " + rb.Warning
+		}
+		bad = append(bad, s)
+	}
+	if len(bad) == 0 {
+		return "", nil
+	}
+	return "the server does not run the configured values: " + strings.Join(bad, "; "), nil
+}
+
+// errorLine returns the first [ERROR] line of an error log.
+func errorLine(path string) string {
+	for _, l := range strings.Split(runner.LogExcerpt(path), "\n") {
+		if strings.Contains(l, "[ERROR]") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}

@@ -1,0 +1,119 @@
+package trial
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/runner"
+	"github.com/autotune/autotune/search"
+)
+
+// fakeBench emits interval lines from tps(threads, second) as fast as it
+// can, until d seconds or cancellation, and records how many it emitted.
+type fakeBench struct {
+	tps     func(threads, sec int) float64
+	emitted map[int]int
+	fail    error
+}
+
+func (f *fakeBench) Prepare(context.Context, *runner.Server) error { return nil }
+
+func (f *fakeBench) Dataset() runner.Dataset { return runner.Dataset{Workload: "fake"} }
+
+func (f *fakeBench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {
+	lat := 20.0
+	threads, d := r.Threads, r.Duration
+	for i := 1; i <= int(d/time.Second); i++ {
+		if ctx.Err() != nil {
+			return runner.BenchResult{}, ctx.Err()
+		}
+		f.emitted[threads]++
+		onSample(runner.Interval{Time: float64(i), Threads: threads, TPS: f.tps(threads, i), QPS: 20 * f.tps(threads, i), LatPct: 95, LatMS: &lat})
+		if f.fail != nil && i == 3 {
+			return runner.BenchResult{}, f.fail
+		}
+	}
+	return runner.BenchResult{}, nil
+}
+
+func TestMeasurerWarmupEarlyStopAndLevels(t *testing.T) {
+	// Ramp for 15 s (60 %, 75 %, 90 %), then flat at 100 per thread.
+	fb := &fakeBench{emitted: map[int]int{}, tps: func(threads, sec int) float64 {
+		base := float64(100 * threads)
+		switch {
+		case sec <= 5:
+			return 0.6 * base
+		case sec <= 10:
+			return 0.75 * base
+		case sec <= 15:
+			return 0.9 * base
+		}
+		return base
+	}}
+	m := Measurement{Levels: []int{2, 8}, WarmupCap: 30 * time.Second, Duration: 20 * time.Second,
+		Steady: search.DefaultSteadyRule(), Score: search.DefaultScoreRule(), PollEvery: time.Second}
+	var b Benchmark = fb
+	out := search.Outcome{Phases: map[string]float64{}}
+	if err := m.measure(context.Background(), b, &runner.Server{Socket: "/nonexistent/sock"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Levels) != 2 || out.Levels[0].Threads != 2 || out.Levels[1].Threads != 8 {
+		t.Fatalf("levels %+v", out.Levels)
+	}
+	for _, l := range out.Levels {
+		// Steady from 15 s; window 20 s; the run stops after 35 of 52 s.
+		if l.WarmupS != 15 || l.WarmupCapped || l.Seconds != 20 || fb.emitted[l.Threads] != 35 {
+			t.Fatalf("level %d: warm-up %g capped %v window %d emitted %d", l.Threads, l.WarmupS, l.WarmupCapped, l.Seconds, fb.emitted[l.Threads])
+		}
+		if l.MeanTPS != float64(100*l.Threads) || l.Score != l.MeanTPS {
+			t.Fatalf("level %d: mean %g score %g", l.Threads, l.MeanTPS, l.Score)
+		}
+		if l.Metrics["cpu_user"] != nil || l.Metrics["rows_read_ps"] != nil {
+			t.Fatal("no poller (server unreachable): metrics must be nil, not 0")
+		}
+	}
+	// Aggregate: geometric mean of 200 and 800.
+	if math.Abs(out.Score-400) > 1e-9 || out.WarmupS != 15 || len(out.Samples) != 70 {
+		t.Fatalf("score %g warm-up %g samples %d", out.Score, out.WarmupS, len(out.Samples))
+	}
+	warm := 0
+	for _, s := range out.Samples {
+		if s.Warmup {
+			warm++
+		}
+		if s.Threads != 2 && s.Threads != 8 {
+			t.Fatal("sample without its thread level")
+		}
+	}
+	if warm != 30 || out.Phases["warmup"] != 30 {
+		t.Fatalf("%d warm-up samples, phase %g", warm, out.Phases["warmup"])
+	}
+
+	// Never steady: the window starts at the cap and the run goes the
+	// whole cap + duration + slack; the window is the 5 s after the cap.
+	fb2 := &fakeBench{emitted: map[int]int{}, tps: func(_, sec int) float64 { return float64(100 + 100*(sec/5%2)) }}
+	b, m.Levels, m.WarmupCap, m.Duration = fb2, []int{4}, 10*time.Second, 5*time.Second
+	out = search.Outcome{Phases: map[string]float64{}}
+	if err := m.measure(context.Background(), b, &runner.Server{}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.WarmupS != 10 || !out.WarmupCapped || fb2.emitted[4] != 17 || out.Levels[0].Seconds != 5 {
+		t.Fatalf("capped: warm-up %g capped %v emitted %d", out.WarmupS, out.WarmupCapped, fb2.emitted[4])
+	}
+
+	// A benchmark failure is returned as is; too few samples is "not
+	// scored".
+	fb3 := &fakeBench{emitted: map[int]int{}, tps: func(_, _ int) float64 { return 5 }, fail: &runner.BenchError{Reason: "boom"}}
+	b = fb3
+	if err := m.measure(context.Background(), b, &runner.Server{}, &search.Outcome{Phases: map[string]float64{}}); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("err %v", err)
+	}
+	b, m.WarmupCap, m.Duration = fb, 0, 2*time.Second
+	err := m.measure(context.Background(), b, &runner.Server{}, &search.Outcome{Phases: map[string]float64{}})
+	if _, ok := err.(errNotScored); !ok {
+		t.Fatalf("err %v, want errNotScored", err)
+	}
+}

@@ -1,0 +1,251 @@
+package trial
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/autotune/autotune/runner"
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+// StopTimeout bounds a clean shutdown before SIGKILL; a 4G buffer pool
+// with many dirty pages needs about 2 s on the reference machine.
+const StopTimeout = 2 * time.Minute
+
+// maxDiskFull is how many server starts in a row may fail on a full disk
+// before the study stops.
+const maxDiskFull = 3
+
+// Sandbox is the Target of a sandboxed server: every trial restores the
+// dataset snapshot into a fresh datadir and starts the server (a child
+// process) with the trial's options; with Dynamic set, a trial that only
+// changes dynamic knobs from the previous one applies them with SET GLOBAL
+// on the running server instead.
+type Sandbox struct {
+	// Box is the sandbox directory (snapshot, datadirs, socket, logs).
+	Box *runner.Sandbox
+	// Space renders the options and tells dynamic knobs apart.
+	Space *space.Space
+	// Builds are the server binaries by server_build value; Default is
+	// used when the trial has none.
+	Builds  map[string]runner.Binary
+	Default runner.Binary
+	// MaxConnections is the server's max_connections.
+	MaxConnections int
+	// Dynamic keeps the server between trials when only dynamic knobs
+	// change (--apply dynamic).
+	Dynamic bool
+	// Logf reports warnings (a datadir that could not be removed).
+	Logf func(string, ...any)
+
+	live        *runner.Server // Dynamic: the server kept after a trial
+	liveCfg     space.Config
+	liveDatadir string
+	diskFull    int // consecutive starts that failed on a full disk
+}
+
+// Prepare builds the dataset snapshot once: a fresh datadir, b.Prepare,
+// a clean stop. An existing snapshot of the same dataset and server
+// version is kept.
+func (s *Sandbox) Prepare(ctx context.Context, b Benchmark, logf func(string, ...any)) error {
+	ds := b.Dataset()
+	ds.ServerVersion = s.Default.Version
+	if s.Box.HasSnapshot(ds) {
+		return nil
+	}
+	logf("loading the dataset once: %d tables x %d rows (%s prepare), then snapshotting it", ds.Tables, ds.TableSize, ds.Workload)
+	if err := s.Box.BuildSnapshot(ctx, ds, s.MaxConnections, b.Prepare, logf); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("build dataset snapshot: %w", err)
+	}
+	return nil
+}
+
+// Close stops a server kept running by Dynamic and removes its datadir.
+func (s *Sandbox) Close(context.Context) error {
+	if s.live != nil {
+		_ = s.live.Stop(StopTimeout)
+		s.live = nil
+	}
+	s.removeDatadir(s.liveDatadir)
+	s.liveDatadir = ""
+	return nil
+}
+
+// removeDatadir deletes a trial datadir once its server has stopped, so
+// the disk holds one copy of the dataset between trials.
+func (s *Sandbox) removeDatadir(dir string) {
+	if dir == "" {
+		return
+	}
+	if err := os.RemoveAll(dir); err != nil && s.Logf != nil {
+		s.Logf("warning: remove trial datadir: %v", err)
+	}
+}
+
+// envKey identifies what a running server cannot change without a restart
+// besides its options: build and runtime environment.
+func envKey(cfg space.Config) string {
+	var b strings.Builder
+	for _, n := range []string{"server_build", "benchmark_build", "allocator", "cpu_placement", "numa_policy"} {
+		b.WriteString(n + "=" + cfg[n] + ";")
+	}
+	return b.String()
+}
+
+// dynamicChanges returns the SET GLOBAL assignments that turn a server
+// running prev into one running cfg, and false when some change needs a
+// restart (a read-only knob, a build or environment knob other than the
+// benchmark connection, or a knob this space does not know).
+func dynamicChanges(sp *space.Space, prev, cfg space.Config) ([]runner.Assignment, bool) {
+	if envKey(prev) != envKey(cfg) {
+		return nil, false
+	}
+	var as []runner.Assignment
+	for _, k := range sp.All() {
+		a, inA := prev[k.Name]
+		b, inB := cfg[k.Name]
+		if !inA {
+			a = k.Default
+		}
+		if !inB {
+			b = k.Default
+		}
+		if a == b {
+			continue
+		}
+		if k.Layer == space.LayerEnvironment && k.Name == "benchmark_connection" {
+			continue // the benchmark's, not the server's
+		}
+		if k.Layer != space.LayerServer || !k.Dynamic {
+			return nil, false
+		}
+		// Numeric values go unquoted: the variables behind numeric enum
+		// knobs (innodb_flush_neighbors) are integers and refuse strings
+		// (error 1232); no ENUM variable in the catalogue has numeric names.
+		_, numErr := strconv.ParseFloat(b, 64)
+		as = append(as, runner.Assignment{Var: sp.Variable(k.Name), Value: b, Quoted: numErr != nil})
+	}
+	for _, n := range cfg.Names() {
+		if _, ok := sp.Knob(n); !ok {
+			return nil, false
+		}
+	}
+	return as, true
+}
+
+// Apply implements Target: SET GLOBAL on the kept server when Dynamic
+// allows it, else restore the snapshot and start the server.
+func (s *Sandbox) Apply(ctx context.Context, req Request) (Applied, error) {
+	cfg, out := req.Trial.Params, req.Out
+	bin := s.Default
+	if name := cfg["server_build"]; name != "" {
+		b, ok := s.Builds[name]
+		if !ok {
+			return Applied{}, &Refused{Failure: fmt.Sprintf("server_build %q: not among the builds of this run (--server-build)", name)}
+		}
+		bin = b
+	}
+	var srv *runner.Server
+	var datadir string
+	if as, ok := dynamicChanges(s.Space, s.liveCfg, cfg); s.Dynamic && s.live != nil && !s.live.Exited() && ok {
+		req.Enter(search.PhaseStarting)
+		t0 := time.Now()
+		if err := s.live.SetGlobals(ctx, as); err != nil {
+			if ctx.Err() != nil {
+				return Applied{}, ctx.Err()
+			}
+			_ = s.Close(ctx)
+			return Applied{}, &Refused{Failure: "the server refused a dynamic change: " + err.Error()}
+		}
+		out.Phases["apply"] = time.Since(t0).Seconds()
+		srv, s.live = s.live, nil
+		datadir, s.liveDatadir = s.liveDatadir, ""
+	} else {
+		_ = s.Close(ctx)
+		var err error
+		if srv, datadir, err = s.start(ctx, req, bin); err != nil {
+			return Applied{}, err
+		}
+		out.Restarted = true
+	}
+	out.ServerVersion = srv.Version
+	release := func(measured bool, out *search.Outcome) {
+		if measured && s.Dynamic && !srv.Exited() {
+			s.live, s.liveCfg, s.liveDatadir = srv, cfg.Clone(), datadir
+			return
+		}
+		if !srv.Exited() {
+			req.Enter(search.PhaseStopping)
+			t0 := time.Now()
+			if err := srv.Stop(StopTimeout); err != nil && measured {
+				// Measured fine; a slow or failed shutdown does not void
+				// the numbers (the next trial restores the snapshot
+				// anyway), but is recorded.
+				out.ErrorLog = "shutdown: " + err.Error() + "\n" + runner.LogExcerpt(srv.ErrorLog)
+			}
+			if measured {
+				out.Phases["stop"] = time.Since(t0).Seconds()
+			}
+		}
+		s.removeDatadir(datadir)
+	}
+	return Applied{Server: srv, Release: release}, nil
+}
+
+// start restores the snapshot into a fresh datadir and starts bin on it
+// with the trial's options. A start the server refuses is *Refused; a
+// full disk at maxDiskFull starts in a row stops the study.
+func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*runner.Server, string, error) {
+	out := req.Out
+	req.Enter(search.PhaseRestoring)
+	t0 := time.Now()
+	datadir, err := s.Box.Restore(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	out.Phases["restore"] = time.Since(t0).Seconds()
+	var opts bytes.Buffer
+	if err := s.Space.WriteOptions(&opts, req.Trial.Params); err != nil {
+		s.removeDatadir(datadir)
+		return nil, "", err
+	}
+	o := s.Box.Options(datadir, opts.String(), runner.NextLogName(req.Trial.Number), s.MaxConnections)
+	o.Launch = req.Launch
+	req.Enter(search.PhaseStarting)
+	t0 = time.Now()
+	srv, err := runner.Start(ctx, bin, o)
+	var se *runner.StartError
+	if errors.As(err, &se) {
+		s.removeDatadir(datadir)
+		if runner.DiskFull(se.Excerpt) {
+			// A config may need more disk than the sandbox has (a 4G redo
+			// log): that fails the trial. Several in a row mean the disk
+			// itself is full: the machine's fault, so the study stops
+			// (this trial is not counted) rather than teach the sampler
+			// that every config fails.
+			s.diskFull++
+			if s.diskFull >= maxDiskFull {
+				return nil, "", fmt.Errorf("the sandbox disk is full (No space left on device at %d server starts in a row; --workdir %s): free space and run the same command to resume: %w", s.diskFull, s.Box.Dir, se)
+			}
+			return nil, "", &Refused{Failure: "sandbox disk full: " + se.Error(), ErrorLog: se.Excerpt}
+		}
+		return nil, "", &Refused{Failure: se.Error(), ErrorLog: se.Excerpt}
+	}
+	if err != nil {
+		s.removeDatadir(datadir)
+		return nil, "", err
+	}
+	out.Phases["start"] = time.Since(t0).Seconds()
+	s.diskFull = 0
+	return srv, datadir, nil
+}
