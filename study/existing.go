@@ -128,4 +128,3 @@ func (r *run) onExisting(ctx context.Context) error {
 	r.logf("tuning the existing server %s (%s); trials see an evolving dataset", ex.Addr(), r.version)
 	return nil
 }
-
