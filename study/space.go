@@ -80,7 +80,14 @@ func resolveSpace(ctx context.Context, s Space, probeDir string) (resolved, erro
 	}
 	infos, err := runner.Probe(ctx, probeDir, bins...)
 	if err != nil {
-		return r, fmt.Errorf("read the server variables (each build started on a fresh datadir): %w", err)
+		what := "read the server variables (each build started on a fresh datadir)"
+		switch {
+		case len(s.ServerBuilds) > 0:
+			what = "--server-build: " + what
+		case s.Mysqld != "":
+			what = "--mysqld " + s.Mysqld + ": " + what
+		}
+		return r, fmt.Errorf("%s: %w", what, err)
 	}
 	for i, info := range infos[1:] {
 		a, b := infos[0].Version, info.Version

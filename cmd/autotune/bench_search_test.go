@@ -36,7 +36,7 @@ func TestBenchSearchFlags(t *testing.T) {
 
 func TestBenchSearchObjectiveCommand(t *testing.T) {
 	o := &benchSearchOptions{landscape: "db", objective: `read x; echo 3`, strategies: []string{"hybrid", "random"}, seeds: 2, firstSeed: 1, trials: 4, warm: "off", parallel: 2}
-	if err := o.validate(); err != nil {
+	if err := o.validate(nil); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

@@ -46,7 +46,27 @@ func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "runs at a time")
 }
 
-func (o *benchSearchOptions) validate() error {
+// validate checks the flags; fs (nil in tests that set fields directly)
+// tells which were given, so that a flag the chosen landscape cannot use
+// is refused.
+func (o *benchSearchOptions) validate(fs *pflag.FlagSet) error {
+	if fs != nil {
+		if o.fitDB != "" || o.objective != "" {
+			if err := refuse(fs, "the synthetic landscapes only: not with --fit-db or --objective-cmd", "landscape"); err != nil {
+				return err
+			}
+		}
+		if o.fitDB == "" {
+			if err := refuse(fs, "needs --fit-db", "fit-study"); err != nil {
+				return err
+			}
+		}
+		if o.objective == "" {
+			if err := refuse(fs, "needs --objective-cmd (the synthetic and fitted landscapes know their best)", "best-known"); err != nil {
+				return err
+			}
+		}
+	}
 	for _, s := range o.strategies {
 		if !slices.Contains(harness.Strategies(), s) {
 			return usagef("--strategies: %q: want names from %s", s, strings.Join(harness.Strategies(), ", "))
@@ -92,7 +112,7 @@ one fitted to a real study's trials (--fit-db), or any command
 (--objective-cmd 'CMD': one config as a JSON object on stdin, one number out).`,
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
-			return o.validate()
+			return o.validate(cmd.Flags())
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchSearch(cmd.Context(), o, cmd.OutOrStdout())
@@ -161,6 +181,7 @@ func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) e
 	default:
 		ho.Warm = []bool{false}
 	}
+	fmt.Fprintf(out, "%d strategies x %d seeds x %d trials, %d runs at a time\n", len(o.strategies), o.seeds, o.trials, max(1, o.parallel))
 	if f, ok := l.(*harness.Fitted); ok {
 		fmt.Fprintf(out, "fitted landscape: measurement noise %.1f %%\n", f.Noise()*100)
 	}

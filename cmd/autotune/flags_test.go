@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/autotune/autotune/internal/realtest"
 	"github.com/autotune/autotune/study"
 )
 
@@ -181,4 +185,96 @@ func TestSearchFlagValidation(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(c.Existing.RestartCmd, []string{"/bin/restart", "a b", "c"}) {
 		t.Fatalf("%v %+v", err, c.Existing)
 	}
+}
+
+// TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused walks every
+// flag of the commands that read a study (and of knobs and bench-search):
+// set to another value, each must change what the command prints or
+// writes, or make it fail with an error naming the flag.
+func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
+	db := fixtureDB(t)
+	work := t.TempDir()
+	cnf := filepath.Join(work, "in.cnf")
+	if err := os.WriteFile(cnf, []byte("[mysqld]\ninnodb_buffer_pool_size = 1G\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := db + ".missing"
+	study := map[string]string{"study": "small", "db": missing}
+	with := func(m map[string]string, kv ...string) map[string]string {
+		out := map[string]string{}
+		for k, v := range m {
+			out[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+	cases := []struct {
+		base []string
+		alt  map[string]string
+		real bool // needs a server
+	}{
+		{[]string{"export", "--study", "fix", "--db", db}, with(study, "format", "sql", "output", filepath.Join(work, "x.cnf"), "trial", "1"), false},
+		{[]string{"trials", "--study", "fix", "--db", db}, study, false},
+		{[]string{"show", "best", "--study", "fix", "--db", db}, with(study, "samples", "false"), false},
+		{[]string{"studies", "--db", db}, study, false},
+		{[]string{"report", "--study", "fix", "--db", db, "--out", filepath.Join(work, "r1")}, with(study, "out", filepath.Join(work, "r2")), false},
+		{[]string{"diff", cnf, "--study", "fix", "--db", db}, with(study, "trial", "1"), false},
+		{[]string{"bench-search", "--objective-cmd", "wc -c", "--strategies", "random", "--seeds", "1", "--trials", "3", "--warm-start", "off"},
+			map[string]string{"best-known": "5000", "first-seed": "9", "fit-db": db, "fit-study": "fix", "landscape": "db-wide", "objective-cmd": "echo 7",
+				"parallel": "2", "seeds": "2", "strategies": "tpe", "trials": "4", "warm-start": "both"}, false},
+		{[]string{"knobs"}, map[string]string{"durability": "relaxed", "mysqld": "/bin/false", "space": "../../examples/space-conservative.toml",
+			"server-build": "a=/bin/true", "benchmark-build": "b=/bin/true", "verbose": "true"}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.base[0], func(t *testing.T) {
+			if tc.real {
+				realtest.Require(t)
+			}
+			base, err := runCommand(work, tc.base)
+			if err != nil {
+				t.Fatalf("%v: %v", tc.base, err)
+			}
+			cmd, _, err := newRootCmd().Find(tc.base[:1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Flags().VisitAll(func(f *pflag.Flag) {
+				v, ok := tc.alt[f.Name]
+				if !ok {
+					t.Errorf("--%s: no test value: add one", f.Name)
+					return
+				}
+				got, err := runCommand(work, append(append([]string{}, tc.base...), "--"+f.Name+"="+v))
+				switch {
+				case err != nil:
+					if !strings.Contains(err.Error(), "--"+f.Name) {
+						t.Errorf("--%s=%s: error %v does not name the flag", f.Name, v, err)
+					}
+				case got == base:
+					t.Errorf("--%s=%s: accepted but changes nothing", f.Name, v)
+				}
+			})
+		})
+	}
+}
+
+// runCommand runs autotune with args in-process and returns what it
+// printed and every file under dir (name and content), as one text.
+func runCommand(dir string, args []string) (string, error) {
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&out)
+	err := root.ExecuteContext(context.Background())
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			fmt.Fprintf(&out, "\n--- %s\n%s", p, b)
+		}
+		return nil
+	})
+	return out.String(), err
 }
