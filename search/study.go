@@ -108,7 +108,7 @@ const (
 	// StopReserve: what is left of the budget is reserved for the final
 	// A/B runs of the confirmation policy (Study.Confirm; never when it is
 	// nil).
-	StopReserve StopReason = "search budget used (the rest is reserved for confirmation)"
+	StopReserve StopReason = "search budget used (the rest is reserved for the final A/B runs)"
 )
 
 // Result sums up a study after Run.
