@@ -127,8 +127,9 @@ type Progress struct {
 	durations []time.Duration
 	best      search.Trial
 	base      search.Trial
-	running   bool
-	trialFrom time.Time
+	running      bool
+	runningTrial int // the running trial's number
+	trialFrom    time.Time
 }
 
 // ProgressMode names a sink: "tty", "plain" or "json".
@@ -204,13 +205,14 @@ func (t *Progress) Logf(format string, a ...any) {
 	t.emit(progressEvent{Event: evLog, Message: fmt.Sprintf(format, a...)})
 }
 
-// phase reports that trial tr entered phase (one of the phase constants);
-// search.PhaseRestoring starts a trial.
+// Phase reports that trial tr entered phase (search.PhaseRestoring, ...);
+// the first phase of a trial starts it (a restore in the sandbox, the
+// settings' apply on an existing server or a dynamic change).
 func (t *Progress) Phase(tr search.Trial, phase string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if phase == search.PhaseRestoring {
-		t.running, t.trialFrom = true, t.now()
+	if !t.running || t.runningTrial != tr.Number {
+		t.running, t.trialFrom, t.runningTrial = true, t.now(), tr.Number
 	}
 	n := tr.Number
 	t.emit(progressEvent{Event: evPhase, Trial: &n, Kind: string(tr.Kind), Phase: phase})

@@ -368,3 +368,31 @@ func TestWarmStartWithABaseOncePerStudy(t *testing.T) {
 		t.Fatalf("%d expert trials in %d, want the warm start measured once", n, len(res.Trials))
 	}
 }
+
+// An expert configuration derived again on resume (a new fsync probe gives
+// another io capacity) is still the study's one warm start.
+func TestWarmStartOnceEvenWhenItsConfigChanges(t *testing.T) {
+	store := newMemStore()
+	run := func(n int, ioCapacity string) Result {
+		t.Helper()
+		s := newStudy(t, store, landscape(10), int64(n))
+		s.MaxTrials = n
+		s.WarmStart = []Proposal{{Config: space.Config{"innodb_io_capacity": ioCapacity}, Kind: Expert}}
+		res, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	run(3, "1700")
+	res := run(5, "1850")
+	n := 0
+	for _, tr := range res.Trials {
+		if tr.Kind == Expert {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d expert trials, want the warm start measured once per study", n)
+	}
+}

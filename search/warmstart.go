@@ -4,8 +4,8 @@ import "github.com/autotune/autotune/space"
 
 // warmStart returns the queue of a study run: the pending proposals (the
 // baseline, retries of interrupted trials) followed by the warm-start
-// proposals not measured yet. A warm-start configuration some finished
-// trial (State.Finished) measured is dropped; one left interrupted is
+// proposals not measured yet. A warm-start proposal whose configuration or
+// kind some finished trial (State.Finished) measured is dropped; one left interrupted is
 // measured once, as a warm-start trial (not as a retry). params maps a
 // proposal to the configuration its trial records (Study.params: the base
 // merged in, repaired), so it compares with recorded trials; nil records
@@ -19,7 +19,11 @@ func warmStart(trials []Trial, queue []Proposal, ws []Proposal, params func(Prop
 		key := rec.Key()
 		done := false
 		for _, t := range trials {
-			if t.State.Finished() && t.Params.Key() == key {
+			// The same configuration, or a finished trial of the same
+			// warm-start kind: an expert configuration derived again on
+			// resume (or by another worker) from a new fsync probe is
+			// still the study's one warm start.
+			if t.State.Finished() && (t.Params.Key() == key || (p.Kind != Sampled && t.Kind == p.Kind)) {
 				done = true
 				break
 			}

@@ -296,7 +296,13 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 	}
 	// Then the warm start, unless measured or running.
 	for _, p := range warmStart(trials, nil, w.WarmStart, w.params) {
-		if p.Config = w.params(p); !isRunning(p.Config.Key()) {
+		running := false
+		for _, t := range trials {
+			if t.State == Running && t.Kind == p.Kind {
+				running = true
+			}
+		}
+		if p.Config = w.params(p); !running && !isRunning(p.Config.Key()) {
 			return p, Run, "", nil
 		}
 	}

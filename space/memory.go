@@ -132,3 +132,17 @@ func HumanBytes(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// MemoryVariables are the server variables EstimateMemory reads (besides
+// the knobs of a configuration), for callers that read them from a running
+// server.
+func MemoryVariables() []string {
+	var out []string
+	for _, g := range memGlobal {
+		out = append(out, g.name)
+	}
+	for _, p := range memPerConn {
+		out = append(out, p.name)
+	}
+	return append(out, "tmp_table_size", "max_heap_table_size", "performance_schema", "log_bin", "binlog_cache_size")
+}

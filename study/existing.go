@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/autotune/autotune/internal/secret"
@@ -107,14 +108,16 @@ func (r *run) onExisting(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.undo = append(r.undo, func() {
+	r.undo = append(r.undo, func() error {
 		if err := target.Close(ctx); err != nil {
 			r.logf("ERROR: could not restore the server's original settings: %v\nthey are saved in %s; the next autotune run with this --config-file restores them", err, trial.StatePath(include))
-			return
+			return fmt.Errorf("restore the original settings of %s: %w", ex.Addr(), err)
 		}
 		r.logf("original settings of %s restored", ex.Addr())
+		return nil
 	})
 	r.engine.Target, r.engine.MemoryBudget = target, budget
+	r.engine.ServerVars, r.engine.MaxConnections = memoryVariables(ctx, ex, r.engine.MaxConnections)
 	r.spaceM = &storage.SpaceManifest{Durability: string(d), MemoryBudget: budget, Apply: ApplyDynamic}
 	// The server runs on this host (loopback only): its RAM is the
 	// host's; the dataset's size is the server's to tell.
@@ -127,4 +130,28 @@ func (r *run) onExisting(ctx context.Context) error {
 	}}
 	r.logf("tuning the existing server %s (%s); trials see an evolving dataset", ex.Addr(), r.version)
 	return nil
+}
+
+// memoryVariables reads the variables of the memory estimate from the
+// server (space.MemoryVariables; one it does not have keeps the
+// catalogue's default) and its max_connections (conns when unreadable).
+func memoryVariables(ctx context.Context, ex *runner.Existing, conns int) (map[string]space.ServerVar, int) {
+	vars := map[string]space.ServerVar{}
+	for _, n := range space.MemoryVariables() {
+		g, err := ex.Globals(ctx, []string{n})
+		if err != nil {
+			continue
+		}
+		v := g[n]
+		if n == "performance_schema" || n == "log_bin" {
+			v = map[string]string{"1": "ON", "0": "OFF"}[v]
+		}
+		vars[n] = space.ServerVar{Name: n, Value: v}
+	}
+	if g, err := ex.Globals(ctx, []string{"max_connections"}); err == nil {
+		if n, err := strconv.Atoi(g["max_connections"]); err == nil && n > 0 {
+			conns = n
+		}
+	}
+	return vars, conns
 }

@@ -15,12 +15,7 @@ import (
 // the server defaults) repeats times on the sandbox, each a full trial of
 // the engine, and prints each run and the spread to out. Nothing is
 // stored. A bad knob=value is a UsageError naming it.
-func Noise(ctx context.Context, cfg Config, set []string, repeats int, prog Progress, out io.Writer) error {
-	r, err := newRun(ctx, cfg, prog)
-	defer r.close()
-	if err != nil {
-		return r.interrupted(ctx, err)
-	}
+func Noise(ctx context.Context, cfg Config, set []string, repeats int, prog Progress, out io.Writer) (err error) {
 	conf := space.Config{}
 	for _, kv := range set {
 		k, v, ok := strings.Cut(kv, "=")
@@ -28,6 +23,11 @@ func Noise(ctx context.Context, cfg Config, set []string, repeats int, prog Prog
 			return Usagef("--set %q: want knob=value", kv)
 		}
 		conf[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	r, err := newRun(ctx, cfg, prog, "noise")
+	defer r.closeInto(&err)
+	if err != nil {
+		return r.interrupted(ctx, err)
 	}
 	conf, err = r.sp.Validate(conf)
 	if err != nil {

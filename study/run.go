@@ -72,15 +72,31 @@ type run struct {
 	spaceM  *storage.SpaceManifest
 	version string
 	facts   expertFacts
-	notes   func()   // prints what the study searches
-	undo    []func() // run in reverse order by close
+	notes   func()         // prints what the study searches
+	undo    []func() error // run in reverse order by close
+	mode    string         // "search", "worker" or "noise", for the resume hint
 }
 
 func (r *run) logf(format string, a ...any) { r.prog.Logf(format, a...) }
 
-func (r *run) close() {
+// close undoes what the run did, last first, and returns the first error
+// (e.g. an existing server whose settings could not be put back).
+func (r *run) close() error {
+	var first error
 	for i := len(r.undo) - 1; i >= 0; i-- {
-		r.undo[i]()
+		if err := r.undo[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	r.undo = nil
+	return first
+}
+
+// closeInto closes the run and keeps its error in *err unless *err
+// already holds one.
+func (r *run) closeInto(err *error) {
+	if cerr := r.close(); cerr != nil && *err == nil {
+		*err = cerr
 	}
 }
 
@@ -88,13 +104,17 @@ func (r *run) close() {
 // cfg.Existing, on the existing server. close undoes what it did (stops
 // servers, restores an existing server, releases locks) even after an
 // error.
-func newRun(ctx context.Context, cfg Config, prog Progress) (*run, error) {
-	r := &run{cfg: cfg, prog: prog}
-	return r, r.build(ctx)
+func newRun(ctx context.Context, cfg Config, prog Progress, mode string) (*run, error) {
+	r := &run{cfg: cfg, prog: prog, mode: mode}
+	if err := r.build(ctx); err != nil {
+		return r, err
+	}
+	return r, r.engine.Target.Prepare(ctx, r.bench, r.logf)
 }
 
-// build reads the host, builds the benchmark and the engine on its target,
-// and prepares the dataset.
+// build reads the host, builds the benchmark and the engine on its target;
+// the dataset is prepared afterwards (Target.Prepare), once the study is
+// known to accept this run.
 func (r *run) build(ctx context.Context) error {
 	cfg, prog := r.cfg, r.prog
 	if r.started.IsZero() {
@@ -104,7 +124,12 @@ func (r *run) build(ctx context.Context) error {
 	if r.host, err = runner.ReadHost(); err != nil {
 		return err
 	}
-	if r.bench, err = NewBenchmark(cfg.Bench); err != nil {
+	bench := cfg.Bench
+	if len(cfg.Space.BenchBuilds) > 0 {
+		// The first --benchmark-build is the default benchmark binary.
+		bench.Path = cfg.Space.BenchBuilds[0].Path
+	}
+	if r.bench, err = NewBenchmark(bench); err != nil {
 		return UsageError{Err: err}
 	}
 	r.engine = &trial.Engine{Bench: r.bench, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
@@ -118,7 +143,7 @@ func (r *run) build(ctx context.Context) error {
 		return err
 	}
 	r.engine.Space = r.sp
-	return r.engine.Target.Prepare(ctx, r.bench, r.logf)
+	return nil
 }
 
 // onSandbox resolves the space against the sandbox's server and makes the
@@ -137,7 +162,7 @@ func (r *run) onSandbox(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.undo = append(r.undo, func() { lock.Release() })
+	r.undo = append(r.undo, func() error { lock.Release(); return nil })
 	rs, err := resolveSpace(ctx, cfg.Space, cfg.Workdir)
 	if err != nil {
 		return err
@@ -153,16 +178,12 @@ func (r *run) onSandbox(ctx context.Context) error {
 	}
 	target := &trial.Sandbox{Box: sb, Space: rs.sp, Builds: rs.servers.bins, Default: bin,
 		MaxConnections: cfg.maxConnections(), Dynamic: cfg.Space.Apply == ApplyDynamic, Logf: r.logf}
-	r.undo = append(r.undo, func() { _ = target.Close(context.Background()) })
+	r.undo = append(r.undo, func() error { return target.Close(context.Background()) })
 	e := r.engine
 	e.Target, e.MemoryBudget, e.ServerVars, e.Facilities = target, plan.budget, rs.info.Vars, rs.fac
 	e.BenchBuilds = map[string]string{}
 	for _, b := range cfg.Space.BenchBuilds {
 		e.BenchBuilds[b.Name] = b.Path
-	}
-	if len(cfg.Space.BenchBuilds) > 0 {
-		r.engine.Bench = withPath(r.bench, cfg.Space.BenchBuilds[0].Path)
-		r.bench = r.engine.Bench
 	}
 	r.sp, r.base, r.spaceM, r.version = rs.sp, plan.base, plan.manifest, bin.Version
 	r.facts = expertFacts{ramBytes: r.host.RAMBytes, dataBytes: sb.DataBytes,
@@ -171,24 +192,15 @@ func (r *run) onSandbox(ctx context.Context) error {
 	return nil
 }
 
-// withPath returns b running the executable path, when b's driver has one.
-func withPath(b trial.Benchmark, path string) trial.Benchmark {
-	switch x := b.(type) {
-	case interface{ WithPath(string) trial.Benchmark }:
-		return x.WithPath(path)
-	}
-	return b
-}
-
 // Search runs (or resumes) the study of cfg until its budget or trial cap:
 // the baseline, the warm start, the strategy's proposals and the
 // re-measurements, each committed to the store as it ends. It returns
 // context.Canceled (via prog.Interrupted) when interrupted, a UsageError for
 // a bad combination of settings, and other errors when the study cannot go
 // on (the store, the sandbox, a failing baseline).
-func Search(ctx context.Context, cfg Config, prog Progress) error {
-	r, db, op, err := start(ctx, cfg, prog, false)
-	defer r.close()
+func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
+	r, db, op, err := start(ctx, cfg, prog, "search")
+	defer r.closeInto(&err)
 	if err != nil {
 		return r.interrupted(ctx, err)
 	}
@@ -228,20 +240,21 @@ func Search(ctx context.Context, cfg Config, prog Progress) error {
 
 // start builds the run, opens the store and opens (or creates) the study;
 // the run's close undoes all of it, even after an error.
-func start(ctx context.Context, cfg Config, prog Progress, worker bool) (*run, *storage.DB, Opened, error) {
-	r := &run{cfg: cfg, prog: prog, started: time.Now()}
+func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *storage.DB, Opened, error) {
+	worker := mode == "worker"
+	r := &run{cfg: cfg, prog: prog, started: time.Now(), mode: mode}
 	db, err := storage.Open(cfg.DB)
 	if err != nil {
 		return r, nil, Opened{}, err
 	}
-	r.undo = append(r.undo, func() { db.Close() })
+	r.undo = append(r.undo, func() error { db.Close(); return nil })
 	// The study's lock first: a second autotune on the study is told so
 	// before it touches the sandbox.
 	release, err := Lock(ctx, db, cfg.DB, cfg.Study, worker)
 	if err != nil {
 		return r, db, Opened{}, err
 	}
-	r.undo = append(r.undo, release)
+	r.undo = append(r.undo, func() error { release(); return nil })
 	if err := r.build(ctx); err != nil {
 		return r, db, Opened{}, err
 	}
@@ -254,7 +267,7 @@ func start(ctx context.Context, cfg Config, prog Progress, worker bool) (*run, *
 	if r.notes != nil {
 		r.notes()
 	}
-	return r, db, op, nil
+	return r, db, op, r.engine.Target.Prepare(ctx, r.bench, r.logf)
 }
 
 // manifest is what this run's study measures.
@@ -281,7 +294,9 @@ func (r *run) interrupted(ctx context.Context, err error) error {
 	}
 	c := r.cfg
 	switch {
-	case c.Heartbeat > 0:
+	case r.mode == "noise":
+		return r.prog.Interrupted("interrupted: the running measurement was abandoned and the server stopped")
+	case r.mode == "worker":
 		return r.prog.Interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted) and the server stopped.\nrestart the worker with the same command to rejoin study %q", c.Study))
 	case c.Existing != nil:
 		return r.prog.Interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted); the server's original settings are put back next.\nresume with the same command: autotune search --dsn ... --study %s --db %s ...", c.Study, c.DB))

@@ -29,7 +29,7 @@ func workerID(host string) string {
 // worker's results before each proposal, and a trial whose worker died is
 // run again. Every worker of a study must run with the same Config on the
 // same hardware and server version (a UsageError otherwise).
-func Worker(ctx context.Context, cfg Config, prog Progress) error {
+func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if cfg.Existing != nil {
 		return Usagef("--dsn: a worker runs trials in its own sandbox; tune an existing server with autotune search --dsn")
 	}
@@ -38,8 +38,8 @@ func Worker(ctx context.Context, cfg Config, prog Progress) error {
 	}
 	hostName, _ := os.Hostname()
 	id := workerID(hostName)
-	r, db, op, err := start(ctx, cfg, prog, true)
-	defer r.close()
+	r, db, op, err := start(ctx, cfg, prog, "worker")
+	defer r.closeInto(&err)
 	if err != nil {
 		return r.interrupted(ctx, err)
 	}

@@ -117,8 +117,8 @@ var _ search.Objective = (*Engine)(nil).Run
 // it was refused before anything started), and an error only when the
 // study must stop: ctx's error when cancelled, or trouble with the sandbox
 // or the target that is not the configuration's fault.
-func (e *Engine) Run(ctx context.Context, t search.Trial) (search.Outcome, error) {
-	out := search.Outcome{Phases: map[string]float64{}}
+func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, err error) {
+	out = search.Outcome{Phases: map[string]float64{}}
 	cfg := t.Params
 	enter := func(p string) {
 		if e.OnPhase != nil {
@@ -133,9 +133,9 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (search.Outcome, error
 			return out, nil
 		}
 	}
-	place, err := runner.PlacementFor(cfg, e.Facilities)
-	if err != nil {
-		out.Failure = "runtime environment: " + err.Error()
+	place, perr := runner.PlacementFor(cfg, e.Facilities)
+	if perr != nil {
+		out.Failure = "runtime environment: " + perr.Error()
 		return out, nil
 	}
 	run := runner.BenchRun{Launch: place.Bench, TCP: place.TCP}
@@ -150,16 +150,22 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (search.Outcome, error
 	applied, err := e.Target.Apply(ctx, Request{Trial: t, Launch: place.Server, Out: &out, Enter: enter})
 	var ref *Refused
 	switch {
+	case err == nil:
 	case ctx.Err() != nil:
 		return out, ctx.Err()
 	case errors.As(err, &ref):
 		out.Failure, out.ErrorLog = ref.Failure, ref.ErrorLog
 		return out, nil
-	case err != nil:
+	default:
 		return out, err
 	}
+	// Released on every way out, into the returned outcome (a slow
+	// shutdown is recorded in it).
 	measured := false
 	defer func() { applied.Release(measured, &out) }()
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
 	srv := applied.Server
 
 	// The server must run what the trial records (read-back).

@@ -31,7 +31,7 @@ func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 }
 
 // sandboxOnly are the flags an existing server cannot honour.
-var sandboxOnly = []string{"workdir", "mysqld", "server-build", "benchmark-build", "apply", "space", "baseline-cnf"}
+var sandboxOnly = []string{"workdir", "mysqld", "server-build", "benchmark-build", "apply", "space", "baseline-cnf", "bench-cmd"}
 
 // config turns the flags into the study's configuration; fs tells which
 // flags were given.
@@ -43,10 +43,13 @@ func (o *searchOptions) config(fs *pflag.FlagSet) (study.Config, error) {
 			return c, err
 		}
 	}
+	if c.Bench.Driver == "command" && len(c.Space.BenchBuilds) > 0 {
+		return c, usagef("--benchmark-build: not with --bench-cmd (the command is the benchmark; sysbench only loads its dataset)")
+	}
 	if c.Existing == nil {
 		return c, refuse(fs, "needs --dsn (an existing server)", existingOnly...)
 	}
-	return c, refuse(fs, "not with --dsn: an existing server has no sandbox, no server builds and no my.cnf of autotune's (its knobs are the twelve of the first space, changed in place; see docs/existing-server.md)", sandboxOnly...)
+	return c, refuse(fs, "not with --dsn: an existing server has no sandbox, no server builds and no my.cnf of autotune's, and a --bench-cmd has no placeholder for its credentials (its knobs are the twelve of the first space, changed in place; see docs/existing-server.md)", sandboxOnly...)
 }
 
 func newSearchCmd() *cobra.Command { return newSearchCmdWith(&searchOptions{}) }
