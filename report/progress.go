@@ -123,10 +123,10 @@ type Progress struct {
 	start     time.Time     // this run's start (setup counts against the budget)
 	sp        *space.Space
 
-	finished  int
-	durations []time.Duration
-	best      search.Trial
-	base      search.Trial
+	finished     int
+	durations    []time.Duration
+	best         search.Trial
+	base         search.Trial
 	running      bool
 	runningTrial int // the running trial's number
 	trialFrom    time.Time
