@@ -78,16 +78,24 @@ type Baseline struct {
 	Notes []string `json:"-"`
 }
 
-// MeasureManifest are the measurement settings of a study.
+// MeasureManifest are the measurement settings of a study (the flags of
+// the same names; see docs/measurement.md).
 type MeasureManifest struct {
-	Objective    string  `json:"objective"`
-	MaxP95MS     float64 `json:"max_p95_ms"`
-	DipShare     float64 `json:"dip_share"`
+	// Objective is tps, qps or p95; MaxP95MS the p95 limit in ms (0:
+	// none); DipShare the share of the median under which a second dips.
+	Objective string  `json:"objective"`
+	MaxP95MS  float64 `json:"max_p95_ms"`
+	DipShare  float64 `json:"dip_share"`
+	// Confirm, RecheckEvery, ABPairs and ABShare are the re-measurement
+	// policy (0 everywhere: none; workers always store 0).
 	Confirm      int     `json:"confirm"`
 	RecheckEvery int     `json:"recheck_every"`
 	ABPairs      int     `json:"ab_pairs"`
 	ABShare      float64 `json:"ab_share"`
-	BenchCmd     string  `json:"bench_cmd,omitempty"`
+	// BenchCmd is the --bench-cmd command line ("" for sysbench).
+	BenchCmd string `json:"bench_cmd,omitempty"`
+	// SteadyBlockS (seconds), SteadySpread and SteadyTrend tune warm-up
+	// detection.
 	SteadyBlockS int     `json:"steady_block_s"`
 	SteadySpread float64 `json:"steady_spread"`
 	SteadyTrend  float64 `json:"steady_trend"`
