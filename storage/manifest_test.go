@@ -1,0 +1,46 @@
+package storage
+
+import (
+	"reflect"
+	"testing"
+)
+
+// Settings stored by earlier versions (the JSON of the old benchSettings,
+// and of an existing-server study) read back into the typed manifest, and
+// Diff names each changed field by its path.
+func TestManifestReadsOldSettingsAndDiffs(t *testing.T) {
+	old := `{"workload":"oltp_read_write","threads":16,"tables":8,"table_size":500000,"warmup_s":30,"duration_s":60,"lambda":0.5,` +
+		`"space":{"durability":"strict","memory_budget_bytes":1000,"apply":"restart"},"measure":{"objective":"tps","confirm":2,"steady_block_s":5}}`
+	m, err := Study{Name: "s", Settings: old}.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Threads != 16 || m.Space == nil || m.Space.MemoryBudget != 1000 || m.Measure.Confirm != 2 || m.Measure.SteadyBlockS != 5 {
+		t.Fatalf("%+v", m)
+	}
+	ex, err := Study{Name: "e", Settings: `{"workload":"oltp_read_only","threads":4,"target":"existing unix(/s)","allow_restart":true}`}.Manifest()
+	if err != nil || ex.Target != "existing unix(/s)" || !ex.AllowRestart {
+		t.Fatalf("%+v %v", ex, err)
+	}
+	if _, err := (Study{Name: "bad", Settings: `[1,2]`}).Manifest(); err == nil {
+		t.Fatal("an array is not a manifest")
+	}
+
+	n := m
+	n.Threads, n.ThreadLevels = 8, []int{8, 32}
+	sp := *m.Space
+	sp.Durability = "relaxed"
+	n.Space = &sp
+	n.Measure.Confirm = 0
+	var fields []string
+	for _, c := range m.Diff(n) {
+		fields = append(fields, c.Field)
+	}
+	want := []string{"measure.confirm", "space.durability", "thread_levels", "threads"}
+	if !reflect.DeepEqual(fields, want) {
+		t.Fatalf("diff fields %v, want %v", fields, want)
+	}
+	if d := m.Diff(m); len(d) != 0 {
+		t.Fatalf("a manifest differs from itself: %v", d)
+	}
+}
