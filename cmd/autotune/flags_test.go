@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -223,7 +225,7 @@ func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
 		{[]string{"diff", cnf, "--study", "fix", "--db", db}, with(study, "trial", "1"), false},
 		{[]string{"bench-search", "--objective-cmd", "wc -c", "--strategies", "random", "--seeds", "1", "--trials", "3", "--warm-start", "off"},
 			map[string]string{"best-known": "5000", "first-seed": "9", "fit-db": db, "fit-study": "fix", "landscape": "db-wide", "objective-cmd": "echo 7",
-				"parallel": "2", "seeds": "2", "strategies": "tpe", "trials": "4", "warm-start": "both"}, false},
+				"parallel": strconv.Itoa(runtime.NumCPU() + 1), "seeds": "2", "strategies": "tpe", "trials": "4", "warm-start": "both"}, false},
 		{[]string{"knobs"}, map[string]string{"durability": "relaxed", "mysqld": "/bin/false", "space": "../../examples/space-conservative.toml",
 			"server-build": "a=/bin/true", "benchmark-build": "b=/bin/true", "verbose": "true"}, true},
 	}
