@@ -15,6 +15,9 @@ import (
 // keep it (see Manifest.Diff). The JSON keys are stable: studies written
 // by earlier versions read back into the same fields.
 type Manifest struct {
+	// Benchmark is the benchmark driver when it is neither sysbench nor a
+	// --bench-cmd command (those are told by Workload and BenchCmd).
+	Benchmark string `json:"benchmark,omitempty"`
 	// Workload is the benchmark workload (sysbench test name).
 	Workload string `json:"workload"`
 	// Threads is the first benchmark thread level; ThreadLevels lists
@@ -31,8 +34,8 @@ type Manifest struct {
 	DurationS float64 `json:"duration_s"`
 	// Lambda is the weight of the variance penalty of the score.
 	Lambda float64 `json:"lambda"`
-	// Space holds the space settings (nil in studies of an existing
-	// server).
+	// Space holds the space settings (for an existing server: the
+	// durability policy, the memory budget and apply mode dynamic).
 	Space *SpaceManifest `json:"space,omitempty"`
 	// Measure holds the measurement and re-measurement settings.
 	Measure MeasureManifest `json:"measure"`

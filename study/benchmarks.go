@@ -10,8 +10,10 @@ import (
 	"github.com/autotune/autotune/trial"
 )
 
-// Drivers are the benchmark drivers by name. A new driver is one package
-// (implementing trial.Benchmark) plus one line here.
+// Drivers are the benchmark drivers by name (--benchmark NAME). A new
+// driver is one package (implementing trial.Benchmark) plus one line here;
+// its constructor reads what it needs from Bench and returns an error
+// naming the flag for a setting it cannot take.
 var Drivers = map[string]func(Bench) (trial.Benchmark, error){
 	"sysbench": newSysbench,
 	"command":  newCommand,
@@ -22,14 +24,19 @@ var Drivers = map[string]func(Bench) (trial.Benchmark, error){
 func NewBenchmark(b Bench) (trial.Benchmark, error) {
 	d, ok := Drivers[b.Driver]
 	if !ok {
-		names := make([]string, 0, len(Drivers))
-		for n := range Drivers {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return nil, fmt.Errorf("benchmark driver %q: want one of %s", b.Driver, strings.Join(names, ", "))
+		return nil, fmt.Errorf("--benchmark %q: want one of %s", b.Driver, strings.Join(DriverNames(), ", "))
 	}
 	return d(b)
+}
+
+// DriverNames are the names of Drivers, sorted (--benchmark).
+func DriverNames() []string {
+	names := make([]string, 0, len(Drivers))
+	for n := range Drivers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
 
 func newSysbench(b Bench) (trial.Benchmark, error) {
@@ -40,6 +47,9 @@ func newSysbench(b Bench) (trial.Benchmark, error) {
 }
 
 func newCommand(b Bench) (trial.Benchmark, error) {
+	if b.Command == "" {
+		return nil, fmt.Errorf("--benchmark command needs --bench-cmd 'COMMAND'")
+	}
 	args, err := benchcmd.ParseBenchCmd(b.Command)
 	if err != nil {
 		return nil, err

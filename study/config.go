@@ -162,5 +162,8 @@ func (c Config) manifest(sp *storage.SpaceManifest) storage.Manifest {
 	if len(c.Bench.Threads) > 1 {
 		man.ThreadLevels = c.Bench.Threads
 	}
+	if c.Bench.Driver != "sysbench" && c.Bench.Driver != "command" {
+		man.Benchmark = c.Bench.Driver
+	}
 	return man
 }

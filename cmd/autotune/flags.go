@@ -12,7 +12,6 @@ import (
 	"github.com/google/shlex"
 	"github.com/spf13/pflag"
 
-	"github.com/autotune/autotune/runner/benchcmd"
 	"github.com/autotune/autotune/runner/sysbench"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -64,6 +63,7 @@ func (o *studyFlags) apply(c *study.Config) error {
 
 // benchFlags describe the benchmark and the sandbox.
 type benchFlags struct {
+	benchmark        string
 	workload         string
 	threads          []int
 	tables           int
@@ -75,6 +75,7 @@ type benchFlags struct {
 }
 
 func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.benchmark, "benchmark", "sysbench", "benchmark driver: "+strings.Join(study.DriverNames(), ", ")+" (--bench-cmd implies command)")
 	fs.StringVar(&o.workload, "workload", "oltp_read_write", "sysbench workload: "+strings.Join(sysbench.Workloads, ", "))
 	fs.IntSliceVar(&o.threads, "threads", []int{16}, "benchmark client threads; several levels such as 8,32,128 measure each trial at each (score aggregated)")
 	fs.IntVar(&o.tables, "tables", 8, "sysbench tables in the dataset")
@@ -88,8 +89,6 @@ func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
 
 func (o *benchFlags) apply(c *study.Config) error {
 	switch {
-	case !slices.Contains(sysbench.Workloads, o.workload):
-		return usagef("--workload %q: want one of %s", o.workload, strings.Join(sysbench.Workloads, ", "))
 	case o.tables < 1 || o.tables > 1024:
 		return usagef("--tables %d: want 1..1024", o.tables)
 	case o.tableSize < 1:
@@ -110,12 +109,17 @@ func (o *benchFlags) apply(c *study.Config) error {
 			return usagef("--threads %d: want 1..4096", n)
 		}
 	}
-	c.Bench = study.Bench{Driver: "sysbench", Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize, Threads: o.threads}
+	c.Bench = study.Bench{Driver: o.benchmark, Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize,
+		Threads: o.threads, Command: o.benchCmd}
 	if o.benchCmd != "" {
-		if _, err := benchcmd.ParseBenchCmd(o.benchCmd); err != nil {
-			return usageError{Err: err}
+		if o.benchmark != "sysbench" && o.benchmark != "command" {
+			return usagef("--bench-cmd: not with --benchmark %s (the command is the benchmark)", o.benchmark)
 		}
-		c.Bench.Driver, c.Bench.Command = "command", o.benchCmd
+		c.Bench.Driver = "command"
+	}
+	// The driver checks its own settings (workload, command line).
+	if _, err := study.NewBenchmark(c.Bench); err != nil {
+		return usageError{Err: err}
 	}
 	c.Workdir = o.workdir
 	c.Measure.Warmup, c.Measure.Duration = o.warmup, o.duration
