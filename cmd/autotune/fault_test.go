@@ -14,7 +14,7 @@ import (
 	"github.com/autotune/autotune/internal/realtest"
 )
 
-// Fault-injection tests with real processes (issue 6). Each checks, after
+// Fault-injection tests with real processes. Each checks, after
 // every fault: no completed trial lost or changed, nothing half-done
 // counted, no server process left, and the next run resumes.
 

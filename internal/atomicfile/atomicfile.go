@@ -10,7 +10,7 @@ import (
 // WriteFile writes b to path through a temporary file in the same
 // directory, renamed over path, with exactly mode (not subject to the
 // umask, and not the mode of a file it replaces): a world-writable option
-// file is ignored by the server (shared/cases/mycnf-writer-file-mode).
+// file is ignored by the server (a world-writable my.cnf seen in the field: the server warns and skips it).
 func WriteFile(path string, b []byte, mode os.FileMode) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
