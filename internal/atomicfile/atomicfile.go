@@ -9,8 +9,9 @@ import (
 
 // WriteFile writes b to path through a temporary file in the same
 // directory, renamed over path, with exactly mode (not subject to the
-// umask, and not the mode of a file it replaces): a world-writable option
-// file is ignored by the server (a world-writable my.cnf seen in the field: the server warns and skips it).
+// umask, and not the mode of a file it replaces): the server warns about a
+// world-writable option file and ignores it (MySQL manual, "Using Option
+// Files").
 func WriteFile(path string, b []byte, mode os.FileMode) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
