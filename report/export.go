@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -115,7 +116,7 @@ func sqlValue(k space.Knob, canonical string) string {
 // writeExportJSON renders the best trial as an indented exportDoc.
 func writeExportJSON(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, now time.Time) error {
 	d := exportDoc{Study: st.Name, Params: best.Params, Knobs: []exportKnob{}, Score: best.Score, MeanTPS: best.MeanTPS,
-		StdTPS: best.StdTPS, P95MS: best.P95MS, ServerVersion: firstNonEmpty(best.ServerVersion, st.ServerVersion),
+		StdTPS: best.StdTPS, P95MS: best.P95MS, ServerVersion: cmp.Or(best.ServerVersion, st.ServerVersion),
 		Exported: now.UTC()}
 	if d.Params == nil {
 		d.Params = space.Config{}

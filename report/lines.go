@@ -183,13 +183,3 @@ func WriteImportance(out io.Writer, imp []search.KnobImportance, n int) {
 		fmt.Fprintf(out, "  %-32s %5.1f %%  %s\n", ki.Knob, ki.Importance*100, bar)
 	}
 }
-
-// firstNonEmpty returns the first non-empty string of s ("" when none).
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/internal/golden"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -68,14 +69,14 @@ func TestProgressPlainGolden(t *testing.T) {
 	var out bytes.Buffer
 	c := &fakeClock{t: fixtureT0.Add(time.Minute)}
 	driveProgress(NewProgress("plain", &out, c.now))
-	goldenCheck(t, "progress-plain.golden", out.Bytes())
+	golden.Check(t, "progress-plain.golden", out.Bytes())
 }
 
 func TestProgressJSONGolden(t *testing.T) {
 	var out bytes.Buffer
 	c := &fakeClock{t: fixtureT0.Add(time.Minute)}
 	driveProgress(NewProgress("json", &out, c.now))
-	goldenCheck(t, "progress-json.golden", out.Bytes())
+	golden.Check(t, "progress-json.golden", out.Bytes())
 
 	// Every line is one JSON object with an event name; the phases of
 	// trial 1 come in order.

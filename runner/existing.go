@@ -148,6 +148,40 @@ func (e *Existing) Globals(ctx context.Context, names []string) (map[string]stri
 	return out, nil
 }
 
+// Variables returns SHOW GLOBAL VARIABLES for the given names, in one
+// query: values as SHOW prints them (booleans ON/OFF); a name the server
+// does not have is absent from the map. Names must be lower-case
+// identifiers.
+func (e *Existing) Variables(ctx context.Context, names []string) (map[string]string, error) {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		if !varName.MatchString(n) {
+			return nil, fmt.Errorf("variable name %q", n)
+		}
+		quoted[i] = "'" + n + "'"
+	}
+	out := map[string]string{}
+	err := e.with(ctx, func(db *sql.DB) error {
+		rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("+strings.Join(quoted, ",")+")")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n, v string
+			if err := rows.Scan(&n, &v); err != nil {
+				return err
+			}
+			out[strings.ToLower(n)] = v
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("server %s: read variables: %w", e.Addr(), err)
+	}
+	return out, nil
+}
+
 // SetGlobal runs SET GLOBAL name = value (value unquoted when it is a
 // number, quoted otherwise). A value the server refuses returns an error
 // wrapping the server's *mysql.MySQLError.

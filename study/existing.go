@@ -133,25 +133,22 @@ func (r *run) onExisting(ctx context.Context) error {
 }
 
 // memoryVariables reads the variables of the memory estimate from the
-// server (space.MemoryVariables; one it does not have keeps the
-// catalogue's default) and its max_connections (conns when unreadable).
+// server in one query (space.MemoryVariables; one it does not have keeps
+// the catalogue's default) and its max_connections (conns when
+// unreadable).
 func memoryVariables(ctx context.Context, ex *runner.Existing, conns int) (map[string]space.ServerVar, int) {
+	got, err := ex.Variables(ctx, append(space.MemoryVariables(), "max_connections"))
+	if err != nil {
+		return nil, conns
+	}
 	vars := map[string]space.ServerVar{}
 	for _, n := range space.MemoryVariables() {
-		g, err := ex.Globals(ctx, []string{n})
-		if err != nil {
-			continue
+		if v, ok := got[n]; ok {
+			vars[n] = space.ServerVar{Name: n, Value: v}
 		}
-		v := g[n]
-		if n == "performance_schema" || n == "log_bin" {
-			v = map[string]string{"1": "ON", "0": "OFF"}[v]
-		}
-		vars[n] = space.ServerVar{Name: n, Value: v}
 	}
-	if g, err := ex.Globals(ctx, []string{"max_connections"}); err == nil {
-		if n, err := strconv.Atoi(g["max_connections"]); err == nil && n > 0 {
-			conns = n
-		}
+	if n, err := strconv.Atoi(got["max_connections"]); err == nil && n > 0 {
+		conns = n
 	}
 	return vars, conns
 }

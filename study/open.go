@@ -16,8 +16,8 @@ import (
 
 // OpenRequest says which study to open or create, and under what.
 type OpenRequest struct {
-	// Name is the study; DBArg the --db value (for the lock file's path).
-	Name, DBArg string
+	// Name is the study.
+	Name string
 	// Manifest is what this run measures.
 	Manifest storage.Manifest
 	// Seed is a new study's seed (0: random).
@@ -33,8 +33,6 @@ type OpenRequest struct {
 	// tell dead ones), a creation race with another worker is not an
 	// error, and any change is refused.
 	Worker bool
-	// Locked says the caller holds the study's lock already (Lock).
-	Locked bool
 	// Started is when this run began.
 	Started time.Time
 	// Logf reports what happened (created, resumed, stale trials).
@@ -49,30 +47,15 @@ type Opened struct {
 	Found bool
 	// Next is the next trial number.
 	Next int
-	// Release gives the study's lock back (a no-op for workers).
-	Release func()
 }
 
-// Open opens or creates the study of req in db: it takes the study's lock
-// (Lock) unless req.Locked, creates the study with its seed and
+// Open opens or creates the study of req in db, whose lock the caller
+// holds (Lock): it creates the study with its seed and
 // manifest or checks a found study's manifest, server version and host
 // (see OpenRequest.AllowChanges), and marks trials left running by a killed
 // run interrupted. Errors name the study; a refused change is a UsageError.
 func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) {
-	o := Opened{Release: func() {}}
-	if !req.Locked {
-		rel, err := Lock(ctx, db, req.DBArg, req.Name, req.Worker)
-		if err != nil {
-			return o, err
-		}
-		o.Release = rel
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			o.Release()
-		}
-	}()
+	var o Opened
 	st, found, err := db.Study(ctx, req.Name)
 	if err != nil {
 		return o, err
@@ -114,7 +97,7 @@ func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) 
 	} else {
 		req.Logf("new study %q (seed %d) on %s", req.Name, st.Seed, req.ServerVersion)
 	}
-	o.Study, o.Found, ok = st, found, true
+	o.Study, o.Found = st, found
 	return o, nil
 }
 

@@ -65,7 +65,6 @@ type run struct {
 	prog    Progress
 	started time.Time
 	host    runner.Host
-	bench   trial.Benchmark
 	engine  *trial.Engine
 	sp      *space.Space
 	base    space.Config
@@ -109,7 +108,13 @@ func newRun(ctx context.Context, cfg Config, prog Progress, mode string) (*run, 
 	if err := r.build(ctx); err != nil {
 		return r, err
 	}
-	return r, r.engine.Target.Prepare(ctx, r.bench, r.logf)
+	return r, r.prepare(ctx)
+}
+
+// prepare loads the benchmark's dataset on the target (once: a sandbox
+// keeps its snapshot).
+func (r *run) prepare(ctx context.Context) error {
+	return r.engine.Target.Prepare(ctx, r.engine.Bench, r.logf)
 }
 
 // build reads the host, builds the benchmark and the engine on its target;
@@ -129,10 +134,11 @@ func (r *run) build(ctx context.Context) error {
 		// The first --benchmark-build is the default benchmark binary.
 		bench.Path = cfg.Space.BenchBuilds[0].Path
 	}
-	if r.bench, err = NewBenchmark(bench); err != nil {
+	b, err := NewBenchmark(bench)
+	if err != nil {
 		return UsageError{Err: err}
 	}
-	r.engine = &trial.Engine{Bench: r.bench, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
+	r.engine = &trial.Engine{Bench: b, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
 		OnPhase: prog.Phase, OnSample: prog.Sample}
 	if cfg.Existing != nil {
 		err = r.onExisting(ctx)
@@ -258,8 +264,8 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 	if err := r.build(ctx); err != nil {
 		return r, db, Opened{}, err
 	}
-	op, err := Open(ctx, db, OpenRequest{Name: cfg.Study, DBArg: cfg.DB, Manifest: r.manifest(), Seed: cfg.Seed,
-		ServerVersion: r.version, Host: r.host, AllowChanges: cfg.AllowChanges, Worker: worker, Locked: true,
+	op, err := Open(ctx, db, OpenRequest{Name: cfg.Study, Manifest: r.manifest(), Seed: cfg.Seed,
+		ServerVersion: r.version, Host: r.host, AllowChanges: cfg.AllowChanges, Worker: worker,
 		Started: r.started, Logf: r.logf})
 	if err != nil {
 		return r, db, op, err
@@ -267,7 +273,7 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 	if r.notes != nil {
 		r.notes()
 	}
-	return r, db, op, r.engine.Target.Prepare(ctx, r.bench, r.logf)
+	return r, db, op, r.prepare(ctx)
 }
 
 // manifest is what this run's study measures.

@@ -1,6 +1,7 @@
 package trial
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -202,7 +203,7 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, e
 	case errors.As(berr, &ns):
 		out.Failure = ns.Error()
 	case berr != nil && srv.ExitedWithin(2*time.Second):
-		out.Failure = "server crashed during the benchmark: " + firstNonEmpty(errorLine(srv.ErrorLog), berr.Error())
+		out.Failure = "server crashed during the benchmark: " + cmp.Or(errorLine(srv.ErrorLog), berr.Error())
 		out.ErrorLog = runner.LogExcerpt(srv.ErrorLog)
 	case berr != nil:
 		out.Failure = berr.Error()
@@ -266,15 +267,6 @@ func errorLine(path string) string {
 	for _, l := range strings.Split(runner.LogExcerpt(path), "\n") {
 		if strings.Contains(l, "[ERROR]") {
 			return strings.TrimSpace(l)
-		}
-	}
-	return ""
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
 		}
 	}
 	return ""

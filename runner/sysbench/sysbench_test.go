@@ -3,61 +3,28 @@ package sysbench
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/autotune/autotune/internal/realtest"
+	"github.com/autotune/autotune/internal/teststore"
 	"github.com/autotune/autotune/runner"
 )
 
-// realSandbox returns a sandbox with a tiny snapshot (schema sbtest, empty).
-func realSandbox(t *testing.T) *runner.Sandbox {
-	t.Helper()
-	realtest.Require(t)
-	ctx := context.Background()
-	bin, err := runner.FindServer(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := runner.OpenSandbox(filepath.Join(t.TempDir(), "sb"), bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	noop := func(ctx context.Context, s *runner.Server) error { return nil }
-	if err := sb.BuildSnapshot(ctx, runner.Dataset{Workload: "x", Tables: 1, TableSize: 1}, 20, noop, t.Logf); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if pids := realtest.ServerProcesses(sb.Dir); len(pids) > 0 {
-			for _, p := range pids {
-				_ = syscall.Kill(p, syscall.SIGKILL)
-			}
-			t.Errorf("test left server processes: %v", pids)
-		}
-	})
-	return sb
-}
-
+// A server killed in the middle of a run fails the run with a
+// *runner.BenchError, and the server is seen as exited.
 func TestRealServerCrashFailsBenchmark(t *testing.T) {
-	realtest.Require(t)
-	sb := realSandbox(t)
+	srv := teststore.Start(t, "").Server
 	ctx := context.Background()
 	bench := Bench{Workload: "oltp_read_only", Tables: 1, TableSize: 1000}
-	data, err := sb.Restore(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := runner.Start(ctx, sb.Server, sb.Options(data, "", "crash.err", 20))
-	if err != nil {
+	if err := srv.Exec(ctx, "CREATE DATABASE IF NOT EXISTS sbtest"); err != nil {
 		t.Fatal(err)
 	}
 	if err := bench.Prepare(ctx, srv); err != nil {
 		t.Fatal(err)
 	}
 	var got int
-	_, err = bench.Run(ctx, srv, runner.BenchRun{Threads: 2, Duration: 20 * time.Second}, func(iv runner.Interval) {
+	_, err := bench.Run(ctx, srv, runner.BenchRun{Threads: 2, Duration: 20 * time.Second}, func(iv runner.Interval) {
 		got++
 		if got == 2 {
 			_ = syscall.Kill(srv.Pid(), syscall.SIGKILL)
