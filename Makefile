@@ -26,7 +26,7 @@ demo: deps build
 	./$(BIN) trials --study demo --db $(DEMO_DB)
 	./$(BIN) export --study demo --db $(DEMO_DB) -o best.cnf
 	cat best.cnf
-	./$(BIN) report --study demo --db $(DEMO_DB) --out report
+	./$(BIN) report --study demo --db $(DEMO_DB) --out demo-report
 
 # AUTOTUNE_REQUIRE_REAL=1 turns a missing server or sysbench into a test
 # failure instead of a skip.
@@ -34,4 +34,4 @@ test: deps
 	./scripts/test.sh
 
 clean:
-	rm -rf bin autotune-sandbox $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm best.cnf report
+	rm -rf bin autotune-sandbox $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm best.cnf demo-report $(DEMO_DB).*.lock
