@@ -23,11 +23,11 @@ func WriteExport(w io.Writer, format string, sp *space.Space, st storage.Study, 
 	case "cnf":
 		return writeCnf(w, sp, st, best, base, trials, now)
 	case "sql":
-		return writeSQL(w, sp, st, best, base, now, false)
+		return writeSQL(w, sp, st, best, base, trials, now, false)
 	case "persist":
-		return writeSQL(w, sp, st, best, base, now, true)
+		return writeSQL(w, sp, st, best, base, trials, now, true)
 	case "json":
-		return writeExportJSON(w, sp, st, best, base, now)
+		return writeExportJSON(w, sp, st, best, base, trials, now)
 	}
 	return fmt.Errorf("export format %q: want one of %s", format, strings.Join(ExportFormats, ", "))
 }
@@ -38,7 +38,7 @@ func WriteExport(w io.Writer, format string, sp *space.Space, st storage.Study, 
 // at runtime and are listed as comments that need the option file and a
 // restart. Whether a knob is dynamic is taken from the knob catalogue
 // (MariaDB 10.11).
-func writeSQL(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, now time.Time, persist bool) error {
+func writeSQL(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, persist bool) error {
 	for _, n := range best.Params.Names() {
 		if _, ok := sp.Knob(n); !ok {
 			return fmt.Errorf("trial %d: unknown knob %q", best.Number, n)
@@ -52,7 +52,8 @@ func writeSQL(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	fmt.Fprintf(w, "-- autotune: best configuration of study %q as %s statements\n", st.Name, verb)
 	fmt.Fprintf(w, "-- trial %d (%s), score %.1f, %.1f tps, p95 %.1f ms\n", best.Number, best.Kind, best.Score, best.MeanTPS, best.P95MS)
 	if base.Number >= 0 {
-		fmt.Fprintf(w, "-- baseline (server defaults): trial %d, %.1f tps -> %+.1f %% tps\n", base.Number, base.MeanTPS, Gain(best.MeanTPS, base.MeanTPS))
+		text, _ := GainText(GoalOf(st), trials, best)
+		fmt.Fprintf(w, "-- baseline (server defaults): trial %d, %.1f tps\n-- gain over the baseline: %s\n", base.Number, base.MeanTPS, text)
 	}
 	version := best.ServerVersion
 	if version == "" {
@@ -114,7 +115,7 @@ func sqlValue(k space.Knob, canonical string) string {
 }
 
 // writeExportJSON renders the best trial as an indented exportDoc.
-func writeExportJSON(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, now time.Time) error {
+func writeExportJSON(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time) error {
 	d := exportDoc{Study: st.Name, Params: best.Params, Knobs: []exportKnob{}, Score: best.Score, MeanTPS: best.MeanTPS,
 		StdTPS: best.StdTPS, P95MS: best.P95MS, ServerVersion: cmp.Or(best.ServerVersion, st.ServerVersion),
 		Exported: now.UTC()}
@@ -136,8 +137,10 @@ func writeExportJSON(w io.Writer, sp *space.Space, st storage.Study, best, base 
 	}
 	if base.Number >= 0 {
 		d.Baseline = &exportBaseline{Number: base.Number, Score: base.Score, MeanTPS: base.MeanTPS}
-		g, sg := round1(Gain(best.MeanTPS, base.MeanTPS)), round1(Gain(best.Score, base.Score))
-		d.GainPct, d.ScoreGainPct = &g, &sg
+		if g, ok := search.ABGain(GoalOf(st), trials, best.Number); ok {
+			d.Gain = &exportGain{Objective: string(g.Goal), Pct: round1(g.Pct), LoPct: round1(g.LoPct), HiPct: round1(g.HiPct),
+				Pairs: g.Pairs, P: g.P, Significant: g.Significant}
+		}
 	}
 	if json.Valid([]byte(st.Settings)) {
 		d.Settings = json.RawMessage(st.Settings)
@@ -172,9 +175,9 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 		if bs.Space != nil && bs.Space.Baseline != nil {
 			what = "your my.cnf"
 		}
-		fmt.Fprintf(w, "# baseline (%s): trial %d, %.1f tps -> %+.1f %% tps\n", what, base.Number, base.MeanTPS, Gain(best.MeanTPS, base.MeanTPS))
+		fmt.Fprintf(w, "# baseline (%s): trial %d, %.1f tps\n", what, base.Number, base.MeanTPS)
 	}
-	WriteGainComment(w, trials, best)
+	WriteGainComment(w, GoalOf(st), trials, best)
 	version := best.ServerVersion
 	if version == "" {
 		version = st.ServerVersion
@@ -265,11 +268,11 @@ type exportDoc struct {
 	P95MS   float64 `json:"p95_ms"`
 	// Baseline is the complete baseline trial, absent when there is none.
 	Baseline *exportBaseline `json:"baseline,omitempty"`
-	// GainPct is the mean-tps report.Gain over the baseline and ScoreGainPct the
-	// score report.Gain, in percent; absent without a baseline.
-	GainPct       *float64 `json:"gain_pct,omitempty"`
-	ScoreGainPct  *float64 `json:"score_gain_pct,omitempty"`
-	ServerVersion string   `json:"server_version"`
+	// Gain is the paired A/B gain over the baseline on the objective
+	// (search.ABGain); absent when the study has fewer than 2 complete
+	// A/B pairs.
+	Gain          *exportGain `json:"gain,omitempty"`
+	ServerVersion string      `json:"server_version"`
 	// Settings is the study's benchmark settings as stored.
 	Settings json.RawMessage `json:"settings,omitempty"`
 	Exported time.Time       `json:"exported"`
@@ -287,4 +290,24 @@ type exportBaseline struct {
 	Number  int     `json:"number"`
 	Score   float64 `json:"score"`
 	MeanTPS float64 `json:"mean_tps"`
+}
+
+// GoalOf returns the objective a study optimised (tps when its manifest
+// does not say).
+func GoalOf(st storage.Study) search.Goal {
+	if m, err := st.Manifest(); err == nil && m.Measure.Objective != "" {
+		return search.Goal(m.Measure.Objective)
+	}
+	return search.GoalTPS
+}
+
+// exportGain is the JSON form of search.Gain: percentages rounded to 0.1.
+type exportGain struct {
+	Objective   string  `json:"objective"`
+	Pct         float64 `json:"pct"`
+	LoPct       float64 `json:"ci95_lo_pct"`
+	HiPct       float64 `json:"ci95_hi_pct"`
+	Pairs       int     `json:"pairs"`
+	P           float64 `json:"p"`
+	Significant bool    `json:"significant"`
 }

@@ -67,7 +67,9 @@ func WriteOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 	}
 	fmt.Fprintf(out, "\nbest: trial %d, score %.1f, %.1f tps", best.Number, best.Score, best.MeanTPS)
 	if base.Number >= 0 {
-		fmt.Fprintf(out, " vs baseline %.1f tps (%+.1f %%)", base.MeanTPS, Gain(best.MeanTPS, base.MeanTPS))
+		// Not a gain: the two were measured at different times (the gain
+		// is the paired A/B comparison, WriteGain).
+		fmt.Fprintf(out, "; baseline %.1f tps", base.MeanTPS)
 	}
 	fmt.Fprintln(out)
 	if ch := sp.Changes(best.Params); len(ch) > 0 {
@@ -79,18 +81,28 @@ func WriteOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 	}
 }
 
+// GainText is the one headline gain of a study: the paired A/B comparison
+// of the best trial with the baseline on the objective (search.ABGain),
+// or why there is none. ok is false when there is no interval.
+func GainText(goal search.Goal, trials []search.Trial, best search.Trial) (text string, ok bool) {
+	if best.Number < 0 || best.Kind == search.Baseline {
+		return "none: the baseline is the best configuration", false
+	}
+	g, ok := search.ABGain(goal, trials, best.Number)
+	if !ok {
+		return abShortfall(trials, best.Number), false
+	}
+	return g.String(), true
+}
+
 // WriteGain prints the final A/B comparison of the best trial, saying
 // plainly when the gain is not significant.
-func WriteGain(out io.Writer, trials []search.Trial, best search.Trial) {
+func WriteGain(out io.Writer, goal search.Goal, trials []search.Trial, best search.Trial) {
 	if best.Number < 0 || best.Kind == search.Baseline {
 		return
 	}
-	g, ok := search.ABGain(trials, best.Number)
-	if !ok {
-		fmt.Fprintf(out, "gain over the baseline: %s\n", abShortfall(trials, best.Number))
-		return
-	}
-	fmt.Fprintf(out, "gain over the baseline (interleaved A/B, score): %s\n", g)
+	text, _ := GainText(goal, trials, best)
+	fmt.Fprintf(out, "gain over the baseline: %s\n", text)
 }
 
 // LevelsText renders the thread levels of a trial for the trials line:
@@ -109,19 +121,19 @@ func LevelsText(t search.Trial) string {
 // WriteGainComment writes the final A/B result of the best trial as my.cnf
 // comments: the gain with its 95 % interval, and plainly whether it is
 // significant.
-func WriteGainComment(w io.Writer, trials []search.Trial, best search.Trial) {
+func WriteGainComment(w io.Writer, goal search.Goal, trials []search.Trial, best search.Trial) {
 	if best.Number < 0 || best.Kind == search.Baseline {
 		return
 	}
-	if n := Confirmations(trials, best.Number); n > 0 {
-		fmt.Fprintf(w, "# confirmed by %d re-measurements (score and tps above are their mean)\n", n)
+	if e := search.EstimateOf(trials, best); e.N > 1 {
+		fmt.Fprintf(w, "# estimate from %d measurements of this configuration (score and tps above are their mean)\n", e.N)
 	}
-	g, ok := search.ABGain(trials, best.Number)
+	g, ok := search.ABGain(goal, trials, best.Number)
 	if !ok {
-		fmt.Fprintf(w, "# gain over the baseline: %s; the difference above may be noise\n", abShortfall(trials, best.Number))
+		fmt.Fprintf(w, "# gain over the baseline: %s; no gain is claimed\n", abShortfall(trials, best.Number))
 		return
 	}
-	fmt.Fprintf(w, "# gain over the baseline, interleaved A/B runs (score): %s\n", g)
+	fmt.Fprintf(w, "# gain over the baseline: %s\n", g)
 	if !g.Significant {
 		fmt.Fprintln(w, "# WARNING: this gain is NOT statistically significant; the configuration may be no better than the defaults")
 	}
@@ -164,7 +176,7 @@ func abShortfall(trials []search.Trial, best int) string {
 	if a+b == 0 {
 		return "not measured by interleaved A/B runs (they run at the end of the budget or trial cap)"
 	}
-	return fmt.Sprintf("only %d vs %d interleaved A/B runs, too few for a confidence interval (2 per side needed, --ab-pairs 2)", a, b)
+	return fmt.Sprintf("only %d vs %d interleaved A/B runs, too few for a confidence interval (2 complete pairs needed, --ab-pairs 2)", a, b)
 }
 
 // WriteImportance prints the importance ranking with a bar per knob.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
@@ -24,6 +25,8 @@ type Input struct {
 	Study string
 	// ServerVersion is the tuned server's version string.
 	ServerVersion string
+	// Goal is the study's objective, for the paired gain (tps when empty).
+	Goal search.Goal
 	// Settings is the study's benchmark settings as a JSON object (shown
 	// key by key, so settings added later need no change here); may be empty.
 	Settings string
@@ -116,6 +119,7 @@ func Build(in Input) (*Report, error) {
 	}
 	page.Best = trialRow(in.Space, best, base, 1)
 	page.HasBaseline = base.Number >= 0
+	page.Gain, _ = GainText(cmp.Or(in.Goal, search.GoalTPS), in.Trials, best)
 	if page.HasBaseline {
 		page.Baseline = trialRow(in.Space, base, base, 0)
 	}
@@ -230,6 +234,7 @@ type pageData struct {
 	Counts                                               counts
 	Best, Baseline                                       row
 	HasBaseline                                          bool
+	Gain                                                 string
 	Figures                                              []figure
 	Notes                                                []string
 	ImportanceNote                                       string

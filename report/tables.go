@@ -87,12 +87,12 @@ func WriteStudies(out io.Writer, dbPath string, studies []storage.Study, trials 
 				interrupted++
 			}
 		}
-		best, base := search.Best(trials[i])
+		best, _ := search.Best(trials[i])
 		bn, score, tps, vs := "-", "-", "-", "-"
 		if best.Number >= 0 {
 			bn, score, tps = fmt.Sprintf("#%d", best.Number), f1(best.Score), f1(best.MeanTPS)
-			if base.Number >= 0 {
-				vs = fmt.Sprintf("%+.1f%%", Gain(best.MeanTPS, base.MeanTPS))
+			if g, ok := search.ABGain(GoalOf(st), trials[i], best.Number); ok {
+				vs = fmt.Sprintf("%+.1f%% [%+.1f, %+.1f]", g.Pct, g.LoPct, g.HiPct)
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, len(trials[i]), complete, failed, interrupted,

@@ -8,84 +8,161 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Gain is the result of comparing two sets of scores with Welch's t-test
-// (unequal variances, Welch–Satterthwaite degrees of freedom).
+// Gain is the result of a paired comparison of two configurations measured
+// in interleaved pairs (A = the configuration under test, B = the
+// baseline): each pair gives the log-ratio of the objective's values, and
+// the gain is the geometric mean ratio with a 95 % confidence interval from
+// Student's t on the log-ratios (n−1 degrees of freedom). Pairing removes
+// the drift of the machine (this machine's baseline moved from 396 to
+// 632 tps within 40 minutes, docs/measurement.md): both members of a pair
+// are measured within minutes of each other.
 type Gain struct {
-	// NA and NB are the sample sizes (A = best, B = baseline).
-	NA, NB int
-	// MeanA, MeanB, SDA and SDB are the sample means and standard
-	// deviations (n−1) of the scores.
-	MeanA, MeanB, SDA, SDB float64
-	// Diff is MeanA − MeanB; Lo and Hi bound its 95 % confidence interval.
-	Diff, Lo, Hi float64
-	// DF is the Welch–Satterthwaite degrees of freedom, T the t statistic
-	// and P the two-sided p-value.
-	DF, T, P float64
-	// Pct, LoPct and HiPct are Diff, Lo and Hi as a percentage of |MeanB|
-	// (the baseline's uncertainty in the denominator is ignored).
+	// Goal is the compared objective (tps, qps or p95).
+	Goal Goal
+	// Pairs is the number of pairs.
+	Pairs int
+	// MeanA and MeanB are the geometric means of the objective's values
+	// (tps, qps, or p95 ms).
+	MeanA, MeanB float64
+	// SDLog is the standard deviation (n−1) of the pair log-ratios.
+	SDLog float64
+	// T is the t statistic of the mean log-ratio, DF its degrees of
+	// freedom and P the two-sided p-value.
+	T, DF, P float64
+	// Pct, LoPct and HiPct are the gain and its 95 % interval in percent:
+	// for tps and qps (A/B − 1)·100, for p95 (B/A − 1)·100, so a positive
+	// gain always means A is better (p95: the baseline's latency is that
+	// much higher).
 	Pct, LoPct, HiPct float64
 	// Significant is true when the interval excludes 0 (P < 0.05).
 	Significant bool
 }
 
-// Welch compares a (the best configuration's scores) with b (the
-// baseline's) at 95 % confidence. The t quantile comes from gonum's
-// Student's t distribution. It returns an error when either side has fewer
-// than 2 values or both have zero variance.
-func Welch(a, b []float64) (Gain, error) {
-	if len(a) < 2 || len(b) < 2 {
-		return Gain{}, fmt.Errorf("welch: need at least 2 runs on each side, have %d and %d", len(a), len(b))
+// Pair is one interleaved pair of measurements of the objective's value
+// (tps, qps or p95 ms): A the configuration under test, B the baseline.
+type Pair struct{ A, B float64 }
+
+// PairedGain compares the pairs at 95 % confidence for goal. It returns an
+// error when there are fewer than 2 pairs, when a value is not positive,
+// or when every pair has the same ratio (no spread to judge by).
+func PairedGain(goal Goal, pairs []Pair) (Gain, error) {
+	if len(pairs) < 2 {
+		return Gain{}, fmt.Errorf("paired gain: need at least 2 pairs, have %d", len(pairs))
 	}
-	g := Gain{NA: len(a), NB: len(b)}
-	g.MeanA, g.SDA = stat.MeanStdDev(a, nil)
-	g.MeanB, g.SDB = stat.MeanStdDev(b, nil)
-	va, vb := g.SDA*g.SDA/float64(g.NA), g.SDB*g.SDB/float64(g.NB)
-	se := math.Sqrt(va + vb)
+	logs := make([]float64, len(pairs))
+	var la, lb float64
+	for i, p := range pairs {
+		if !(p.A > 0 && p.B > 0) || math.IsInf(p.A, 0) || math.IsInf(p.B, 0) {
+			return Gain{}, fmt.Errorf("paired gain: pair %d has values %g and %g, want both > 0", i+1, p.A, p.B)
+		}
+		logs[i] = math.Log(p.A / p.B)
+		if goal == GoalP95 {
+			logs[i] = -logs[i] // lower latency is the gain
+		}
+		la += math.Log(p.A)
+		lb += math.Log(p.B)
+	}
+	n := float64(len(pairs))
+	g := Gain{Goal: goal, Pairs: len(pairs), MeanA: math.Exp(la / n), MeanB: math.Exp(lb / n), DF: n - 1}
+	var m float64
+	m, g.SDLog = stat.MeanStdDev(logs, nil)
+	se := g.SDLog / math.Sqrt(n)
 	if !(se > 0) {
-		return Gain{}, fmt.Errorf("welch: both sides have zero variance")
+		return Gain{}, fmt.Errorf("paired gain: all %d pairs have the same ratio; no spread to judge by", len(pairs))
 	}
-	g.Diff = g.MeanA - g.MeanB
-	g.DF = (va + vb) * (va + vb) / (va*va/float64(g.NA-1) + vb*vb/float64(g.NB-1))
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: g.DF}
 	q := t.Quantile(0.975)
-	g.Lo, g.Hi = g.Diff-q*se, g.Diff+q*se
-	g.T = g.Diff / se
+	g.T = m / se
 	g.P = 2 * t.Survival(math.Abs(g.T))
-	g.Significant = g.Lo > 0 || g.Hi < 0
-	if d := math.Abs(g.MeanB); d > 0 {
-		g.Pct, g.LoPct, g.HiPct = g.Diff/d*100, g.Lo/d*100, g.Hi/d*100
-	}
+	g.Pct, g.LoPct, g.HiPct = pct(m), pct(m-q*se), pct(m+q*se)
+	g.Significant = g.LoPct > 0 || g.HiPct < 0
 	return g, nil
 }
 
-// String renders the gain for people: "+12.3 % (95 % CI +4.1 .. +20.5 %,
-// Welch t, 5 vs 5 runs, p = 0.012): significant" or, when the interval
-// includes 0, "... NOT significant: the interval includes 0".
+func pct(logRatio float64) float64 { return (math.Exp(logRatio) - 1) * 100 }
+
+// HalfWidthPct returns the expected half-width of the 95 % interval, in
+// percent of the ratio, for n pairs whose log-ratios have standard
+// deviation sdLog (the t quantile with n−1 degrees of freedom times
+// sdLog/√n, as a share): what a planner uses to choose n. NaN for n < 2.
+func HalfWidthPct(sdLog float64, n int) float64 {
+	if n < 2 {
+		return math.NaN()
+	}
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+	return (math.Exp(q*sdLog/math.Sqrt(float64(n))) - 1) * 100
+}
+
+// String renders the gain for people: "+12.3 % tps (95 % CI +4.1 ..
+// +20.5 %, 5 interleaved pairs, p = 0.012): significant" or, when the
+// interval includes 0, "...: NOT significant: the interval includes 0".
 func (g Gain) String() string {
-	s := fmt.Sprintf("%+.1f %% (95 %% CI %+.1f .. %+.1f %%, Welch t, %d vs %d runs, p = %.3g)", g.Pct, g.LoPct, g.HiPct, g.NA, g.NB, g.P)
+	what := string(g.Goal)
+	if g.Goal == GoalP95 {
+		what = "lower p95 latency"
+	}
+	s := fmt.Sprintf("%+.1f %% %s (95 %% CI %+.1f .. %+.1f %%, %d interleaved pairs, p = %.2g)", g.Pct, what, g.LoPct, g.HiPct, g.Pairs, g.P)
 	if g.Significant {
 		return s + ": significant"
 	}
 	return s + ": NOT significant: the interval includes 0"
 }
 
-// ABGain returns the gain of the final A/B phase of the best trial: the
-// Welch comparison of the complete, feasible ABBest runs with the ABBase
-// runs recorded for it. ok is false when there are fewer than 2 runs on a
-// side.
-func ABGain(trials []Trial, best int) (g Gain, ok bool) {
-	var a, b []float64
-	for _, t := range trials {
-		if t.RepeatOf != best || t.State != Complete {
-			continue
-		}
-		switch t.Kind {
-		case ABBest:
-			a = append(a, t.Score)
-		case ABBase:
-			b = append(b, t.Score)
+// ObjectiveValue returns the value of goal that trial t measured, before
+// any penalty: the mean tps or qps of its windows, or the median p95 in
+// ms (geometric means across thread levels). NaN when t has no level.
+func ObjectiveValue(goal Goal, t Trial) float64 {
+	var xs []float64
+	for _, l := range t.Levels {
+		switch goal {
+		case GoalQPS:
+			xs = append(xs, l.MeanQPS)
+		case GoalP95:
+			xs = append(xs, l.P95MS)
+		default:
+			xs = append(xs, l.MeanTPS)
 		}
 	}
-	g, err := Welch(a, b)
+	if len(xs) == 0 && goal == GoalTPS && t.MeanTPS > 0 {
+		return t.MeanTPS
+	}
+	return GeoMean(xs)
+}
+
+// ABPairs returns the complete pairs of the final A/B phase of the best
+// trial, in the order they were measured: the k-th complete ABBest run
+// with the k-th complete ABBase run (the phase alternates A B B A ..., so
+// both members of a pair are adjacent). A pair with a failed member is
+// left out.
+func ABPairs(goal Goal, trials []Trial, best int) []Pair {
+	var a, b []float64
+	for _, t := range trials {
+		if t.RepeatOf != best || !(t.Kind == ABBest || t.Kind == ABBase) {
+			continue
+		}
+		v := math.NaN()
+		if t.State == Complete && !t.Infeasible {
+			v = ObjectiveValue(goal, t)
+		}
+		if t.Kind == ABBest {
+			a = append(a, v)
+		} else {
+			b = append(b, v)
+		}
+	}
+	var out []Pair
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] > 0 && b[i] > 0 {
+			out = append(out, Pair{A: a[i], B: b[i]})
+		}
+	}
+	return out
+}
+
+// ABGain returns the gain of the final A/B phase of the best trial on the
+// objective (PairedGain of ABPairs). ok is false when there are fewer
+// than 2 complete pairs.
+func ABGain(goal Goal, trials []Trial, best int) (g Gain, ok bool) {
+	g, err := PairedGain(goal, ABPairs(goal, trials, best))
 	return g, err == nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/space"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Re-measurement kinds. They repeat a configuration already measured, are
@@ -96,83 +97,150 @@ func (c *Confirmation) repeats() int {
 	return c.Repeats
 }
 
-// Estimate is what a study believes about one configuration.
+// Estimate is what a study believes about one configuration: all complete
+// measurements of the same effective configuration (the same knob values
+// after repair, Params.Key, however they were proposed) pool into one
+// estimate. The final A/B runs are left out: they judge the chosen
+// configuration and are reported on their own (ABGain).
 type Estimate struct {
-	// Score and MeanTPS are means over the measurements that count: the
-	// Confirm re-measurements for a confirmed trial, the baseline and its
-	// Rechecks for the baseline, the trial itself otherwise.
+	// Score and MeanTPS are means over the measurements that count: every
+	// complete, feasible measurement of the configuration except, when
+	// the configuration was first measured under confirmation, that first
+	// measurement (selected because it was high: winner's curse).
 	Score, MeanTPS float64
+	// SE is the standard error of Score (sd/√N; NaN for N < 2).
+	SE float64
 	// N is the number of measurements behind the estimate.
 	N int
-	// Eligible reports whether the trial may be the best: complete and
-	// feasible, and, when it needs confirmation, confirmed by
-	// ConfirmNeeded complete, feasible re-measurements (a failed,
-	// rejected or infeasible re-measurement disqualifies it).
+	// Eligible reports whether the configuration may be the best: it has
+	// a complete, feasible measurement, none of its re-measurements failed
+	// or was infeasible, and, when its first measurement needed
+	// confirmation, ConfirmNeeded more measurements count.
 	Eligible bool
+	// Trial is the number of the configuration's first complete
+	// measurement (its representative; −1 when none).
+	Trial int
 }
 
-// EstimateOf returns the estimate for trial t of trials.
-func EstimateOf(trials []Trial, t Trial) Estimate {
-	if t.State != Complete || t.Infeasible || t.Kind.Extra() {
-		return Estimate{}
+// group is every measurement of one configuration.
+type group struct {
+	rep      Trial   // the first complete, feasible measurement (Number −1: none)
+	counted  []Trial // the measurements the estimate uses
+	all      int     // complete, feasible measurements, the first included
+	disq     bool    // a re-measurement failed or was infeasible
+	needConf int     // confirmations the first measurement needed
+}
+
+// measures reports whether u is a measurement that may count towards its
+// configuration's estimate: not a final A/B run.
+func measures(u Trial) bool { return u.Kind != ABBest && u.Kind != ABBase }
+
+// groupOf collects the measurements of configuration key.
+func groupOf(trials []Trial, key string) group {
+	g := group{rep: Trial{Number: -1}}
+	for _, u := range trials {
+		if !measures(u) || u.Params.Key() != key {
+			continue
+		}
+		if u.Kind.Extra() && (unscored(u) || (u.State == Complete && u.Infeasible)) {
+			g.disq = true
+			continue
+		}
+		if u.State != Complete || u.Infeasible {
+			continue
+		}
+		g.all++
+		if g.rep.Number < 0 {
+			g.rep = u
+			if u.Kind != Baseline && !u.Kind.Extra() && u.ConfirmNeeded > 0 {
+				g.needConf = u.ConfirmNeeded
+				continue // winner's curse: the selecting measurement
+			}
+		}
+		g.counted = append(g.counted, u)
+	}
+	return g
+}
+
+func (g group) estimate() Estimate {
+	e := Estimate{Trial: g.rep.Number, SE: math.NaN()}
+	if g.rep.Number < 0 {
+		return e
 	}
 	var scores, tps []float64
-	add := func(u Trial) {
+	for _, u := range g.counted {
 		scores = append(scores, u.Score)
 		tps = append(tps, u.MeanTPS)
 	}
-	switch {
-	case t.Kind == Baseline:
-		add(t)
-		for _, u := range trials {
-			if u.Kind == Recheck && u.RepeatOf == t.Number && u.State == Complete && !u.Infeasible {
-				add(u)
-			}
-		}
-	case t.ConfirmNeeded > 0:
-		for _, u := range trials {
-			if u.Kind != Confirm || u.RepeatOf != t.Number {
-				continue
-			}
-			switch {
-			case unscored(u) || (u.State == Complete && u.Infeasible):
-				return Estimate{}
-			case u.State == Complete:
-				add(u)
-			}
-		}
-		if len(scores) < t.ConfirmNeeded {
-			return Estimate{}
-		}
-	default:
-		add(t)
+	if len(scores) == 0 {
+		// Not yet re-measured: the first measurement is all there is
+		// (not eligible).
+		scores, tps = []float64{g.rep.Score}, []float64{g.rep.MeanTPS}
 	}
-	return Estimate{Score: mean(scores), MeanTPS: mean(tps), N: len(scores), Eligible: true}
+	e.N = len(scores)
+	e.Score, e.MeanTPS = mean(scores), mean(tps)
+	if e.N >= 2 {
+		_, sd := stat.MeanStdDev(scores, nil)
+		e.SE = sd / math.Sqrt(float64(e.N))
+	}
+	e.Eligible = !g.disq && len(g.counted) >= max(1, g.needConf)
+	return e
 }
 
-// incumbent returns the best trial among trials (Number −1 when none).
+// EstimateOf returns the estimate of trial t's configuration (the pooled
+// measurements of t.Params.Key() among trials, see Estimate).
+func EstimateOf(trials []Trial, t Trial) Estimate {
+	return groupOf(trials, t.Params.Key()).estimate()
+}
+
+// incumbent returns the representative trial of the configuration with
+// the best eligible estimate (Number −1 when none), with Score and MeanTPS
+// set to the estimate.
 func incumbent(trials []Trial) Trial {
 	best := Trial{Number: -1}
 	bestScore := math.Inf(-1)
+	seen := map[string]bool{}
 	for _, t := range trials {
-		e := EstimateOf(trials, t)
-		if e.Eligible && e.Score > bestScore {
-			best, bestScore = t, e.Score
+		key := t.Params.Key()
+		if seen[key] || !measures(t) || t.State != Complete {
+			continue
+		}
+		seen[key] = true
+		g := groupOf(trials, key)
+		if e := g.estimate(); e.Eligible && e.Score > bestScore {
+			best, bestScore = g.rep, e.Score
 			best.Score, best.MeanTPS = e.Score, e.MeanTPS
 		}
 	}
 	return best
 }
 
-// isCandidate reports whether trials[i] beat the incumbent of the trials
-// before it on its first measurement and so needs confirmation.
-func isCandidate(trials []Trial, i int) bool {
-	t := trials[i]
-	if t.State != Complete || t.Infeasible || t.ConfirmNeeded <= 0 || t.Kind.Extra() || t.Kind == Baseline {
-		return false
+// owesConfirmation reports whether the configuration of the last counting
+// trial needs a confirmation run now, and returns its representative: its
+// first measurement needed confirmation, it is short of it and not
+// disqualified, and the mean of its measurements so far beats the
+// incumbent among the other configurations.
+func owesConfirmation(trials []Trial, last Trial) (Trial, bool) {
+	if last.State != Complete || last.Infeasible || last.Kind.Extra() || last.Kind == Baseline {
+		return Trial{}, false
 	}
-	inc := incumbent(trials[:i])
-	return inc.Number < 0 || t.Score > inc.Score
+	key := last.Params.Key()
+	g := groupOf(trials, key)
+	if g.disq || g.needConf == 0 || len(g.counted) >= g.needConf {
+		return Trial{}, false
+	}
+	var others []Trial
+	for _, u := range trials {
+		if u.Params.Key() != key {
+			others = append(others, u)
+		}
+	}
+	sum := g.rep.Score
+	for _, u := range g.counted {
+		sum += u.Score
+	}
+	inc := incumbent(others)
+	return g.rep, inc.Number < 0 || sum/float64(1+len(g.counted)) > inc.Score
 }
 
 // followUp returns the re-measurement owed now, if any: the next Confirm
@@ -201,23 +269,9 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
 			last = i
 		}
 	}
-	if last >= 0 && isCandidate(trials, last) {
-		t := trials[last]
-		done := 0
-		for _, u := range trials {
-			if u.Kind != Confirm || u.RepeatOf != t.Number {
-				continue
-			}
-			if unscored(u) || (u.State == Complete && u.Infeasible) {
-				done = math.MaxInt // disqualified: no more runs
-				break
-			}
-			if u.State == Complete {
-				done++
-			}
-		}
-		if done < t.ConfirmNeeded {
-			return Proposal{Config: t.Params.Clone(), Kind: Confirm, handle: -1}, Repeat{RepeatOf: t.Number}, true
+	if last >= 0 {
+		if rep, ok := owesConfirmation(trials, trials[last]); ok {
+			return Proposal{Config: rep.Params.Clone(), Kind: Confirm, handle: -1}, Repeat{RepeatOf: rep.Number}, true
 		}
 	}
 	if c.RecheckEvery > 0 {
@@ -325,8 +379,9 @@ func abRuns(trials []Trial, best int) []Trial {
 	return out
 }
 
-// nextAB returns the next run of the final A/B phase, alternating the best
-// configuration (A) and the baseline (B), until the phase has its pairs;
+// nextAB returns the next run of the final A/B phase, the best
+// configuration (A) and the baseline (B) in pairs measured A B, B A, A B,
+// ..., until the phase has its pairs;
 // false when there is nothing to compare (no best other than the
 // baseline), when the pairs are done, or when runs keep failing.
 func (c *Confirmation) nextAB(trials []Trial, budget time.Duration) (Proposal, Repeat, bool) {
@@ -354,7 +409,10 @@ func (c *Confirmation) nextAB(trials []Trial, budget time.Duration) (Proposal, R
 		return Proposal{}, Repeat{}, false
 	}
 	rep := Repeat{RepeatOf: best.Number}
-	if nA <= nB {
+	// A B, B A, A B, ...: the member measured first alternates, so a
+	// steady drift of the machine favours neither side.
+	needA := nA < nB || (nA == nB && nA%2 == 0)
+	if needA {
 		return Proposal{Config: best.Params.Clone(), Kind: ABBest, handle: -1}, rep, true
 	}
 	return Proposal{Config: base.Params.Clone(), Kind: ABBase, handle: -1}, rep, true
@@ -378,7 +436,13 @@ func Verdict(trials []Trial, t Trial) string {
 		}
 		cand := trials[idx]
 		e := EstimateOf(trials, cand)
-		inc := incumbent(trials[:idx])
+		var others []Trial
+		for _, u := range trials {
+			if u.Params.Key() != cand.Params.Key() {
+				others = append(others, u)
+			}
+		}
+		inc := incumbent(others)
 		if !e.Eligible {
 			if unscored(t) || t.Infeasible {
 				return fmt.Sprintf("trial %d demoted: a confirmation run failed, was rejected or was infeasible", cand.Number)

@@ -114,7 +114,7 @@ func TestConfirmationDemotesLuckyTrial(t *testing.T) {
 	for _, tr := range res.Trials {
 		kinds = append(kinds, string(tr.Kind))
 	}
-	want := "baseline sampled confirm confirm sampled confirm confirm sampled ab-best ab-base ab-best ab-base ab-best ab-base"
+	want := "baseline sampled confirm confirm sampled confirm confirm sampled ab-best ab-base ab-base ab-best ab-best ab-base"
 	if strings.Join(kinds, " ") != want {
 		t.Fatalf("kinds:\n%s\nwant\n%s", strings.Join(kinds, " "), want)
 	}
@@ -129,8 +129,8 @@ func TestConfirmationDemotesLuckyTrial(t *testing.T) {
 	if res.Trials[1].ConfirmNeeded != 2 || res.Trials[2].RepeatOf != 1 || res.Trials[8].RepeatOf != 4 {
 		t.Fatalf("links: %+v %+v %+v", res.Trials[1].Repeat, res.Trials[2].Repeat, res.Trials[8].Repeat)
 	}
-	g, ok := ABGain(res.Trials, res.Best.Number)
-	if !ok || !g.Significant || g.NA != 3 || g.NB != 3 || g.Pct < 5 {
+	g, ok := ABGain(GoalTPS, res.Trials, res.Best.Number)
+	if !ok || !g.Significant || g.Pairs != 3 || g.Pct < 5 {
 		t.Fatalf("A/B gain %+v ok=%v", g, ok)
 	}
 }
@@ -282,37 +282,85 @@ func TestABBudgetReserve(t *testing.T) {
 	if ab != 4 || res.Reason != StopBudget || len(res.Trials) != 20 {
 		t.Fatalf("%d A/B runs of %d trials (%s)", ab, len(res.Trials), res.Reason)
 	}
+	// Pairs A B, B A: the last run is the best's.
 	last := res.Trials[len(res.Trials)-1]
-	if last.Kind != ABBase {
-		t.Fatalf("last trial %s", last.Kind)
+	if last.Kind != ABBest || res.Trials[len(res.Trials)-2].Kind != ABBase {
+		t.Fatalf("last trials %s %s", res.Trials[len(res.Trials)-2].Kind, last.Kind)
 	}
 }
 
-func TestWelchKnownValues(t *testing.T) {
-	// R: t.test(c(10,12,14), c(8,9,10)): t = 2.3238, df = 2.9412,
-	// p-value = 0.1046.
-	g, err := Welch([]float64{10, 12, 14}, []float64{8, 9, 10})
+// A configuration the strategy proposes again is measured again and
+// pooled into one estimate with its earlier measurements: one group, one
+// estimate, never a second candidate with its own confirmations.
+func TestSameConfigProposedTwiceIsOneEstimate(t *testing.T) {
+	obj, calls := measured(map[string][]float64{"base": {500}, "2": {560, 540, 550, 530}, "1": {400}})
+	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2"), cfg("1"), cfg("2"), cfg("2")}}, Objective: obj,
+		Store: newMemStore(), MaxTrials: 5, Confirm: &Confirmation{Repeats: 1}}
+	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(g.T-2.3238) > 1e-4 || math.Abs(g.DF-2.9412) > 1e-4 || math.Abs(g.P-0.1046) > 2e-3 {
-		t.Fatalf("t %g df %g p %g", g.T, g.DF, g.P)
+	var kinds []string
+	for _, tr := range res.Trials {
+		kinds = append(kinds, string(tr.Kind))
 	}
-	if g.Significant || !(g.Lo < 0 && g.Hi > 0) || math.Abs((g.Lo+g.Hi)/2-3) > 1e-9 {
+	// baseline, "2" (560) + its confirmation (540), "1", "2" again (550),
+	// "2" again (530): no further confirmations.
+	if got := strings.Join(kinds, " "); got != "baseline sampled confirm sampled sampled sampled" {
+		t.Fatalf("kinds %s", got)
+	}
+	if calls["2"] != 4 {
+		t.Fatalf("calls %v", calls)
+	}
+	best, _ := Best(res.Trials)
+	e := EstimateOf(res.Trials, res.Trials[4])
+	// The first measurement (560, selected because it was high) is left
+	// out: (540 + 550 + 530) / 3.
+	if best.Number != 1 || e.Trial != 1 || e.N != 3 || math.Abs(e.Score-540) > 1e-9 || math.Abs(best.Score-540) > 1e-9 {
+		t.Fatalf("best #%d %.1f, estimate %+v", best.Number, best.Score, e)
+	}
+	if !(e.SE > 0) {
+		t.Fatalf("standard error %v", e.SE)
+	}
+}
+
+func TestPairedGainKnownValues(t *testing.T) {
+	// Ratios 1.10, 1.20, 1.15: mean log-ratio 0.139131, sd 0.043509,
+	// t(0.975, 2) = 4.302653 (R: qt(0.975, 2)); the interval is
+	// exp(0.139131 ± 4.302653·0.043509/√3) − 1 = +3.15 .. +28.05 %.
+	g, err := PairedGain(GoalTPS, []Pair{{110, 100}, {240, 200}, {115, 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(g.Pct-14.9275) > 1e-3 || math.Abs(g.LoPct-3.1536) > 1e-3 || math.Abs(g.HiPct-28.0453) > 1e-3 || !g.Significant {
 		t.Fatalf("%+v", g)
 	}
-	if !strings.Contains(g.String(), "NOT significant") || math.Abs(g.Pct-100.0/3) > 1e-9 {
+	if !strings.Contains(g.String(), "+14.9 % tps (95 % CI +3.2 .. +28.0 %, 3 interleaved pairs") || strings.Contains(g.String(), "NOT") {
 		t.Fatal(g.String())
 	}
-	g, _ = Welch([]float64{600, 610, 590, 605}, []float64{500, 510, 495, 505})
-	if !g.Significant || strings.Contains(g.String(), "NOT") {
+	// p95: lower is better, so the same ratios the other way are a gain.
+	g, _ = PairedGain(GoalP95, []Pair{{100, 110}, {200, 240}, {100, 115}})
+	if math.Abs(g.Pct-14.9275) > 1e-3 {
+		t.Fatalf("p95 %+v", g)
+	}
+	// A drift that moves both members of every pair cancels: pairs at
+	// 400, 500 and 600 tps, each +5 % (±1 %), give +5 % with a narrow
+	// interval, although the unpaired means overlap widely.
+	g, _ = PairedGain(GoalTPS, []Pair{{420, 400}, {530, 500}, {624, 600}, {441, 420}})
+	if !g.Significant || g.LoPct < 2 || g.HiPct > 8 {
+		t.Fatalf("drift %+v", g)
+	}
+	g, _ = PairedGain(GoalTPS, []Pair{{100, 100}, {90, 100}, {112, 100}})
+	if g.Significant || !strings.Contains(g.String(), "NOT significant") {
 		t.Fatal(g.String())
 	}
-	if _, err := Welch([]float64{1}, []float64{1, 2}); err == nil {
-		t.Fatal("one run must be refused")
+	for _, bad := range [][]Pair{{{1, 1}}, {{1, 1}, {2, 2}}, {{0, 1}, {1, 1}}} {
+		if _, err := PairedGain(GoalTPS, bad); err == nil {
+			t.Errorf("%v: want an error", bad)
+		}
 	}
-	if _, err := Welch([]float64{1, 1}, []float64{1, 1}); err == nil {
-		t.Fatal("zero variance must be refused")
+	if hw := HalfWidthPct(0.08, 5); math.Abs(hw-10.45) > 0.1 {
+		t.Errorf("half-width for sd 0.08, 5 pairs: %.2f %%", hw)
 	}
 }
 
@@ -367,7 +415,7 @@ func TestConfirmationAndABOnFlatLandscape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, ok := ABGain(res.Trials, res.Best.Number)
+		g, ok := ABGain(GoalTPS, res.Trials, res.Best.Number)
 		return result{claimed: res.Best.Score/500 - 1, ab: g, abOK: ok}
 	}
 	const studies = 300

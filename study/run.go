@@ -239,7 +239,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err := saveImportance(ctx, db, cfg.Study, sp, res.Trials, prog.Writer()); err != nil {
 		return err
 	}
-	report.WriteGain(prog.Writer(), res.Trials, res.Best)
+	report.WriteGain(prog.Writer(), search.Goal(cfg.Measure.Objective), res.Trials, res.Best)
 	prog.Done(res, fmt.Sprintf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB))
 	return nil
 }

@@ -116,12 +116,8 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 	if err := atomicfile.WriteFile(o.out, body.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("-o %q: %w", o.out, err)
 	}
-	fmt.Fprintf(stdout, "wrote %s: trial %d", o.out, best.Number)
-	if base.Number >= 0 {
-		fmt.Fprintf(stdout, ", %.1f tps vs baseline %.1f (%+.1f %%)", best.MeanTPS, base.MeanTPS, report.Gain(best.MeanTPS, base.MeanTPS))
-	}
-	fmt.Fprintln(stdout)
-	report.WriteGain(stdout, trials, best)
+	fmt.Fprintf(stdout, "wrote %s: trial %d, %.1f tps\n", o.out, best.Number, best.MeanTPS)
+	report.WriteGain(stdout, report.GoalOf(st), trials, best)
 	return nil
 }
 

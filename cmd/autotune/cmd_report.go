@@ -81,7 +81,7 @@ func buildReport(ctx context.Context, dbPath, study string, now time.Time) (*rep
 	if best.Number < 0 {
 		return nil, fmt.Errorf("study %q has no complete trial yet: nothing to plot", study)
 	}
-	in := report.Input{Study: st.Name, ServerVersion: st.ServerVersion, Settings: st.Settings, Cores: st.Cores,
+	in := report.Input{Study: st.Name, Goal: report.GoalOf(st), ServerVersion: st.ServerVersion, Settings: st.Settings, Cores: st.Cores,
 		RAMBytes: st.RAMBytes, Created: st.Created, Spent: st.Spent, Generated: now, Space: space.Lookup(), Trials: trials}
 	if base.Number >= 0 {
 		if in.BaselineSamples, err = db.Samples(ctx, study, base.Number); err != nil {

@@ -107,7 +107,7 @@ func TestExportFormatsGolden(t *testing.T) {
 				if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 					t.Fatalf("export json is not JSON: %v", err)
 				}
-				for _, k := range []string{"study", "trial", "params", "knobs", "score", "mean_tps", "baseline", "gain_pct"} {
+				for _, k := range []string{"study", "trial", "params", "knobs", "score", "mean_tps", "baseline"} {
 					if _, ok := doc[k]; !ok {
 						t.Errorf("export json has no %q", k)
 					}
