@@ -99,3 +99,21 @@ func TestFakeStopEscalatesToSIGKILL(t *testing.T) {
 		t.Fatal("process group member survived")
 	}
 }
+
+// A server that keeps reporting progress but never becomes ready is given
+// up at MaxStart: progress extends the no-progress timeout, not the
+// start's hard deadline.
+func TestFakeStartEndlessProgressHitsTheStartDeadline(t *testing.T) {
+	bin, o := fakeServer(t, `while true; do echo "[Note] InnoDB: To recover: 1000 pages from log" >> "$LOG"; sleep 0.1; done
+`)
+	o.MaxStart = 1500 * time.Millisecond
+	t0 := time.Now()
+	_, err := Start(context.Background(), bin, o)
+	var se *StartError
+	if !errors.As(err, &se) || !strings.Contains(se.Reason, "not ready") {
+		t.Fatalf("err = %v, want a not-ready StartError", err)
+	}
+	if d := time.Since(t0); d > 15*time.Second {
+		t.Fatalf("gave up after %s", d)
+	}
+}

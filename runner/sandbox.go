@@ -34,6 +34,12 @@ type Sandbox struct {
 	Dir string
 	// Server is the server binary.
 	Server Binary
+	// WarmPool, when > 0, makes BuildSnapshot keep a buffer pool page
+	// list in the snapshot (see WarmOptions): the server that loads the
+	// dataset runs with a pool of WarmPool bytes (it should hold the
+	// dataset), reads every index once, and dumps the whole pool at
+	// shutdown. 0 builds a snapshot without one (trials start cold).
+	WarmPool int64
 }
 
 // OpenSandbox creates dir (mode 0700) or opens an existing sandbox. It
@@ -78,6 +84,9 @@ type Dataset struct {
 	TableSize int `json:"table_size"`
 	// ServerVersion is the --version text of the binary that made it.
 	ServerVersion string `json:"server_version"`
+	// PageList is set when the snapshot holds a buffer pool page list
+	// (Sandbox.WarmPool).
+	PageList bool `json:"page_list,omitempty"`
 }
 
 func (sb *Sandbox) path(p ...string) string { return filepath.Join(append([]string{sb.Dir}, p...)...) }
@@ -104,8 +113,10 @@ func (sb *Sandbox) Options(datadir, options, logName string, maxConn int) StartO
 
 // BuildSnapshot initialises a fresh datadir, starts the server on it,
 // creates the sbtest schema, calls load (sysbench prepare) and stops the
-// server cleanly; the datadir then becomes the snapshot. Progress lines go
-// to logf.
+// server cleanly; the datadir then becomes the snapshot. With ds.PageList
+// (which needs WarmPool > 0) the server runs with WarmOptions and reads
+// the dataset before it stops, so the snapshot keeps its page list.
+// Progress lines go to logf.
 func (sb *Sandbox) BuildSnapshot(ctx context.Context, ds Dataset, maxConn int, load func(ctx context.Context, s *Server) error, logf func(string, ...any)) error {
 	if err := StopStale(ctx, sb.path("run", "mysqld.pid")); err != nil {
 		return err
@@ -116,12 +127,19 @@ func (sb *Sandbox) BuildSnapshot(ctx context.Context, ds Dataset, maxConn int, l
 			return fmt.Errorf("clear old snapshot: %w", err)
 		}
 	}
+	if ds.PageList && sb.WarmPool <= 0 {
+		return errors.New("a snapshot with a page list needs a warm pool size (WarmPool)")
+	}
 	t0 := time.Now()
 	if err := sb.initDatadir(ctx, build); err != nil {
 		return err
 	}
 	logf("datadir initialised in %.1fs", time.Since(t0).Seconds())
-	srv, err := Start(ctx, sb.Server, sb.Options(build, "", "prepare.err", maxConn))
+	opts := ""
+	if ds.PageList {
+		opts = WarmOptions(sb.WarmPool)
+	}
+	srv, err := Start(ctx, sb.Server, sb.Options(build, opts, "prepare.err", maxConn))
 	if err != nil {
 		return fmt.Errorf("start server on fresh datadir: %w", err)
 	}
@@ -138,12 +156,25 @@ func (sb *Sandbox) BuildSnapshot(ctx context.Context, ds Dataset, maxConn int, l
 		return err
 	}
 	logf("dataset loaded in %.1fs", time.Since(t1).Seconds())
+	if ds.PageList {
+		t2 := time.Now()
+		n, err := WarmBufferPool(ctx, srv)
+		if err != nil {
+			return fmt.Errorf("warm the buffer pool for its page list: %w", err)
+		}
+		logf("read %d indexes into the buffer pool in %.1fs; its page list is kept with the snapshot", n, time.Since(t2).Seconds())
+	}
 	if err := srv.Stop(5 * time.Minute); err != nil {
 		return fmt.Errorf("stop server after prepare: %w", err)
 	}
-	// The buffer pool dump of the prepare would warm every trial's pool
-	// with the prepare's pages; trials start cold and alike without it.
-	_ = os.Remove(filepath.Join(build, "ib_buffer_pool"))
+	if !ds.PageList {
+		// Without a page list of the whole dataset, the prepare's own
+		// dump would warm every trial's pool with whatever the prepare
+		// left: trials start cold and alike instead.
+		_ = os.Remove(filepath.Join(build, "ib_buffer_pool"))
+	} else if _, err := os.Stat(filepath.Join(build, "ib_buffer_pool")); err != nil {
+		return fmt.Errorf("the server wrote no buffer pool page list at shutdown: %w", err)
+	}
 	if err := os.Rename(build, sb.path("snapshot")); err != nil {
 		return fmt.Errorf("keep snapshot: %w", err)
 	}

@@ -51,7 +51,7 @@ func TestEvaluateComponents(t *testing.T) {
 				t.Fatalf("dips %d stalls %d, want 1 and 1", e.DipSeconds, e.StallSeconds)
 			}
 			m := e.MeanTPS // 84
-			want := m - 0.5*e.StdTPS - m*1*0.1 - m*2*0.1
+			want := m - 0.5*SlowVariability([]float64{100, 100, 100, 40, 100, 100, 0, 100, 100, 100}, 5) - m*1*0.1 - m*2*0.1
 			if math.Abs(e.Score-want) > 1e-9 || math.Abs(e.Dips-m*0.1) > 1e-9 || math.Abs(e.Stalls-m*0.2) > 1e-9 {
 				t.Fatalf("score %g (dips %g stalls %g), want %g", e.Score, e.Dips, e.Stalls, want)
 			}
@@ -176,5 +176,47 @@ func TestOutcomeCombine(t *testing.T) {
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 	if !near(o.Score, 200) || !near(o.MeanTPS, 220) || !near(o.P95MS, 40) || o.WarmupS != 15 || !o.Infeasible || o.Variance != 12.5 || o.HLLGrowthPS != 4 || o.DipSeconds != 1 {
 		t.Fatalf("%+v", o)
+	}
+}
+
+// The variance penalty charges slow swings around the level, not the
+// slope a warm-up leaves, nor per-second jitter of a steady server.
+func TestSlowVariability(t *testing.T) {
+	ramp := make([]float64, 60) // 500 -> 990 tps: a pool still filling
+	jitter := make([]float64, 60)
+	swings := make([]float64, 60) // 10 s blocks alternating 800 / 1200
+	for i := range ramp {
+		ramp[i] = 500 + 490*float64(i)/59
+		jitter[i] = 1000 + 120*float64(1-2*(i%2)) // ±12 % every second
+		swings[i] = 800
+		if (i/10)%2 == 1 {
+			swings[i] = 1200
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		x      []float64
+		lo, hi float64
+	}{
+		{"warm-up ramp", ramp, 0, 1e-6},
+		{"per-second jitter", jitter, 0, 1e-6},
+		{"slow swings", swings, 150, 250},
+	} {
+		if got := SlowVariability(tc.x, 5); got < tc.lo || got > tc.hi {
+			t.Errorf("%s: %.2f, want %.0f..%.0f", tc.name, got, tc.lo, tc.hi)
+		}
+	}
+	// A warm-up ramp no longer costs the score: the 4.5G-pool case scored
+	// 256-446 for a 607-621 tps mean with the raw standard deviation.
+	var w []Sample
+	for _, x := range ramp {
+		w = append(w, Sample{TPS: x, QPS: 20 * x})
+	}
+	e, err := DefaultScoreRule().Evaluate(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(e.Score-e.MeanTPS) > 1e-6 {
+		t.Fatalf("ramp scored %.1f for a mean of %.1f", e.Score, e.MeanTPS)
 	}
 }

@@ -5,7 +5,9 @@ package search
 const (
 	PhaseRestoring = "restoring"
 	PhaseStarting  = "starting"
-	PhaseWarmingUp = "warming up"
-	PhaseMeasuring = "measuring"
-	PhaseStopping  = "stopping"
+	// PhasePreloading: the server loads the buffer pool page list.
+	PhasePreloading = "preloading"
+	PhaseWarmingUp  = "warming up"
+	PhaseMeasuring  = "measuring"
+	PhaseStopping   = "stopping"
 )

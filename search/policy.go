@@ -26,6 +26,8 @@ func classify(out Outcome, oerr error) State {
 		return Interrupted
 	case out.Rejected:
 		return Rejected
+	case out.Pruned && out.Failure == "":
+		return Pruned
 	case out.Failure != "":
 		return Failed
 	default:
@@ -57,10 +59,15 @@ func baselineFailed(t Trial) bool { return t.Kind == Baseline && unscored(t) }
 func unscored(t Trial) bool { return t.State == Failed || t.State == Rejected }
 
 // valueOf is the value a strategy learns for the finished trial t: its
-// score when it is complete and feasible, pen (see penalty) when it
-// failed, was rejected or is infeasible.
+// score when it is complete and feasible, its partial score when it was
+// pruned, pen (see penalty) when it failed, was rejected or is
+// infeasible.
 func valueOf(t Trial, pen float64) float64 {
 	if t.State == Complete && !t.Infeasible {
+		return t.Score
+	}
+	if t.State == Pruned {
+		// Its partial window's score, below the pruning threshold.
 		return t.Score
 	}
 	return pen

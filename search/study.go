@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -95,6 +96,13 @@ type Study struct {
 	// budget (StopReserve). A Strategy that implements Horizoner is told
 	// the planned total (with a budget or a trial cap).
 	OnPlan func(Plan)
+	// Prune lets the measurement stop a new configuration early when it
+	// is clearly worse than the incumbent: each such trial gets
+	// Trial.PruneBelow = PruneThreshold(Goal, history). Baseline and
+	// re-measurements are never pruned.
+	Prune bool
+	// Goal is the study's objective (for PruneThreshold; tps when empty).
+	Goal Goal
 }
 
 // StopReason says why Run returned without error.
@@ -260,6 +268,9 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: s.params(p), Started: now(), Repeat: rep}
 		if !p.Kind.Extra() && p.Kind != Baseline {
 			t.ConfirmNeeded = s.Confirm.repeats()
+			if s.Prune {
+				t.PruneBelow = PruneThreshold(s.Goal, trials)
+			}
 		}
 		next++
 		if err := s.Store.BeginTrial(ctx, t); err != nil {
@@ -361,7 +372,7 @@ func pending(trials []Trial) []Proposal {
 func estimate(trials []Trial) time.Duration {
 	var ds []time.Duration
 	for _, t := range trials {
-		if t.State == Complete || t.State == Failed {
+		if t.State == Complete || t.State == Failed || t.State == Pruned {
 			ds = append(ds, t.Duration())
 		}
 	}
@@ -370,4 +381,78 @@ func estimate(trials []Trial) time.Duration {
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	return ds[len(ds)/2]
+}
+
+// MinPruneMargin is the least distance below the incumbent at which a
+// trial may be pruned: a trial within 20 % of the incumbent always runs to
+// the end.
+const MinPruneMargin = 0.2
+
+// PruneThreshold returns the value of goal (tps or qps) under which a new
+// trial may be stopped early: the incumbent's pooled value times
+// (1 − margin), where margin is MinPruneMargin or three times the
+// measured noise when that is larger. The noise is the pooled standard
+// deviation of the log values of repeated measurements of one
+// configuration (baseline rechecks, confirmations, re-proposals), so a
+// noisier machine prunes later. 0 (no pruning) without an eligible
+// incumbent and for GoalP95.
+func PruneThreshold(goal Goal, trials []Trial) float64 {
+	if goal == "" {
+		goal = GoalTPS
+	}
+	if goal == GoalP95 {
+		return 0
+	}
+	inc := incumbent(trials)
+	if inc.Number < 0 {
+		return 0
+	}
+	var incVals []float64
+	for _, u := range groupOf(trials, inc.Params.Key()).counted {
+		if v := ObjectiveValue(goal, u); v > 0 {
+			incVals = append(incVals, v)
+		}
+	}
+	if len(incVals) == 0 {
+		return 0
+	}
+	margin := math.Max(MinPruneMargin, 3*NoiseSD(goal, trials))
+	if margin >= 1 {
+		return 0
+	}
+	return mean(incVals) * (1 - margin)
+}
+
+// NoiseSD returns the pooled within-configuration standard deviation of
+// the log values of goal over every configuration measured completely at
+// least twice (final A/B runs included: they repeat configurations too):
+// the run-to-run noise of this machine as a share (0.05 = 5 %). 0 when no
+// configuration was measured twice.
+func NoiseSD(goal Goal, trials []Trial) float64 {
+	byKey := map[string][]float64{}
+	for _, u := range trials {
+		if u.State != Complete || u.Infeasible {
+			continue
+		}
+		if v := ObjectiveValue(goal, u); v > 0 {
+			k := u.Params.Key()
+			byKey[k] = append(byKey[k], math.Log(v))
+		}
+	}
+	var ss float64
+	df := 0
+	for _, vs := range byKey {
+		if len(vs) < 2 {
+			continue
+		}
+		m := mean(vs)
+		for _, v := range vs {
+			ss += (v - m) * (v - m)
+		}
+		df += len(vs) - 1
+	}
+	if df == 0 {
+		return 0
+	}
+	return math.Sqrt(ss / float64(df))
 }

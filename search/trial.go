@@ -25,11 +25,15 @@ const (
 	// estimate exceeds the budget). Counted as finished, told a penalised
 	// value, never measured.
 	Rejected State = "rejected"
+	// Pruned: stopped early because it was clearly worse than the
+	// incumbent (Trial.PruneBelow). Counted as finished, told its partial
+	// score, never the best.
+	Pruned State = "pruned"
 )
 
 // Finished reports whether a trial in state s is done and counts towards
-// the trial cap: complete, failed or rejected.
-func (s State) Finished() bool { return s == Complete || s == Failed || s == Rejected }
+// the trial cap: complete, failed, rejected or pruned.
+func (s State) Finished() bool { return s == Complete || s == Failed || s == Rejected || s == Pruned }
 
 // Kind says which part of the study proposed a trial.
 type Kind string
@@ -93,6 +97,9 @@ type Outcome struct {
 	// Rejected marks a trial refused before a server started (with the
 	// reason in Failure): it ends in state Rejected.
 	Rejected bool
+	// Pruned marks a trial stopped early as clearly worse than the
+	// incumbent: it ends in state Pruned, scored on its partial window.
+	Pruned bool
 	// ErrorLog is an excerpt of the server's error log for this start when
 	// the trial failed (the [ERROR] lines and the last lines).
 	ErrorLog string
@@ -119,6 +126,11 @@ type Trial struct {
 	Outcome
 	// Repeat links re-measurements to the trial they repeat.
 	Repeat
+	// PruneBelow, when > 0, lets the measurement stop the trial early
+	// once its throughput (the goal's: tps or qps) stays below it (see
+	// trial.PruneRule). Set by the study for new configurations; not
+	// stored.
+	PruneBelow float64
 }
 
 // Duration is how long the trial took (0 while running).

@@ -462,8 +462,8 @@ func trialArgs(t search.Trial) ([]any, error) {
 		}
 		phases = string(b)
 	}
-	var score any // NULL unless complete
-	if t.State == search.Complete {
+	var score any // NULL unless complete or pruned (its partial window)
+	if t.State == search.Complete || t.State == search.Pruned {
 		score = nullFloat(t.Score)
 	}
 	started, err := timeText(t.Started)
@@ -505,7 +505,7 @@ func scanTrial(r scanner) (search.Trial, error) {
 			return search.Trial{}, fmt.Errorf("trial %d: phases: %w", t.Number, err)
 		}
 	}
-	if t.State == search.Complete {
+	if t.State == search.Complete || t.State == search.Pruned {
 		t.Score = floatOf(score)
 	}
 	t.MeanTPS, t.StdTPS, t.P95MS = floatOf(mean), floatOf(std), floatOf(p95)
@@ -580,7 +580,7 @@ func (db *DB) FinishTrial(ctx context.Context, t search.Trial, spent time.Durati
 		return fmt.Errorf("storage: finish trial %d of study %q: %w", t.Number, t.Study, err)
 	}
 	switch t.State {
-	case search.Complete, search.Failed, search.Interrupted, search.Rejected:
+	case search.Complete, search.Failed, search.Interrupted, search.Rejected, search.Pruned:
 	default:
 		return fail(fmt.Errorf("cannot finish in state %q", t.State))
 	}

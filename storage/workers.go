@@ -157,7 +157,7 @@ func (ws *WorkerStore) FinishClaimed(ctx context.Context, t search.Trial, spent 
 		return fmt.Errorf("storage: finish trial %d of study %q: %w", t.Number, t.Study, err)
 	}
 	switch t.State {
-	case search.Complete, search.Failed, search.Interrupted:
+	case search.Complete, search.Failed, search.Interrupted, search.Pruned:
 	default:
 		return fail(fmt.Errorf("cannot finish in state %q", t.State))
 	}

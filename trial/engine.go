@@ -150,12 +150,16 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, e
 	}
 	applied, err := e.Target.Apply(ctx, Request{Trial: t, Launch: place.Server, Out: &out, Enter: enter})
 	var ref *Refused
+	var over *Overran
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		return out, ctx.Err()
 	case errors.As(err, &ref):
 		out.Failure, out.ErrorLog = ref.Failure, ref.ErrorLog
+		return out, nil
+	case errors.As(err, &over):
+		out.Failure = over.Error()
 		return out, nil
 	default:
 		return out, err
@@ -183,6 +187,7 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, e
 
 	m := e.Measure
 	m.run = run
+	m.pruneBelow = t.PruneBelow
 	m.onMeasuring = func() { enter(search.PhaseMeasuring) }
 	m.onSample = func(s search.Sample) {
 		if e.OnSample != nil {

@@ -2,6 +2,7 @@ package trial
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -115,5 +116,115 @@ func TestMeasurerWarmupEarlyStopAndLevels(t *testing.T) {
 	err := m.measure(context.Background(), b, &runner.Server{}, &search.Outcome{Phases: map[string]float64{}})
 	if _, ok := err.(errNotScored); !ok {
 		t.Fatalf("err %v, want errNotScored", err)
+	}
+}
+
+// hangingBench emits n samples, then hangs until it is killed (its
+// context ends), like a benchmark stuck after its last interval.
+type hangingBench struct{ n int }
+
+func (h *hangingBench) Prepare(context.Context, *runner.Server) error { return nil }
+func (h *hangingBench) Dataset() runner.Dataset                       { return runner.Dataset{Workload: "fake"} }
+func (h *hangingBench) Run(ctx context.Context, _ *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {
+	for i := 1; i <= h.n; i++ {
+		onSample(runner.Interval{Time: float64(i), TPS: 100, QPS: 2000})
+	}
+	<-ctx.Done()
+	return runner.BenchResult{}, ctx.Err()
+}
+
+// A benchmark still running at its length plus the grace period is killed
+// and the level fails as overrun, with the samples that arrived.
+func TestBenchmarkOverrunIsKilled(t *testing.T) {
+	m := Measurement{Levels: []int{4}, Duration: time.Second, Steady: search.DefaultSteadyRule(), Score: search.DefaultScoreRule(),
+		Deadlines: Deadlines{BenchGrace: 100 * time.Millisecond}}
+	out := search.Outcome{Phases: map[string]float64{}}
+	t0 := time.Now()
+	err := m.measure(context.Background(), &hangingBench{n: 0}, &runner.Server{}, &out)
+	var ov *Overran
+	if !errors.As(err, &ov) || !strings.Contains(err.Error(), "benchmark overran its time") || !strings.Contains(err.Error(), "0 per-second samples arrived") {
+		t.Fatalf("err %v, want a benchmark overrun", err)
+	}
+	// Run length 1 s + RunSlack 2 s + grace 0.1 s.
+	if d := time.Since(t0); d < 3*time.Second || d > 10*time.Second {
+		t.Fatalf("killed after %s", d)
+	}
+}
+
+// A series still rising at the warm-up cap extends the run up to
+// WarmupMax; the window starts where it is steady. Without the extension
+// the level is marked not steady (WarmupCapped).
+func TestRisingSeriesExtendsTheWarmup(t *testing.T) {
+	ramp := func(_, sec int) float64 { // rises until 40 s, then flat
+		return 300 + 700*math.Min(float64(sec), 40)/40
+	}
+	m := Measurement{Levels: []int{16}, WarmupCap: 20 * time.Second, WarmupMax: 60 * time.Second, Duration: 20 * time.Second,
+		Steady: search.DefaultSteadyRule(), Score: search.DefaultScoreRule()}
+	fb := &fakeBench{emitted: map[int]int{}, tps: ramp}
+	out := search.Outcome{Phases: map[string]float64{}}
+	if err := m.measure(context.Background(), fb, &runner.Server{}, &out); err != nil {
+		t.Fatal(err)
+	}
+	l := out.Levels[0]
+	if l.WarmupCapped || l.WarmupS <= 20 || l.WarmupS > 45 || l.MeanTPS < 950 {
+		t.Fatalf("warm-up %gs capped %v mean %.0f: want a steady start after the cap, before 45 s", l.WarmupS, l.WarmupCapped, l.MeanTPS)
+	}
+	m.WarmupMax = 0
+	fb = &fakeBench{emitted: map[int]int{}, tps: ramp}
+	out = search.Outcome{Phases: map[string]float64{}}
+	if err := m.measure(context.Background(), fb, &runner.Server{}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !out.Levels[0].WarmupCapped {
+		t.Fatal("a window on a rising series must be marked not steady")
+	}
+}
+
+// Pruning stops a trial whose block means stay below the threshold after
+// warm-up, never one that stays above it, and never during warm-up.
+func TestPruning(t *testing.T) {
+	run := func(tps func(int, int) float64, below float64, off bool) (search.Outcome, int) {
+		m := Measurement{Levels: []int{16}, WarmupCap: 30 * time.Second, Duration: 60 * time.Second,
+			Steady: search.DefaultSteadyRule(), Score: search.DefaultScoreRule(), Prune: PruneRule{Off: off}, pruneBelow: below}
+		fb := &fakeBench{emitted: map[int]int{}, tps: tps}
+		out := search.Outcome{Phases: map[string]float64{}}
+		if err := m.measure(context.Background(), fb, &runner.Server{}, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out, fb.emitted[16]
+	}
+	flat := func(v float64) func(int, int) float64 { return func(int, int) float64 { return v } }
+	// Incumbent 1000 tps, threshold 800 (20 % below).
+	out, n := run(flat(600), 800, false)
+	if !out.Pruned || n != 15 || out.Score > 800 {
+		t.Fatalf("600 tps: pruned %v after %d s, score %.0f", out.Pruned, n, out.Score)
+	}
+	if out, n = run(flat(810), 800, false); out.Pruned || n != 60 {
+		t.Fatalf("810 tps (above the threshold): pruned %v after %d s", out.Pruned, n)
+	}
+	if out, _ = run(flat(600), 800, true); out.Pruned {
+		t.Fatal("pruning off: pruned")
+	}
+	// Slow for 20 s of warm-up, then fast: judged only after warm-up.
+	warming := func(_, sec int) float64 {
+		if sec <= 20 {
+			return 200 + 30*float64(sec)
+		}
+		return 1000
+	}
+	if out, _ = run(warming, 800, false); out.Pruned {
+		t.Fatal("pruned during warm-up")
+	}
+}
+
+// A restore that hangs is stopped at its deadline and fails the trial.
+func TestRestoreDeadline(t *testing.T) {
+	s := &Sandbox{Box: &runner.Sandbox{Dir: t.TempDir()}, Deadlines: Deadlines{Restore: 100 * time.Millisecond},
+		restore: func(ctx context.Context) (string, error) { <-ctx.Done(); return "", ctx.Err() }}
+	out := search.Outcome{Phases: map[string]float64{}}
+	_, _, err := s.start(context.Background(), Request{Trial: search.Trial{Number: 1}, Out: &out, Enter: func(string) {}}, runner.Binary{})
+	var ov *Overran
+	if !errors.As(err, &ov) || ov.Phase != "restore" || !strings.Contains(err.Error(), "restore overran its time (limit 100ms)") {
+		t.Fatalf("err %v", err)
 	}
 }

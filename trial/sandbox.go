@@ -44,6 +44,19 @@ type Sandbox struct {
 	Dynamic bool
 	// Logf reports warnings (a datadir that could not be removed).
 	Logf func(string, ...any)
+	// Preload starts every trial warm: the snapshot keeps the buffer
+	// pool's page list (Box.WarmPool must be set) and each started server
+	// loads it before the benchmark (runner.WaitBufferPoolLoad), within
+	// Deadlines.Preload. False starts every trial with an empty pool.
+	Preload bool
+	// Deadlines bound the restore, start, preload and stop phases (zero
+	// fields: DefaultDeadlines).
+	Deadlines Deadlines
+	// restore and startServer are Box.Restore and runner.Start (tests
+	// replace them).
+	restore     func(ctx context.Context) (string, error)
+	startServer func(ctx context.Context, bin runner.Binary, o runner.StartOptions) (*runner.Server, error)
+	waitLoad    func(ctx context.Context, srv *runner.Server, limit time.Duration) (runner.PoolLoad, error)
 
 	live        *runner.Server // Dynamic: the server kept after a trial
 	liveCfg     space.Config
@@ -57,10 +70,14 @@ type Sandbox struct {
 func (s *Sandbox) Prepare(ctx context.Context, b Benchmark, logf func(string, ...any)) error {
 	ds := b.Dataset()
 	ds.ServerVersion = s.Default.Version
+	ds.PageList = s.Preload
 	if s.Box.HasSnapshot(ds) {
 		return nil
 	}
 	logf("loading the dataset once: %d tables x %d rows (%s prepare), then snapshotting it", ds.Tables, ds.TableSize, ds.Workload)
+	if s.Preload && s.Box.WarmPool <= 0 {
+		return errors.New("warm trials need the sandbox's warm pool size (Box.WarmPool)")
+	}
 	if err := s.Box.BuildSnapshot(ctx, ds, s.MaxConnections, b.Prepare, logf); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -187,7 +204,7 @@ func (s *Sandbox) Apply(ctx context.Context, req Request) (Applied, error) {
 		if !srv.Exited() {
 			req.Enter(search.PhaseStopping)
 			t0 := time.Now()
-			if err := srv.Stop(StopTimeout); err != nil && measured {
+			if err := srv.Stop(s.Deadlines.orDefault().Stop); err != nil && measured {
 				// Measured fine; a slow or failed shutdown does not void
 				// the numbers (the next trial restores the snapshot
 				// anyway), but is recorded.
@@ -207,10 +224,28 @@ func (s *Sandbox) Apply(ctx context.Context, req Request) (Applied, error) {
 // full disk at maxDiskFull starts in a row stops the study.
 func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*runner.Server, string, error) {
 	out := req.Out
+	dl := s.Deadlines.orDefault()
 	req.Enter(search.PhaseRestoring)
 	t0 := time.Now()
-	datadir, err := s.Box.Restore(ctx)
+	restore, startServer, waitLoad := s.restore, s.startServer, s.waitLoad
+	if restore == nil {
+		restore = s.Box.Restore
+	}
+	if startServer == nil {
+		startServer = runner.Start
+	}
+	if waitLoad == nil {
+		waitLoad = func(ctx context.Context, srv *runner.Server, limit time.Duration) (runner.PoolLoad, error) {
+			return runner.WaitBufferPoolLoad(ctx, srv, 200*time.Millisecond, limit)
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, dl.Restore)
+	datadir, err := restore(rctx)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
+			return nil, "", &Overran{Phase: "restore", Limit: dl.Restore, Detail: "copying the dataset snapshot"}
+		}
 		return nil, "", err
 	}
 	out.Phases["restore"] = time.Since(t0).Seconds()
@@ -219,11 +254,13 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 		s.removeDatadir(datadir)
 		return nil, "", err
 	}
+	opts.WriteString(runner.TrialPoolOptions(s.Preload))
 	o := s.Box.Options(datadir, opts.String(), runner.NextLogName(req.Trial.Number), s.MaxConnections)
 	o.Launch = req.Launch
+	o.MaxStart = dl.Start
 	req.Enter(search.PhaseStarting)
 	t0 = time.Now()
-	srv, err := runner.Start(ctx, bin, o)
+	srv, err := startServer(ctx, bin, o)
 	var se *runner.StartError
 	if errors.As(err, &se) {
 		s.removeDatadir(datadir)
@@ -247,5 +284,24 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 	}
 	out.Phases["start"] = time.Since(t0).Seconds()
 	s.diskFull = 0
+	if s.Preload {
+		req.Enter(search.PhasePreloading)
+		load, err := waitLoad(ctx, srv, dl.Preload)
+		out.Phases["preload"] = load.Waited.Seconds()
+		if err != nil {
+			_ = srv.Stop(dl.Stop)
+			s.removeDatadir(datadir)
+			if ctx.Err() != nil {
+				return nil, "", ctx.Err()
+			}
+			if errors.Is(err, runner.ErrPoolLoadTimeout) {
+				return nil, "", &Overran{Phase: "preload", Limit: dl.Preload, Detail: "buffer pool load status " + strconv.Quote(load.Status)}
+			}
+			return nil, "", &Refused{Failure: "buffer pool load: " + err.Error(), ErrorLog: runner.LogExcerpt(srv.ErrorLog)}
+		}
+		if !load.Loaded && s.Logf != nil {
+			s.Logf("warning: trial %d starts cold: the server did not load the buffer pool page list (%s)", req.Trial.Number, load.Status)
+		}
+	}
 	return srv, datadir, nil
 }
