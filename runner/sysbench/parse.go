@@ -24,8 +24,9 @@ package sysbench
 //   - The final report: "SQL statistics:" / "General statistics:" /
 //     "Latency (ms):" / "Threads fairness:" in 1.x (db_report_cumulative,
 //     sb_report_cumulative), "OLTP test statistics:" / "Test execution
-//     summary:" / "per-request statistics:" in 0.4 and 0.5 (case
-//     sysbench-04-summary).
+//     summary:" / "per-request statistics:" (0.4) or "response time:"
+//     (0.5) in 0.4 and 0.5 (cases sysbench-04-summary and
+//     sysbench-05-legacy-formats).
 //   - src/drivers/mysql/drv_mysql.c: "%s returned error %u (%s) for query
 //     '%s'", "MySQL error: %d \"%s\"", "error %d: %s" (connect); the Lua
 //     error handler prints "`thread_run' function failed: ...: SQL error,
@@ -84,7 +85,8 @@ type Summary struct {
 	// errors, ReconnectsPS its rate per second (1.x, 0.5).
 	Reconnects   int64   `json:"reconnects"`
 	ReconnectsPS float64 `json:"reconnects_per_s"`
-	// Deadlocks and DeadlocksPS: "deadlocks: N (X per sec.)" (0.4 only).
+	// Deadlocks and DeadlocksPS: "deadlocks: N (X per sec.)" (0.4 and
+	// early 0.5).
 	Deadlocks   int64   `json:"deadlocks"`
 	DeadlocksPS float64 `json:"deadlocks_per_s"`
 	// RWRequests and RWRequestsPS: "read/write requests: N (X per sec.)"
@@ -106,8 +108,8 @@ type Summary struct {
 	// seconds (0.4/0.5; printed without a unit there).
 	EventExecTimeS float64 `json:"event_exec_time_s"`
 	// LatMinMS, LatAvgMS and LatMaxMS are the latency min/avg/max in
-	// milliseconds ("Latency (ms):" in 1.x; "per-request statistics:"
-	// with an "ms" suffix in 0.4/0.5).
+	// milliseconds ("Latency (ms):" in 1.x; "per-request statistics:" in
+	// 0.4 and "response time:" in 0.5, with an "ms" suffix).
 	LatMinMS float64 `json:"lat_min_ms"`
 	LatAvgMS float64 `json:"lat_avg_ms"`
 	LatMaxMS float64 `json:"lat_max_ms"`
@@ -130,17 +132,58 @@ type Summary struct {
 	// A/S", execution time per thread in seconds.
 	ExecTimeAvgS    float64 `json:"exec_time_avg_s"`
 	ExecTimeStddevS float64 `json:"exec_time_stddev"`
+
+	printed sbOptional // which version-dependent count lines the report had
 }
+
+// sbOptional flags the count lines that only some versions print.
+type sbOptional uint8
+
+const (
+	sbHasIgnoredErrors sbOptional = 1 << iota
+	sbHasReconnects
+	sbHasDeadlocks
+	sbHasRWRequests
+	sbHasOtherOperations
+)
 
 // MarshalJSON encodes a Summary; "lat_pct" is null when LatPctMS is nil
 // ("percentile stats: disabled" or no percentile line), as the case
-// sysbench-1x-intervals-summary requires, instead of a misleading 0.
+// sysbench-1x-intervals-summary requires, instead of a misleading 0. The
+// version-dependent counts (ignored errors, reconnects, deadlocks,
+// read/write requests, other operations) and their rates are null when
+// the report has no such line and the count is 0: early 0.5 prints no
+// "ignored errors:", late 0.5 and 1.x no "deadlocks:" (case
+// sysbench-05-legacy-formats).
 func (s Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary
-	return json.Marshal(struct {
+	opt := func(flag sbOptional, n int64, rate float64) (*int64, *float64) {
+		if n == 0 && rate == 0 && s.printed&flag == 0 {
+			return nil, nil
+		}
+		return &n, &rate
+	}
+	var v struct {
 		plain
-		LatPct *float64 `json:"lat_pct"`
-	}{plain(s), sbPctOrNil(s.LatPct, s.LatPctMS)})
+		LatPct            *float64 `json:"lat_pct"`
+		IgnoredErrors     *int64   `json:"ignored_errors"`
+		IgnoredErrorsPS   *float64 `json:"ignored_errors_per_s"`
+		Reconnects        *int64   `json:"reconnects"`
+		ReconnectsPS      *float64 `json:"reconnects_per_s"`
+		Deadlocks         *int64   `json:"deadlocks"`
+		DeadlocksPS       *float64 `json:"deadlocks_per_s"`
+		RWRequests        *int64   `json:"rw_requests"`
+		RWRequestsPS      *float64 `json:"rw_requests_per_s"`
+		OtherOperations   *int64   `json:"other_operations"`
+		OtherOperationsPS *float64 `json:"other_operations_per_s"`
+	}
+	v.plain, v.LatPct = plain(s), sbPctOrNil(s.LatPct, s.LatPctMS)
+	v.IgnoredErrors, v.IgnoredErrorsPS = opt(sbHasIgnoredErrors, s.IgnoredErrors, s.IgnoredErrorsPS)
+	v.Reconnects, v.ReconnectsPS = opt(sbHasReconnects, s.Reconnects, s.ReconnectsPS)
+	v.Deadlocks, v.DeadlocksPS = opt(sbHasDeadlocks, s.Deadlocks, s.DeadlocksPS)
+	v.RWRequests, v.RWRequestsPS = opt(sbHasRWRequests, s.RWRequests, s.RWRequestsPS)
+	v.OtherOperations, v.OtherOperationsPS = opt(sbHasOtherOperations, s.OtherOperations, s.OtherOperationsPS)
+	return json.Marshal(v)
 }
 
 func sbPctOrNil(pct float64, v *float64) *float64 {
@@ -240,8 +283,16 @@ type Output struct {
 	// the workload began.
 	ThreadsStarted bool `json:"threads_started"`
 	// Intervals are the per-interval reports in output order; empty (not
-	// nil) when there are none, e.g. 0.4 has no --report-interval.
+	// nil) when there are none, e.g. 0.4 has no --report-interval. Every
+	// reporter's lines (1.x, both 0.5 layouts) give the same Interval.
 	Intervals []Interval `json:"intervals"`
+	// IntervalLayout is the layout of the first interval line: Layout1x,
+	// Layout05Early or Layout05Late; "" without interval lines.
+	IntervalLayout string `json:"interval_layout,omitempty"`
+	// Discarded are interval lines that cannot be measurements (see
+	// DiscardedInterval), in output order; they are not in Intervals and
+	// Feed does not return them.
+	Discarded []DiscardedInterval `json:"discarded_intervals,omitempty"`
 	// Summary is the final report; nil when the run printed none (killed,
 	// failed). A report cut off mid-way is returned as far as it goes.
 	Summary *Summary `json:"summary"`
@@ -260,6 +311,33 @@ type Output struct {
 	Unrecognized []OutputLine `json:"unrecognized,omitempty"`
 }
 
+// Interval line layouts (Output.IntervalLayout).
+const (
+	// Layout1x: "[ 10s ] thds: N tps: X qps: X (r/w/o: ...) lat (ms,P%): X
+	// err/s: X reconn/s: X" (sysbench 1.x, C and Lua reporters).
+	Layout1x = "1.x"
+	// Layout05Early: "[  10s] threads: N, tps: X, reads/s: X, writes/s: X
+	// response time: Xms (P%)" (early sysbench 0.5).
+	Layout05Early = "0.5-early"
+	// Layout05Late: "[  10s] threads: N, tps: X, reads: X, writes: X,
+	// response time: Xms (P%), errors: X, reconnects: X" (later 0.5).
+	Layout05Late = "0.5-late"
+)
+
+// DiscardedInterval is an interval line that cannot be a measurement: a
+// rate above MaxPlausibleRate, or (known once the final report is read)
+// above the run's total number of events. It never enters a mean or a
+// maximum.
+type DiscardedInterval struct {
+	// Time and Line are the interval's time (s) and 1-based line number.
+	Time float64 `json:"t"`
+	Line int     `json:"line"`
+	// Reason says what is implausible and where the line was printed.
+	Reason string `json:"reason"`
+	// Interval is the line as parsed.
+	Interval Interval `json:"interval"`
+}
+
 // RunStatus classifies a parsed run (columns of expected.tsv in case
 // sysbench-run-with-errors).
 type RunStatus string
@@ -271,6 +349,10 @@ const (
 	// StatusOKWithErrors is a completed run whose ignored errors per
 	// transaction exceed the threshold: keep the score, but flag it.
 	StatusOKWithErrors RunStatus = "ok_with_errors"
+	// StatusOKWithWarnings is a completed run from which implausible
+	// interval lines were discarded (Output.Discarded): the score (the
+	// final report) stands.
+	StatusOKWithWarnings RunStatus = "ok_with_warnings"
 	// StatusFailed is a run with any failure line (even after intervals
 	// or a report) or without a final report. Never score it as tps=0.
 	StatusFailed RunStatus = "failed"
@@ -296,8 +378,8 @@ func (o Output) Status() RunStatus {
 
 // StatusWithMaxErrorRatio classifies the run: StatusFailed when Failed,
 // StatusOKWithErrors when ignored errors per transaction exceed
-// maxRatio (or there are ignored errors but no transactions), else
-// StatusOK.
+// maxRatio (or there are ignored errors but no transactions),
+// StatusOKWithWarnings when interval lines were discarded, else StatusOK.
 func (o Output) StatusWithMaxErrorRatio(maxRatio float64) RunStatus {
 	if o.Failed() {
 		return StatusFailed
@@ -307,6 +389,9 @@ func (o Output) StatusWithMaxErrorRatio(maxRatio float64) RunStatus {
 		if s.Transactions <= 0 || float64(s.IgnoredErrors)/float64(s.Transactions) > maxRatio {
 			return StatusOKWithErrors
 		}
+	}
+	if len(o.Discarded) > 0 {
+		return StatusOKWithWarnings
 	}
 	return StatusOK
 }
@@ -582,19 +667,17 @@ func (p *Parser) timestamped(line, ts, body string) (*Interval, bool, error) {
 	}
 	switch {
 	case strings.HasPrefix(body, "thds:"):
-		p.closeReport()
 		iv, err := sbParseInterval1x(body)
 		if err != nil {
 			return nil, true, p.malformed(line, "malformed interval line: %v", err)
 		}
-		return p.addInterval(t, iv), true, nil
+		return p.addInterval(t, iv, Layout1x), true, nil
 	case strings.HasPrefix(body, "threads:"):
-		p.closeReport()
-		iv, err := sbParseInterval05(body)
+		iv, layout, err := sbParseInterval05(body)
 		if err != nil {
 			return nil, true, p.malformed(line, "malformed interval line: %v", err)
 		}
-		return p.addInterval(t, iv), true, nil
+		return p.addInterval(t, iv, layout), true, nil
 	case strings.HasPrefix(body, "queue length:"):
 		m := sbReQueue.FindStringSubmatch(body)
 		if m == nil {
@@ -620,12 +703,51 @@ func (p *Parser) timestamped(line, ts, body string) (*Interval, bool, error) {
 	return nil, false, nil
 }
 
-func (p *Parser) addInterval(t float64, iv Interval) *Interval {
+// addInterval files an interval line of the given layout. An interval
+// line inside a report being read (a section still open: sysbench 0.5
+// printed one after "OLTP test statistics:" at the end of a run) is
+// interleaved and leaves the report open; otherwise it ends any report (a
+// checkpoint report is followed by more intervals). An interval with an
+// implausible value is discarded (Output.Discarded) and not returned.
+func (p *Parser) addInterval(t float64, iv Interval, layout string) *Interval {
+	inReport := p.cur != nil && p.section != sbSecNone
+	if !inReport {
+		p.closeReport()
+	}
 	iv.Time = t
 	iv.Line = p.line
+	if p.out.IntervalLayout == "" {
+		p.out.IntervalLayout = layout
+	}
+	if why := sbImplausible(iv); why != "" {
+		if inReport {
+			why += "; printed after the final report started"
+		}
+		p.out.Discarded = append(p.out.Discarded, DiscardedInterval{Time: t, Line: p.line, Reason: why, Interval: iv})
+		return nil
+	}
 	p.out.Intervals = append(p.out.Intervals, iv)
 	cp := iv
 	return &cp
+}
+
+// MaxPlausibleRate bounds every per-second rate of an interval line (tps,
+// qps, reads, writes, other, errors, reconnects): no server runs 10^12
+// transactions per second. sysbench 0.5 printed ~1.8e19 tps at the end of
+// a run (an unsigned counter that went below zero, akopytov/sysbench #14).
+const MaxPlausibleRate = 1e12
+
+// sbImplausible returns why an interval cannot be a measurement, or "".
+func sbImplausible(iv Interval) string {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"tps", iv.TPS}, {"qps", iv.QPS}, {"reads", iv.Reads}, {"writes", iv.Writes}, {"other", iv.Other}, {"err/s", iv.ErrPS}, {"reconn/s", iv.ReconnPS}} {
+		if !(f.v >= 0 && f.v <= MaxPlausibleRate) {
+			return fmt.Sprintf("implausible value: %s %.3g per second (more than %.0e: a counter that went below zero)", f.name, f.v, MaxPlausibleRate)
+		}
+	}
+	return ""
 }
 
 // sbParseInterval1x parses the body of a 1.x interval line by its labels:
@@ -745,19 +867,33 @@ func sbParseInterval1x(body string) (Interval, error) {
 	return iv, nil
 }
 
-// sbParseInterval05 parses the body of a 0.5 interval line: "threads: N, tps:
-// X, reads: X, writes: X, response time: Xms (P%), errors: X, reconnects:
-// X" (early 0.5 prints "reads/s:"/"writes/s:" and no errors/reconnects).
-func sbParseInterval05(body string) (Interval, error) {
+// sbRe05Label finds the labels of a 0.5 interval line. Fields are found
+// by their labels, not by the commas between them: early 0.5 prints no
+// comma before "response time" (case sysbench-05-legacy-formats).
+var sbRe05Label = regexp.MustCompile(`(?:^|[\s,])(threads|tps|reads/s|reads|writes/s|writes|response time|errors|reconnects):`)
+
+// sbParseInterval05 parses the body of a 0.5 interval line: "threads: N,
+// tps: X, reads: X, writes: X, response time: Xms (P%), errors: X,
+// reconnects: X" (late 0.5, db_driver.c of the 0.5 branch) or "threads: N,
+// tps: X, reads/s: X, writes/s: X response time: Xms (P%)" (early 0.5:
+// per-second labels, no comma before the response time, no errors or
+// reconnects, which are then not reported: NoErrorRates). The layout is
+// returned as "0.5-late" or "0.5-early".
+func sbParseInterval05(body string) (Interval, string, error) {
 	var iv Interval
+	locs := sbRe05Label.FindAllStringSubmatchIndex(body, -1)
+	if len(locs) == 0 || strings.TrimSpace(body[:locs[0][2]]) != "" {
+		return iv, "", fmt.Errorf("want \"threads: N, tps: X, ...\", got %q", body)
+	}
 	seen := map[string]bool{}
-	for _, item := range strings.Split(body, ",") {
-		item = strings.TrimSpace(item)
-		label, val, ok := strings.Cut(item, ":")
-		if !ok {
-			return iv, fmt.Errorf("field without ':': %q", item)
+	perSecond := false
+	for k, loc := range locs {
+		label := body[loc[2]:loc[3]]
+		end := len(body)
+		if k+1 < len(locs) {
+			end = locs[k+1][0]
 		}
-		val = strings.TrimSpace(val)
+		val := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body[loc[1]:end]), ","))
 		var err error
 		switch label {
 		case "threads":
@@ -765,9 +901,11 @@ func sbParseInterval05(body string) (Interval, error) {
 		case "tps":
 			iv.TPS, err = sbParseFloatStrict(val)
 		case "reads", "reads/s":
+			perSecond = perSecond || label == "reads/s"
 			label = "reads"
 			iv.Reads, err = sbParseFloatStrict(val)
 		case "writes", "writes/s":
+			perSecond = perSecond || label == "writes/s"
 			label = "writes"
 			iv.Writes, err = sbParseFloatStrict(val)
 		case "errors":
@@ -777,7 +915,7 @@ func sbParseInterval05(body string) (Interval, error) {
 		case "response time":
 			v, pct, ok := strings.Cut(val, "ms (")
 			if !ok || !strings.HasSuffix(pct, "%)") {
-				return iv, fmt.Errorf("response time: want \"Xms (P%%)\", got %q", val)
+				return iv, "", fmt.Errorf("response time: want \"Xms (P%%)\", got %q", val)
 			}
 			var ms float64
 			if ms, err = sbParseFloatStrict(v); err == nil {
@@ -786,23 +924,28 @@ func sbParseInterval05(body string) (Interval, error) {
 					iv.LatMS = &ms
 				}
 			}
-		default:
-			return iv, fmt.Errorf("unknown field %q", label)
 		}
 		if err != nil {
-			return iv, fmt.Errorf("%s: %v", label, err)
+			return iv, "", fmt.Errorf("%s: %v", label, err)
 		}
 		if seen[label] {
-			return iv, fmt.Errorf("duplicate field %q", label)
+			return iv, "", fmt.Errorf("duplicate field %q", label)
 		}
 		seen[label] = true
 	}
 	for _, l := range []string{"threads", "tps", "reads", "writes", "response time"} {
 		if !seen[l] {
-			return iv, fmt.Errorf("missing field %q", l)
+			return iv, "", fmt.Errorf("missing field %q", l)
 		}
 	}
-	return iv, nil
+	if seen["errors"] != seen["reconnects"] {
+		return iv, "", errors.New("errors and reconnects: want both or neither")
+	}
+	iv.NoErrorRates = !seen["errors"]
+	if perSecond || iv.NoErrorRates {
+		return iv, Layout05Early, nil
+	}
+	return iv, Layout05Late, nil
 }
 
 // sbScanner walks an interval line body.
@@ -1001,6 +1144,8 @@ func (p *Parser) headerLine(line string) (bool, error) {
 	}
 	if sbReLastRepeated.MatchString(line) ||
 		strings.HasPrefix(line, "Initializing random number generator from seed") ||
+		line == "Initializing random number generator from timer." ||
+		strings.HasPrefix(line, "Random number generator seed is ") ||
 		strings.HasPrefix(line, "Report checkpoint(s) at ") ||
 		strings.HasPrefix(line, "Forcing shutdown in ") ||
 		strings.HasPrefix(line, "No DB drivers specified, using ") ||
@@ -1095,14 +1240,19 @@ func (p *Parser) reportLine(line string) (bool, error) {
 			s.Queries, s.QPS, err = sbParseCountRate(val)
 		case "ignored errors":
 			s.IgnoredErrors, s.IgnoredErrorsPS, err = sbParseCountRate(val)
+			s.printed |= sbHasIgnoredErrors
 		case "reconnects":
 			s.Reconnects, s.ReconnectsPS, err = sbParseCountRate(val)
+			s.printed |= sbHasReconnects
 		case "deadlocks":
 			s.Deadlocks, s.DeadlocksPS, err = sbParseCountRate(val)
+			s.printed |= sbHasDeadlocks
 		case "read/write requests":
 			s.RWRequests, s.RWRequestsPS, err = sbParseCountRate(val)
+			s.printed |= sbHasRWRequests
 		case "other operations":
 			s.OtherOperations, s.OtherOperationsPS, err = sbParseCountRate(val)
+			s.printed |= sbHasOtherOperations
 		default:
 			return false, nil
 		}
@@ -1123,6 +1273,13 @@ func (p *Parser) reportLine(line string) (bool, error) {
 				return false, nil
 			}
 			s.EventExecTimeS, err = sbParseUnit(val, "s")
+		case "response time":
+			// 0.5: "response time:" opens the latency block that 0.4
+			// calls "per-request statistics:".
+			if p.section != sbSecGeneral || val != "" {
+				return false, nil
+			}
+			p.sub = sbSubPerRequest
 		default:
 			if p.section != sbSecLatency && p.sub != sbSubPerRequest {
 				return false, nil
@@ -1226,7 +1383,9 @@ func (p *Parser) closeReport() {
 }
 
 // Output returns everything parsed so far. The result does not share
-// memory with the parser; a report still being read is included.
+// memory with the parser; a report still being read is included. Once a
+// final report gives the run's total events, intervals whose tps exceeds
+// it move from Intervals to Discarded.
 func (p *Parser) Output() Output {
 	o := p.out
 	o.Intervals = append([]Interval{}, p.out.Intervals...)
@@ -1234,6 +1393,7 @@ func (p *Parser) Output() Output {
 	o.Checkpoints = append([]Checkpoint(nil), p.out.Checkpoints...)
 	o.Warnings = append([]Failure(nil), p.out.Warnings...)
 	o.Unrecognized = append([]OutputLine(nil), p.out.Unrecognized...)
+	o.Discarded = append([]DiscardedInterval(nil), p.out.Discarded...)
 	if p.out.LegacyMode != nil {
 		m := *p.out.LegacyMode
 		o.LegacyMode = &m
@@ -1250,11 +1410,30 @@ func (p *Parser) Output() Output {
 			o.Summary = &s
 		}
 	}
+	// A per-second rate above the run's total number of events cannot be
+	// (known only once the final report is read; a final report after
+	// checkpoints covers only the time since the last one, so not then).
+	if s := o.Summary; s != nil && s.Events > 0 && len(o.Checkpoints) == 0 {
+		kept := o.Intervals[:0]
+		for _, iv := range o.Intervals {
+			if iv.TPS > float64(s.Events) {
+				o.Discarded = append(o.Discarded, DiscardedInterval{Time: iv.Time, Line: iv.Line, Interval: iv,
+					Reason: fmt.Sprintf("implausible value: tps %.6g per second, more than the %d events of the whole run", iv.TPS, s.Events)})
+				continue
+			}
+			kept = append(kept, iv)
+		}
+		o.Intervals = kept
+	}
 	// Deep-copy pointer fields so callers cannot modify parser state.
 	for i := range o.Intervals {
 		o.Intervals[i].LatMS = sbCopyPtr(o.Intervals[i].LatMS)
 		o.Intervals[i].QueueLength = sbCopyPtr(o.Intervals[i].QueueLength)
 		o.Intervals[i].Concurrency = sbCopyPtr(o.Intervals[i].Concurrency)
+	}
+	for i := range o.Discarded {
+		iv := &o.Discarded[i].Interval
+		iv.LatMS, iv.QueueLength, iv.Concurrency = sbCopyPtr(iv.LatMS), sbCopyPtr(iv.QueueLength), sbCopyPtr(iv.Concurrency)
 	}
 	if o.Summary != nil {
 		o.Summary.LatPctMS = sbCopyPtr(o.Summary.LatPctMS)
