@@ -287,12 +287,19 @@ type Output struct {
 	// reporter's lines (1.x, both 0.5 layouts) give the same Interval.
 	Intervals []Interval `json:"intervals"`
 	// IntervalLayout is the layout of the first interval line: Layout1x,
-	// Layout05Early or Layout05Late; "" without interval lines.
+	// Layout05Early, Layout05Late or LayoutCSV; "" without interval lines.
 	IntervalLayout string `json:"interval_layout,omitempty"`
 	// Discarded are interval lines that cannot be measurements (see
 	// DiscardedInterval), in output order; they are not in Intervals and
 	// Feed does not return them.
 	Discarded []DiscardedInterval `json:"discarded_intervals,omitempty"`
+	// Tail are the intervals after the run's end: past the invocation's
+	// --time (not returned by Feed), or, seen by Output, from the first
+	// one with fewer threads than the run had when more than one interval
+	// follows it (threads stuck in the server while the others exited:
+	// sysbench then prints zero-throughput lines until killed,
+	// akopytov/sysbench #279). They are not measurements.
+	Tail []Interval `json:"tail,omitempty"`
 	// Summary is the final report; nil when the run printed none (killed,
 	// failed). A report cut off mid-way is returned as far as it goes.
 	Summary *Summary `json:"summary"`
@@ -322,6 +329,10 @@ const (
 	// Layout05Late: "[  10s] threads: N, tps: X, reads: X, writes: X,
 	// response time: Xms (P%), errors: X, reconnects: X" (later 0.5).
 	Layout05Late = "0.5-late"
+	// LayoutCSV: "time,threads,tps,qps,reads/s,writes/s,other/s,
+	// latency_pct_ms,errors/s,reconnects/s" rows of --report-csv (1.x),
+	// no header.
+	LayoutCSV = "csv"
 )
 
 // DiscardedInterval is an interval line that cannot be a measurement: a
@@ -354,8 +365,14 @@ const (
 	// final report) stands.
 	StatusOKWithWarnings RunStatus = "ok_with_warnings"
 	// StatusFailed is a run with any failure line (even after intervals
-	// or a report) or without a final report. Never score it as tps=0.
+	// or a report), or one that never ran (no interval, no report).
+	// Never score it as tps=0.
 	StatusFailed RunStatus = "failed"
+	// StatusIncomplete is a run that measured (intervals) but printed no
+	// final report and no failure line: it was killed or cut off, e.g.
+	// threads stuck in the server past --time (see Output.StuckThreads).
+	// Like a failed run it has no score.
+	StatusIncomplete RunStatus = "incomplete"
 )
 
 // DefaultMaxIgnoredErrorRatio is the ignored errors per transaction above
@@ -376,12 +393,17 @@ func (o Output) Status() RunStatus {
 	return o.StatusWithMaxErrorRatio(DefaultMaxIgnoredErrorRatio)
 }
 
-// StatusWithMaxErrorRatio classifies the run: StatusFailed when Failed,
+// StatusWithMaxErrorRatio classifies the run: StatusIncomplete when it
+// measured but has neither a final report nor a failure line, StatusFailed
+// when otherwise Failed,
 // StatusOKWithErrors when ignored errors per transaction exceed
 // maxRatio (or there are ignored errors but no transactions),
 // StatusOKWithWarnings when interval lines were discarded, else StatusOK.
 func (o Output) StatusWithMaxErrorRatio(maxRatio float64) RunStatus {
 	if o.Failed() {
+		if len(o.Failures) == 0 && (len(o.Intervals) > 0 || len(o.Tail) > 0) {
+			return StatusIncomplete
+		}
 		return StatusFailed
 	}
 	s := o.Summary
@@ -413,6 +435,98 @@ func (o Output) MySQLErrno() (errno int, ok bool) {
 	return 0, false
 }
 
+// StuckThreads reports, for a run whose threads wound down before it
+// ended (Output.Tail), how many were still running in its last interval
+// and how many it had; ok is false when no interval shows fewer threads.
+func (o Output) StuckThreads() (running, of int, ok bool) {
+	of = o.Threads
+	for _, iv := range o.Intervals {
+		of = max(of, iv.Threads)
+	}
+	if len(o.Tail) == 0 {
+		return 0, of, false
+	}
+	last := o.Tail[len(o.Tail)-1].Threads
+	return last, of, last > 0 && last < of
+}
+
+// connectionLost are client errors of a lost or refused connection
+// (CR_CONNECTION_ERROR 2002, CR_CONN_HOST_ERROR 2003, CR_SERVER_GONE_ERROR
+// 2006, CR_SERVER_LOST 2013, CR_SERVER_LOST_EXTENDED 2055).
+var connectionLost = map[int]bool{2002: true, 2003: true, 2006: true, 2013: true, 2055: true}
+
+// serverLimit are server errors of a limit a configuration sets, which a
+// workload's threads can exceed at initialisation: ER_MAX_PREPARED_STMT_
+// COUNT_REACHED 1461 (max_prepared_stmt_count), ER_CON_COUNT_ERROR 1040
+// (max_connections), ER_TOO_MANY_USER_CONNECTIONS 1203
+// (max_user_connections), ER_CANT_CREATE_THREAD 1135.
+var serverLimit = map[int]string{1461: "max_prepared_stmt_count", 1040: "max_connections", 1203: "max_user_connections", 1135: "threads the server can create"}
+
+// Explain says why a run has no score, in one line for a trial's failure
+// text: the phase (the workload never ran, or failed while running), the
+// MySQL error number and SQLSTATE the failure lines carry (errno 0 is "an
+// error without a code"), the failure line itself, and what it points to:
+// a server limit the configuration sets (a thread_init failure with 1461,
+// 1040, ...), a lost connection (2013, ..., or reconnects in the last
+// intervals: the server restarted or went away), or threads stuck past
+// the end. It returns "" for a run with a score.
+func (o Output) Explain() string {
+	if !o.Failed() {
+		return ""
+	}
+	if len(o.Failures) == 0 {
+		msg := "no final report"
+		if len(o.Intervals)+len(o.Tail) == 0 {
+			return msg + " and no interval: the workload never ran"
+		}
+		if run, of, ok := o.StuckThreads(); ok {
+			return fmt.Sprintf("%s: %d of %d threads were still running after the run's end (stuck in the server)", msg, run, of)
+		}
+		return msg + ": the run was cut off"
+	}
+	first := o.Failures[0]
+	for _, f := range o.Failures {
+		if f.HasErrno {
+			first = f
+			break
+		}
+	}
+	var b strings.Builder
+	switch ph := o.Phase(); ph {
+	case PhaseInit, PhaseThreadInit:
+		b.WriteString("failed in " + ph + " (the workload never ran)")
+	case PhaseRun:
+		b.WriteString("failed while running")
+	default:
+		b.WriteString("failed before the workload started")
+	}
+	errno, hasErrno := o.MySQLErrno()
+	if hasErrno {
+		fmt.Fprintf(&b, ", MySQL error %d", errno)
+		for _, f := range o.Failures {
+			if f.SQLState != "" {
+				fmt.Fprintf(&b, " (SQLSTATE %s)", f.SQLState)
+				break
+			}
+		}
+		if errno == 0 {
+			b.WriteString(" (an error without a code, from the server or a proxy)")
+		}
+	}
+	b.WriteString(": " + first.Text)
+	reconnects := false
+	for _, iv := range append(append([]Interval(nil), o.Intervals...), o.Tail...) {
+		reconnects = reconnects || iv.ReconnPS > 0
+	}
+	switch {
+	case hasErrno && o.Phase() == PhaseThreadInit && serverLimit[errno] != "":
+		b.WriteString("; a server limit (" + serverLimit[errno] + ") is too low for this workload's threads: the configuration is invalid for the workload, not slow")
+	case hasErrno && connectionLost[errno], reconnects:
+		b.WriteString("; the connection to the server was lost during the run (the server restarted, crashed or dropped connections)")
+	}
+	return b.String()
+}
+
 // Run phases returned by Output.Phase.
 const (
 	// PhaseInit is a failure of the script's global init hook.
@@ -438,7 +552,7 @@ func (o Output) Phase() string {
 			return f.Phase
 		}
 	}
-	if o.ThreadsStarted || len(o.Intervals) > 0 || o.Summary != nil || len(o.Checkpoints) > 0 {
+	if o.ThreadsStarted || len(o.Intervals) > 0 || len(o.Tail) > 0 || o.Summary != nil || len(o.Checkpoints) > 0 {
 		return PhaseRun
 	}
 	for _, f := range o.Failures {
@@ -489,6 +603,8 @@ const (
 type Parser struct {
 	line int
 	out  Output
+	inv  Invocation
+	tail bool // the run passed its time limit or its threads wound down
 
 	section, sub int
 	cur          *Summary // report being read
@@ -497,9 +613,31 @@ type Parser struct {
 	pendingCkpt  *float64 // "[ Ns ] Checkpoint report:" seen, report not begun
 }
 
-// NewParser returns a parser with no input consumed.
+// NewParser returns a parser with no input consumed, for output of an
+// unknown invocation (the thread count then comes from "Number of
+// threads:").
 func NewParser() *Parser {
 	return &Parser{}
+}
+
+// Invocation is what sysbench was asked to do, as far as reading its
+// output needs it. Zero fields are unknown.
+type Invocation struct {
+	// Threads is --threads; when 0, "Number of threads: N" of the output
+	// stands in.
+	Threads int
+	// TimeS is --time in seconds: intervals after it are tail.
+	TimeS float64
+	// Percentile is --percentile, the rank of the latency column of CSV
+	// reports (which do not print it); 0 means sysbench's default, 95.
+	Percentile float64
+}
+
+// NewParserFor returns a parser for the output of a run launched as inv:
+// interval lines after inv.TimeS, or with fewer threads than asked for,
+// are the run's tail (Output.Tail), not measurements.
+func NewParserFor(inv Invocation) *Parser {
+	return &Parser{inv: inv}
 }
 
 var (
@@ -586,6 +724,14 @@ func (p *Parser) feed(line string) (*Interval, error) {
 		}
 		p.unrecognized(trimmed)
 		return nil, nil
+	}
+
+	if sbReCSVStart.MatchString(trimmed) {
+		iv, err := sbParseCSV(trimmed, cmpOr(p.inv.Percentile, 95))
+		if err != nil {
+			return nil, p.malformed(trimmed, "malformed CSV report row: %v", err)
+		}
+		return p.addInterval(iv.Time, iv, LayoutCSV), nil
 	}
 
 	if m := sbReBanner.FindStringSubmatch(trimmed); m != nil {
@@ -726,9 +872,76 @@ func (p *Parser) addInterval(t float64, iv Interval, layout string) *Interval {
 		p.out.Discarded = append(p.out.Discarded, DiscardedInterval{Time: t, Line: p.line, Reason: why, Interval: iv})
 		return nil
 	}
+	if p.tail || (p.inv.TimeS > 0 && t > p.inv.TimeS) {
+		p.tail = true
+		p.out.Tail = append(p.out.Tail, iv)
+		return nil
+	}
 	p.out.Intervals = append(p.out.Intervals, iv)
 	cp := iv
 	return &cp
+}
+
+// sbWoundDown returns the index of the first interval of a wound-down
+// run's tail, or len(ivs): the first interval with fewer threads than the
+// run had (threads, or the most any earlier interval shows), when more
+// than one interval follows it. One interval with a thread fewer is the
+// normal end of a run (a thread finished its last event early, seen at
+// the last second of real 1.0.20 runs); intervals that go on with fewer
+// threads are threads stuck in the server after the others exited.
+func sbWoundDown(ivs []Interval, threads int) int {
+	most := threads
+	for i, iv := range ivs {
+		if most > 0 && iv.Threads > 0 && iv.Threads < most {
+			if len(ivs)-i-1 > 1 {
+				return i
+			}
+			return len(ivs)
+		}
+		most = max(most, iv.Threads)
+	}
+	return len(ivs)
+}
+
+func cmpOr[T comparable](a, b T) T {
+	var zero T
+	if a != zero {
+		return a
+	}
+	return b
+}
+
+// sbReCSVStart matches the start of a --report-csv row: a number and a
+// comma ("1,2,76.79,...").
+var sbReCSVStart = regexp.MustCompile(`^\d+(?:\.\d+)?,`)
+
+// sbCSVColumns are the columns of a --report-csv row, which has no header
+// (sysbench 1.0.20 src/lua/internal/sysbench.lua, sysbench.report_csv).
+var sbCSVColumns = []string{"time", "threads", "tps", "qps", "reads/s", "writes/s", "other/s", "latency_pct_ms", "errors/s", "reconnects/s"}
+
+// sbParseCSV parses a --report-csv row by position into the same Interval
+// as the text reporters give; pct is the latency column's percentile rank.
+func sbParseCSV(line string, pct float64) (Interval, error) {
+	var iv Interval
+	f := strings.Split(line, ",")
+	if len(f) != len(sbCSVColumns) {
+		return iv, fmt.Errorf("%d columns, want %d (%s)", len(f), len(sbCSVColumns), strings.Join(sbCSVColumns, ","))
+	}
+	var v [10]float64
+	for i, x := range f {
+		n, err := sbParseFloatStrict(strings.TrimSpace(x))
+		if err != nil {
+			return iv, fmt.Errorf("%s: %v", sbCSVColumns[i], err)
+		}
+		v[i] = n
+	}
+	if v[1] != float64(int(v[1])) {
+		return iv, fmt.Errorf("threads: %q is not a thread count", f[1])
+	}
+	lat := v[7]
+	iv = Interval{Time: v[0], Threads: int(v[1]), TPS: v[2], QPS: v[3], Reads: v[4], Writes: v[5], Other: v[6],
+		LatPct: pct, LatMS: &lat, ErrPS: v[8], ReconnPS: v[9]}
+	return iv, nil
 }
 
 // MaxPlausibleRate bounds every per-second rate of an interval line (tps,
@@ -1383,9 +1596,12 @@ func (p *Parser) closeReport() {
 }
 
 // Output returns everything parsed so far. The result does not share
-// memory with the parser; a report still being read is included. Once a
-// final report gives the run's total events, intervals whose tps exceeds
-// it move from Intervals to Discarded.
+// memory with the parser; a report still being read is included. Two
+// judgements need what came later, so Output makes them, not Feed: when
+// the run's threads wound down and more than one interval followed (see
+// Output.Tail), those intervals move to Tail; once a final report gives
+// the run's total events, intervals whose tps exceeds it move to
+// Discarded.
 func (p *Parser) Output() Output {
 	o := p.out
 	o.Intervals = append([]Interval{}, p.out.Intervals...)
@@ -1394,6 +1610,12 @@ func (p *Parser) Output() Output {
 	o.Warnings = append([]Failure(nil), p.out.Warnings...)
 	o.Unrecognized = append([]OutputLine(nil), p.out.Unrecognized...)
 	o.Discarded = append([]DiscardedInterval(nil), p.out.Discarded...)
+	o.Tail = append([]Interval(nil), p.out.Tail...)
+	for i := range o.Tail {
+		o.Tail[i].LatMS = sbCopyPtr(o.Tail[i].LatMS)
+		o.Tail[i].QueueLength = sbCopyPtr(o.Tail[i].QueueLength)
+		o.Tail[i].Concurrency = sbCopyPtr(o.Tail[i].Concurrency)
+	}
 	if p.out.LegacyMode != nil {
 		m := *p.out.LegacyMode
 		o.LegacyMode = &m
@@ -1409,6 +1631,10 @@ func (p *Parser) Output() Output {
 		} else {
 			o.Summary = &s
 		}
+	}
+	if i := sbWoundDown(o.Intervals, cmpOr(p.inv.Threads, o.Threads)); i < len(o.Intervals) {
+		o.Tail = append(append([]Interval(nil), o.Intervals[i:]...), o.Tail...)
+		o.Intervals = o.Intervals[:i]
 	}
 	// A per-second rate above the run's total number of events cannot be
 	// (known only once the final report is read; a final report after
