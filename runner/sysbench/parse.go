@@ -33,6 +33,7 @@ package sysbench
 //     errno = N, state = 'S': msg" (case sysbench-run-with-errors).
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -673,7 +674,9 @@ var (
 )
 
 // Feed consumes one line (without trailing newline). It returns a non-nil *Interval
-// when the line is an interval report; an error for a malformed interval line.
+// when the line is an interval report that is a measurement (not one
+// discarded as implausible, Output.Discarded, nor one past the run's
+// --time, Output.Tail); an error for a malformed interval line.
 //
 // The returned Interval is a copy. A following "[ Ns ] queue length: ..."
 // line (--rate) is added to the stored interval of the same timestamp and
@@ -727,7 +730,7 @@ func (p *Parser) feed(line string) (*Interval, error) {
 	}
 
 	if sbReCSVStart.MatchString(trimmed) {
-		iv, err := sbParseCSV(trimmed, cmpOr(p.inv.Percentile, 95))
+		iv, err := sbParseCSV(trimmed, cmp.Or(p.inv.Percentile, 95))
 		if err != nil {
 			return nil, p.malformed(trimmed, "malformed CSV report row: %v", err)
 		}
@@ -901,14 +904,6 @@ func sbWoundDown(ivs []Interval, threads int) int {
 		most = max(most, iv.Threads)
 	}
 	return len(ivs)
-}
-
-func cmpOr[T comparable](a, b T) T {
-	var zero T
-	if a != zero {
-		return a
-	}
-	return b
 }
 
 // sbReCSVStart matches the start of a --report-csv row: a number and a
@@ -1632,7 +1627,7 @@ func (p *Parser) Output() Output {
 			o.Summary = &s
 		}
 	}
-	if i := sbWoundDown(o.Intervals, cmpOr(p.inv.Threads, o.Threads)); i < len(o.Intervals) {
+	if i := sbWoundDown(o.Intervals, cmp.Or(p.inv.Threads, o.Threads)); i < len(o.Intervals) {
 		o.Tail = append(append([]Interval(nil), o.Intervals[i:]...), o.Tail...)
 		o.Intervals = o.Intervals[:i]
 	}
