@@ -44,6 +44,11 @@ type Interval struct {
 	ErrPS float64 `json:"err_s"`
 	// ReconnPS is reconnects per second ("reconn/s:", 0.5 "reconnects:").
 	ReconnPS float64 `json:"reconn_s"`
+	// NoErrorRates is set when the reporter prints no error and reconnect
+	// rates (early sysbench 0.5: "reads/s:", "writes/s:" and nothing
+	// after the response time): ErrPS and ReconnPS are then 0 and encode
+	// as null, "not reported" rather than "none".
+	NoErrorRates bool `json:"-"`
 	// QueueLength and Concurrency come from the "[ Ns ] queue length: N,
 	// concurrency: N" line that sysbench prints after the interval line
 	// of the same timestamp when --rate is set; nil without --rate. Since
@@ -56,13 +61,23 @@ type Interval struct {
 }
 
 // MarshalJSON encodes an Interval; "lat_pct" is null when LatMS is nil, so
-// a missing percentile is never stored as rank 0.
+// a missing percentile is never stored as rank 0, and "err_s" and
+// "reconn_s" are null when NoErrorRates is set.
 func (iv Interval) MarshalJSON() ([]byte, error) {
 	type plain Interval
+	pct := pctOrNil(iv.LatPct, iv.LatMS)
+	if !iv.NoErrorRates {
+		return json.Marshal(struct {
+			plain
+			LatPct *float64 `json:"lat_pct"`
+		}{plain(iv), pct})
+	}
 	return json.Marshal(struct {
 		plain
-		LatPct *float64 `json:"lat_pct"`
-	}{plain(iv), pctOrNil(iv.LatPct, iv.LatMS)})
+		LatPct   *float64 `json:"lat_pct"`
+		ErrPS    *float64 `json:"err_s"`
+		ReconnPS *float64 `json:"reconn_s"`
+	}{plain(iv), pct, nil, nil})
 }
 
 func pctOrNil(pct float64, v *float64) *float64 {

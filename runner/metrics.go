@@ -96,13 +96,94 @@ func ReadLoad1() (float64, error) {
 
 func ptr(v float64) *float64 { return &v }
 
+// StatusQuery reads the server's status counters: global scope. Plain
+// SHOW STATUS is the session's since MySQL 5.0.2 (a tuner that used it
+// saw 2 questions on a server doing 4937 per second: MySQLTuner-perl
+// #197); SHOW GLOBAL STATUS works on every MySQL and MariaDB version,
+// unlike information_schema.GLOBAL_STATUS (gone in MySQL 8.0) or
+// performance_schema.global_status (5.7 and later).
+const StatusQuery = "SHOW GLOBAL STATUS"
+
+// GlobalStatus is one reading of StatusQuery: variable name → value as
+// the server prints it. A variable the server does not have is absent,
+// never 0.
+type GlobalStatus map[string]string
+
+// Counter returns a counter's value as the unsigned 64-bit integer the
+// server keeps (a float64 holds 53 bits: counters such as Bytes_sent pass
+// 2^53 on busy servers, and deltas near 2^60 would be rounded to 0); ok
+// is false when the variable is absent or not an unsigned integer.
+func (s GlobalStatus) Counter(name string) (uint64, bool) {
+	v, ok := s[name]
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+	return n, err == nil
+}
+
+// Gauge returns a variable's value as a number (Threads_running,
+// Innodb_checkpoint_age); ok is false when it is absent or not a number.
+func (s GlobalStatus) Gauge(name string) (float64, bool) {
+	v, ok := s[name]
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	return f, err == nil
+}
+
+// CounterDelta returns how much counter name grew from a to b, exactly.
+// It returns an error naming the counter when either reading lacks it,
+// and when it went down: counters only grow within one server lifetime,
+// so a lower value means the server restarted in between (its counters
+// reset) and there is no delta. A negative delta is never returned.
+func CounterDelta(a, b GlobalStatus, name string) (uint64, error) {
+	x, okA := a.Counter(name)
+	y, okB := b.Counter(name)
+	switch {
+	case !okA || !okB:
+		return 0, fmt.Errorf("status counter %s: not in both readings", name)
+	case y < x:
+		return 0, fmt.Errorf("status counter %s went down from %d to %d: the server restarted between the readings (its counters reset)", name, x, y)
+	}
+	return y - x, nil
+}
+
+// lifetimeSlack is how far the start time (At − Uptime) of one server
+// lifetime may move between polls: Uptime counts whole seconds and a poll
+// takes up to its 3 s timeout.
+const lifetimeSlack = 5 * time.Second
+
+// SameLifetime reports whether polls a and b (a first) read one server
+// lifetime, so that their counter deltas mean something; when not, it
+// says why: Uptime missing, Uptime lower in b (a restart, counters reset),
+// or a server start time (At − Uptime) that moved by more than a few
+// seconds (a restart that left Uptime higher than before: the new
+// server's Uptime is then not b.At − a.At more than a's).
+func SameLifetime(a, b Poll) (bool, string) {
+	ua, okA := a.Status.Counter("Uptime")
+	ub, okB := b.Status.Counter("Uptime")
+	switch {
+	case !okA || !okB:
+		return false, "Uptime missing from a status reading"
+	case ub < ua:
+		return false, fmt.Sprintf("Uptime decreased (%d -> %d): the server restarted between the readings; counters reset", ua, ub)
+	}
+	startA := a.At.Add(-time.Duration(ua) * time.Second)
+	startB := b.At.Add(-time.Duration(ub) * time.Second)
+	if d := startB.Sub(startA); d > lifetimeSlack || d < -lifetimeSlack {
+		return false, fmt.Sprintf("the server's start time moved by %s (Uptime %d -> %d in %s): it restarted between the readings; counters reset", d.Round(time.Second), ua, ub, b.At.Sub(a.At).Round(time.Second))
+	}
+	return true, ""
+}
+
 // Poll is one sample of server status and host CPU.
 type Poll struct {
 	// At is when the sample was taken.
 	At time.Time
-	// Status is SHOW GLOBAL STATUS (name → value); nil when the query
-	// failed.
-	Status map[string]string
+	// Status is StatusQuery's result; nil when the query failed.
+	Status GlobalStatus
 	// HLL is the InnoDB history list length from the poller's source;
 	// nil when unavailable.
 	HLL *float64
@@ -215,12 +296,12 @@ func (p *Poller) poll(ctx context.Context) Poll {
 	}
 	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	rows, err := p.db.QueryContext(qctx, "SHOW GLOBAL STATUS")
+	rows, err := p.db.QueryContext(qctx, StatusQuery)
 	if err != nil {
 		return s
 	}
 	defer rows.Close()
-	st := map[string]string{}
+	st := GlobalStatus{}
 	for rows.Next() {
 		var k, v string
 		if rows.Scan(&k, &v) == nil {
@@ -233,7 +314,7 @@ func (p *Poller) poll(ctx context.Context) Poll {
 	return s
 }
 
-func (p *Poller) pickSource(ctx context.Context, status map[string]string) string {
+func (p *Poller) pickSource(ctx context.Context, status GlobalStatus) string {
 	if _, ok := status["Innodb_history_list_length"]; ok {
 		return HLLStatus
 	}
@@ -246,7 +327,7 @@ func (p *Poller) pickSource(ctx context.Context, status map[string]string) strin
 	return ""
 }
 
-func (p *Poller) hll(ctx context.Context, status map[string]string) *float64 {
+func (p *Poller) hll(ctx context.Context, status GlobalStatus) *float64 {
 	var v float64
 	var err error
 	switch p.Source {
@@ -346,7 +427,10 @@ var statusGauges = []struct{ metric, variable string }{
 // history_list_length from Poll.HLL); CPU shares come from CPUShares; load1 is read now. A variable
 // the server does not have is nil, never 0. When the server restarted
 // inside the window (Uptime went down) or the bounding polls are missing,
-// every server metric is nil and "restarted" is 1.
+// every server metric is nil and "restarted" is 1: see SameLifetime (also
+// a restart that leaves Uptime higher than before) and CounterDelta (a
+// counter that went down). Counter deltas are exact (uint64) and never
+// negative.
 func WindowMetrics(polls []Poll, start, end time.Time) map[string]*float64 {
 	out := map[string]*float64{}
 	for _, c := range statusCounters {
@@ -378,38 +462,37 @@ func WindowMetrics(polls []Poll, start, end time.Time) map[string]*float64 {
 	for k, v := range cpu {
 		out[k] = v
 	}
-	num := func(m map[string]string, k string) (float64, bool) {
-		s, ok := m[k]
-		if !ok {
-			return 0, false
-		}
-		f, err := strconv.ParseFloat(s, 64)
-		return f, err == nil
-	}
-	ua, okA := num(a.Status, "Uptime")
-	ub, okB := num(b.Status, "Uptime")
-	if !okA || !okB || ub < ua {
+	if same, _ := SameLifetime(a, b); !same {
 		out["restarted"] = ptr(1)
 		return out
 	}
-	out["restarted"] = ptr(0)
 	secs := b.At.Sub(a.At).Seconds()
+	deltas := map[string]float64{}
 	for _, c := range statusCounters {
-		var x, y float64
-		found := false
 		for _, v := range strings.Split(c.variable, "|") {
-			var ok1, ok2 bool
-			x, ok1 = num(a.Status, v)
-			y, ok2 = num(b.Status, v)
-			if ok1 && ok2 {
-				found = true
-				break
+			if _, ok := a.Status.Counter(v); !ok {
+				continue
 			}
+			d, err := CounterDelta(a.Status, b.Status, v)
+			if err != nil {
+				if _, inB := b.Status.Counter(v); inB {
+					// A counter went down: a restart the Uptime check
+					// did not see. No delta of this window means anything.
+					out["restarted"] = ptr(1)
+					return out
+				}
+				continue
+			}
+			deltas[c.metric] = float64(d)
+			break
 		}
-		if !found {
+	}
+	out["restarted"] = ptr(0)
+	for _, c := range statusCounters {
+		d, ok := deltas[c.metric]
+		if !ok {
 			continue
 		}
-		d := y - x
 		if c.rate {
 			if secs <= 0 {
 				continue
@@ -425,7 +508,7 @@ func WindowMetrics(polls []Poll, start, end time.Time) map[string]*float64 {
 		var sum, mx float64
 		n := 0
 		for _, p := range polls[i : j+1] {
-			v, ok := num(p.Status, g.variable)
+			v, ok := p.Status.Gauge(g.variable)
 			if !ok {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -21,11 +22,16 @@ type Option struct {
 	Name string
 	// RawName is the name as written.
 	RawName string
-	// Value is the value with quotes and escapes resolved and any
-	// end-of-line comment removed; HasValue is false for a valueless flag
+	// Value is the value as the server receives it: blanks around it and
+	// any end-of-line comment removed, surrounding quotes removed when the
+	// first and last characters are the same quote, escapes resolved
+	// (quoted or not). HasValue is false for a valueless flag
 	// ("skip-name-resolve"), which the server sees as --name.
 	Value    string
 	HasValue bool
+	// RawValue is the value as written (comment and surrounding blanks
+	// removed, quotes and escapes kept); "" for a valueless flag.
+	RawValue string
 	// Loose is true for a loose- prefix: the server only warns when it does
 	// not know the option.
 	Loose bool
@@ -43,6 +49,9 @@ type OptionFile struct {
 	// Notes are non-fatal observations: a missing !include file (skipped,
 	// as the server does), files of an !includedir that are not read.
 	Notes []string
+	// Lint are values the server reads as written but that are probably
+	// not what the author meant (see LintValue), in read order.
+	Lint []Lint
 }
 
 // ReadOptions says how to read option files.
@@ -83,15 +92,20 @@ func (e *FileError) Error() string {
 const maxIncludeDepth = 10
 
 // ReadOptionFile reads path as the server reads an option file (mysys
-// my_default.c): "[group]" headers (a "[" line without "]" is fatal), an
-// option before any group is fatal, "name", "name = value", comments from
-// "#" or ";" at the start of a line and from "#" outside quotes to the
-// end, quoted values with backslash escapes, "loose-" prefixes,
-// "!include FILE" (a missing file is skipped with a note) and
-// "!includedir DIR" (every *.cnf file in name order; a directory that
-// cannot be listed is fatal). Included files are parsed on their own: each
-// must open its own group. It returns a *FileError naming the file and
-// line for a malformed file, with every finding of that file.
+// my_default.c, search_default_file_with_buffer): "[group]" headers (a "["
+// line without "]" is fatal), an option before any group is fatal, "name",
+// "name = value", comments from "#" or ";" at the start of a line and from
+// "#" outside quotes to the end (";" inside a line is data), values with
+// backslash escapes and with surrounding quotes removed only when the first
+// and last characters are the same quote ("\"a\";" stays as written, as the
+// server keeps it), "loose-" prefixes, "!include FILE" (a missing file is
+// skipped with a note) and "!includedir DIR" (every *.cnf file in name
+// order; a directory that cannot be listed is fatal). Included files are
+// parsed on their own: each must open its own group. Values the server
+// accepts but that look like mistakes are not refused: they are read as
+// the server reads them and reported in OptionFile.Lint. It returns a
+// *FileError naming the file and line for a malformed file, with every
+// finding of that file.
 func ReadOptionFile(path string, ro ReadOptions) (*OptionFile, error) {
 	of := &OptionFile{}
 	if err := of.read(path, ro, 0); err != nil {
@@ -182,6 +196,7 @@ func (of *OptionFile) read(path string, ro ReadOptions, depth int) error {
 		}
 		o.Group, o.File, o.Line = group, path, n
 		opts = append(opts, o)
+		of.Lint = append(of.Lint, LintValue(o)...)
 	}
 	if len(findings) > 0 {
 		first := findings[0]
@@ -267,11 +282,8 @@ func parseOptionLine(t string) (Option, error) {
 	}
 	o.Name = strings.ReplaceAll(canon, "-", "_")
 	if hasValue {
-		v, err := unquote(strings.TrimSpace(value))
-		if err != nil {
-			return Option{}, fmt.Errorf("option %s: %w", name, err)
-		}
-		o.Value = v
+		o.RawValue = strings.TrimSpace(value)
+		o.Value = unquote(o.RawValue)
 	}
 	return o, nil
 }
@@ -299,30 +311,28 @@ func removeEndComment(s string) string {
 	return strings.TrimRight(s, " \t")
 }
 
-// unquote removes matching surrounding quotes and resolves the escapes
-// the option-file reader knows (\n \t \r \b \s \" \' \\); an unquoted
-// value is returned as is.
-func unquote(v string) (string, error) {
-	if len(v) < 2 || (v[0] != '"' && v[0] != '\'') {
-		if len(v) > 0 && (v[0] == '"' || v[0] == '\'') {
-			return "", fmt.Errorf("value %s: unterminated quote", v)
-		}
-		return v, nil
+// unquote turns a value as written (blanks and comment removed) into the
+// value the server receives: surrounding quotes are removed when the value
+// is longer than one character and its first and last characters are the
+// same quote; then the escapes \n \t \r \b \s \" \' \\ are resolved,
+// quoted or not, and an unknown escape keeps its backslash (mysys
+// my_default.c; a backslash as the last character stays).
+func unquote(v string) string {
+	if len(v) > 1 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1]
 	}
-	q := v[0]
-	if v[len(v)-1] != q {
-		return "", fmt.Errorf("value %s: unterminated quote", v)
+	if !strings.Contains(v, "\\") {
+		return v
 	}
-	in := v[1 : len(v)-1]
 	var b strings.Builder
-	for i := 0; i < len(in); i++ {
-		c := in[i]
-		if c != '\\' || i+1 == len(in) {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c != '\\' || i+1 == len(v) {
 			b.WriteByte(c)
 			continue
 		}
 		i++
-		switch in[i] {
+		switch v[i] {
 		case 'n':
 			b.WriteByte('\n')
 		case 't':
@@ -334,27 +344,88 @@ func unquote(v string) (string, error) {
 		case 's':
 			b.WriteByte(' ')
 		case '"', '\'', '\\':
-			b.WriteByte(in[i])
+			b.WriteByte(v[i])
 		default:
 			b.WriteByte('\\')
-			b.WriteByte(in[i])
+			b.WriteByte(v[i])
 		}
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // ServerGroups returns the option groups a server of version v reads
-// (MariaDB KB "Configuring MariaDB with Option Files"; MySQL 8.0 manual
-// 6.2.2.2): [mysqld] and [server] always, [mysqld-MAJOR.MINOR], and for
-// MariaDB also [mariadb], [mariadbd] and their versioned forms and
-// [client-server].
+// (MariaDB KB "mysqld Configuration Files and Groups"; MySQL 8.0 manual
+// 6.2.2.2; `mysqld --verbose --help` prints "The following groups are
+// read: mysqld server mysqld-8.0"): [mysqld] and [server] always,
+// [mysqld-MAJOR.MINOR] for its exact major.minor, and for MariaDB also
+// [mariadb], [mariadbd] and their versioned forms, [client-server] and
+// [galera] (read by every MariaDB server built with Galera support, as the
+// distributions' packages are).
 func ServerGroups(v Version) []string {
 	mm := fmt.Sprintf("%d.%d", v.Major, v.Minor)
 	g := []string{"mysqld", "server", "mysqld-" + mm}
 	if v.Flavor == MariaDB {
-		g = append(g, "mariadb", "mariadbd", "mariadb-"+mm, "mariadbd-"+mm, "client-server")
+		g = append(g, "mariadb", "mariadbd", "mariadb-"+mm, "mariadbd-"+mm, "client-server", "galera")
 	}
 	return g
+}
+
+// versionGroup matches a version-specific server group: "mysqld-8.0",
+// "mariadb-10.11", "mariadbd-11.4".
+var versionGroup = regexp.MustCompile(`^(mysqld|mariadb|mariadbd)-(\d+)\.(\d+)$`)
+
+// OtherVersionGroups returns a note when the file sets options in
+// version-specific groups ([mysqld-X.Y], and for MariaDB [mariadb-X.Y] and
+// [mariadbd-X.Y]) of other versions than v: the server reads only the
+// group of its exact major.minor (ServerGroups), so those options silently
+// do not apply (seen in the field: a generated config with only
+// [mysqld-5.7] and [mysqld-8.0] groups left a MySQL 8.4 server with
+// gtid_mode=OFF). The note names each such option with its group and line
+// and what this server gets instead ("this server gets 200" or "not set
+// for this server"), and says when the file has no group for v at all.
+// It returns nil when there are none.
+func (of *OptionFile) OtherVersionGroups(v Version) []string {
+	own := map[string]bool{"mysqld": true}
+	if v.Flavor == MariaDB {
+		own["mariadb"], own["mariadbd"] = true, true
+	}
+	read := map[string]bool{}
+	for _, g := range ServerGroups(v) {
+		read[g] = true
+	}
+	eff := map[string]Option{}
+	for _, o := range of.Effective(ServerGroups(v)) {
+		eff[o.Name] = o
+	}
+	var parts []string
+	hasOwn := false
+	for _, o := range of.Options {
+		m := versionGroup.FindStringSubmatch(o.Group)
+		if m == nil || !own[m[1]] {
+			continue
+		}
+		if read[o.Group] {
+			hasOwn = true
+			continue
+		}
+		instead := "not set for this server"
+		if e, ok := eff[o.Name]; ok {
+			instead = "this server gets " + e.Setting()
+		}
+		parts = append(parts, fmt.Sprintf("[%s] %s = %s (%s line %d; %s)", o.Group, o.RawName, o.Setting(), filepath.Base(o.File), o.Line, instead))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	mm := fmt.Sprintf("%d.%d", v.Major, v.Minor)
+	head := fmt.Sprintf("options in groups for other server versions do not apply to %s %s, which reads only [mysqld-%s]", v.Flavor, mm, mm)
+	if v.Flavor == MariaDB {
+		head += fmt.Sprintf(", [mariadb-%s] and [mariadbd-%s]", mm, mm)
+	}
+	if !hasOwn {
+		head += ", a group this file does not have"
+	}
+	return []string{head + ": " + strings.Join(parts, "; ")}
 }
 
 // Effective returns the options the given groups see, one per name, the
@@ -436,7 +507,9 @@ func (of *OptionFile) Redefined(groups []string) []string {
 // (the last one, whatever its dash/underscore spelling) gets the new value
 // in place, keeping its name spelling, spacing and any end comment; an
 // option the group lacks is appended as "name = value" after the group's
-// last option line. Everything else is kept byte for byte. set is applied
+// last option line. Values are written with FormatOptionValue, so that
+// they read back as given ("p#ss" is quoted; a comment stays after the
+// closing quote). Everything else is kept byte for byte. set is applied
 // in the order of names. It returns an error when the group is not in src
 // (a new group would need a decision about where it goes).
 func EditOptions(src []byte, group string, names []string, set map[string]string) ([]byte, error) {
@@ -478,10 +551,10 @@ func EditOptions(src []byte, group string, names []string, set map[string]string
 		key := strings.ReplaceAll(n, "-", "_")
 		i, ok := winning[key]
 		if !ok {
-			appended = append(appended, n+" = "+v+"\n")
+			appended = append(appended, n+" = "+FormatOptionValue(v)+"\n")
 			continue
 		}
-		lines[i] = replaceValue(lines[i], v)
+		lines[i] = replaceValue(lines[i], FormatOptionValue(v))
 	}
 	if len(appended) > 0 {
 		if !strings.HasSuffix(lines[last], "\n") {

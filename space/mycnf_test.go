@@ -372,7 +372,12 @@ func TestOptionLineSyntax(t *testing.T) {
 		{"loose-innodb-file-format = Barracuda", "innodb_file_format", "Barracuda", true, true, ""},
 		{"skip-name-resolve", "skip_name_resolve", "", false, false, ""},
 		{"sql_mode =", "sql_mode", "", true, false, ""},
-		{`password = "unterminated`, "", "", false, false, "unterminated quote"},
+		// Quotes are removed only when the value starts and ends with the
+		// same one; otherwise the server keeps them (and LintValue warns).
+		{`password = "unterminated`, "password", `"unterminated`, true, false, ""},
+		{`wsrep_provider_options="pc.ignore_sb=true";`, "wsrep_provider_options", `"pc.ignore_sb=true";`, true, false, ""},
+		{`x = "`, "x", `"`, true, false, ""},
+		{`ft_stopword_file = C:\new`, "ft_stopword_file", "C:\new", true, false, ""}, // escapes apply unquoted too
 		{"= 5", "", "", false, false, "without a name"},
 	}
 	for _, tc := range tests {

@@ -291,7 +291,8 @@ func (s *Space) Diff(base, c Config) []string {
 }
 
 // WriteOptions writes the server knobs of c as option lines ("name =
-// value") with full option names in space order, without a group header.
+// value", the value quoted by FormatOptionValue when it needs it) with
+// full option names in space order, without a group header.
 // Knobs of other layers (environment, build) are not options and are
 // skipped. Knobs not in the space are an error: an unknown option aborts the
 // server, and a partial name would match another option.
@@ -306,7 +307,7 @@ func (s *Space) WriteOptions(w io.Writer, c Config) error {
 		if !ok || k.Layer != LayerServer {
 			continue
 		}
-		if _, err := fmt.Fprintf(w, "%s = %s\n", k.Name, k.Render(v)); err != nil {
+		if _, err := fmt.Fprintf(w, "%s = %s\n", k.Name, FormatOptionValue(k.Render(v))); err != nil {
 			return err
 		}
 	}

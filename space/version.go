@@ -42,9 +42,15 @@ func (v Version) IsZero() bool { return v == Version{} }
 //	"8.0.36", "MySQL Community Server - GPL"            → mysql 8.0.36
 //	"8.0.36-28", "Percona Server (GPL), Release 28"     → percona 8.0.36
 //	"mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for ..."  → mariadb 10.11.19
+//	"5.5.5-10.6.12-MariaDB"                              → mariadb 10.6.12
+//	"5.5.33a-MariaDB-log", "8.0.30-cynos-3.1.17.202"     → mariadb 5.5.33, mysql 8.0.30
 //
-// It returns an error naming the text when no MAJOR.MINOR[.PATCH] number is
-// found.
+// Whatever follows the numbers (a letter, "-37-log", "-cynos-...") is a
+// free-form suffix and ignored. The "5.5.5-" prefix is what MariaDB 10 and
+// later put before their version in the client protocol's handshake, so
+// that old clients that compare the first digit keep working; the real
+// version follows it. It returns an error naming the text when no
+// MAJOR.MINOR[.PATCH] number is found.
 func ParseVersion(version, comment string) (Version, error) {
 	text := version
 	// `mysqld --version` output: "... Ver 8.0.36 for Linux ..."
@@ -52,6 +58,9 @@ func ParseVersion(version, comment string) (Version, error) {
 		text = strings.TrimSpace(text[i+5:])
 	}
 	text = strings.TrimSpace(text)
+	if rest, ok := strings.CutPrefix(text, "5.5.5-"); ok && rest != "" && rest[0] >= '1' && rest[0] <= '9' && strings.Contains(strings.ToLower(rest), "mariadb") {
+		text = rest
+	}
 	end := 0
 	for end < len(text) && (text[end] == '.' || (text[end] >= '0' && text[end] <= '9')) {
 		end++

@@ -1,6 +1,12 @@
 package space
 
-import "testing"
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 func TestParseVersion(t *testing.T) {
 	tests := []struct {
@@ -29,5 +35,68 @@ func TestParseVersion(t *testing.T) {
 	a, b := Version{MariaDB, 10, 11, 19}, Version{MariaDB, 10, 6, 0}
 	if a.Compare(b) != 1 || b.Compare(a) != -1 || a.Compare(a) != 0 {
 		t.Error("Compare")
+	}
+}
+
+// global-status-source-and-deltas, rule 4: version strings as servers and
+// clients report them (free-form suffixes, MariaDB's "5.5.5-" handshake
+// prefix) parse into flavour and numbers, and versions compare as tuples.
+func TestParseVersionFieldStrings(t *testing.T) {
+	dir := "testdata/global-status-source-and-deltas"
+	b, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want struct {
+		Versions []struct {
+			Raw                 string
+			Flavor              string
+			Major, Minor, Patch int
+		}
+		VersionChecks map[string]bool `json:"version_checks"`
+	}
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	list, err := os.ReadFile(filepath.Join(dir, "server-versions.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws := strings.Fields(string(list))
+	if len(raws) != len(want.Versions) || len(raws) != 8 {
+		t.Fatalf("%d versions in server-versions.txt, %d expected", len(raws), len(want.Versions))
+	}
+	for i, w := range want.Versions {
+		if raws[i] != w.Raw {
+			t.Fatalf("server-versions.txt line %d %q, expected.json %q", i+1, raws[i], w.Raw)
+		}
+		got, err := ParseVersion(w.Raw, "")
+		if err != nil {
+			t.Errorf("%s: %v", w.Raw, err)
+			continue
+		}
+		// "mysql-compatible" (Percona, a cloud fork) is MySQL's family:
+		// without @@version_comment the flavour is MySQL.
+		fl := MySQL
+		if w.Flavor == "mariadb" {
+			fl = MariaDB
+		}
+		if got != (Version{Flavor: fl, Major: w.Major, Minor: w.Minor, Patch: w.Patch}) {
+			t.Errorf("%s: %v, want %s %d.%d.%d", w.Raw, got, w.Flavor, w.Major, w.Minor, w.Patch)
+		}
+	}
+	if len(want.VersionChecks) != 3 {
+		t.Fatalf("version_checks: %v", want.VersionChecks)
+	}
+	for check, holds := range want.VersionChecks {
+		a, b, ok := strings.Cut(check, " >= ")
+		if !ok {
+			t.Fatalf("check %q", check)
+		}
+		va, err1 := ParseVersion(a, "")
+		vb, err2 := ParseVersion(b, "")
+		if err1 != nil || err2 != nil || (va.Compare(vb) >= 0) != holds {
+			t.Errorf("%s: Compare(%v, %v) = %d, want %v", check, va, vb, va.Compare(vb), holds)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package study
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/autotune/autotune/runner"
@@ -11,7 +12,9 @@ import (
 )
 
 // loadBaseline reads path by the MySQL option-file rules (space.ReadOptionFile),
-// keeps the options of the groups the server reads, and turns the ones
+// keeps the options of the groups the server reads (noting values that
+// look like mistakes, space.LintValue, and options in groups of other
+// server versions, OptionFile.OtherVersionGroups), and turns the ones
 // that are knobs of sp into a Config. Options the server would refuse
 // (unknown names without loose-, checked against the server's variables
 // and `mysqld --verbose --help`) are an error naming file and line, as is
@@ -28,6 +31,16 @@ func loadBaseline(ctx context.Context, path string, sp *space.Space, info space.
 	bl.Notes = append(bl.Notes, of.Notes...)
 	groups := space.ServerGroups(info.Version)
 	opts := of.Effective(groups)
+	read := map[string]bool{}
+	for _, o := range opts {
+		read[o.File+"\x00"+strconv.Itoa(o.Line)] = true
+	}
+	for _, l := range of.Lint {
+		if read[l.File+"\x00"+strconv.Itoa(l.Line)] {
+			bl.Notes = append(bl.Notes, "as the server reads it: "+l.String())
+		}
+	}
+	bl.Notes = append(bl.Notes, of.OtherVersionGroups(info.Version)...)
 	for _, r := range of.Redefined(groups) {
 		bl.Notes = append(bl.Notes, "set in several files of one !includedir (the value depends on the read order, which MySQL does not promise): "+r)
 	}

@@ -75,9 +75,11 @@ type Applied struct {
 
 // Refused is a configuration the target's server refused: the trial fails
 // with Failure (the server's own message) and ErrorLog (an excerpt of the
-// server's error log, may be empty).
+// server's error log, may be empty). Cause classifies a server that did
+// not start (runner.StartDiagnosis; "" when unknown or not a start).
 type Refused struct {
 	Failure, ErrorLog string
+	Cause             runner.StartCause
 }
 
 func (r *Refused) Error() string { return r.Failure }
@@ -109,15 +111,41 @@ type Engine struct {
 	// enters and each per-second sample.
 	OnPhase  func(t search.Trial, phase string)
 	OnSample func(t search.Trial, s search.Sample)
+
+	// noMemory is what a server could not allocate at start: the smallest
+	// estimated memory of a configuration whose start failed for lack of
+	// memory, and that trial. Configurations estimated at that or more
+	// are rejected before start (the search learns their penalty without
+	// a start that is sure to fail).
+	noMemory      int64
+	noMemoryTrial int
+}
+
+// RestartedError is returned by Engine.Run when the server restarted
+// during a trial's benchmark (its Uptime or a counter went back, and
+// autotune did not restart it): the measurement is void and not the
+// configuration's fault, so the study stops; the trial is not counted,
+// and the same command resumes the study and runs it again.
+type RestartedError struct {
+	// Trial is the trial's number; Why says what showed the restart.
+	Trial int
+	Why   string
+}
+
+func (e *RestartedError) Error() string {
+	return fmt.Sprintf("trial %d: the server restarted during the benchmark (%s), which autotune did not do: the measurement is void and the trial is not counted; check the server, then run the same command to resume and measure it again", e.Trial, e.Why)
 }
 
 var _ search.Objective = (*Engine)(nil).Run
 
 // Run measures trial t: see the package documentation for the steps. It
 // returns an Outcome with Failure set when the trial failed (Rejected when
-// it was refused before anything started), and an error only when the
-// study must stop: ctx's error when cancelled, or trouble with the sandbox
-// or the target that is not the configuration's fault.
+// it was refused before anything started, also when its estimated memory
+// is at least that of a configuration whose server ran out of memory at
+// start), and an error only when the study must stop: ctx's error when
+// cancelled, a *RestartedError when the server restarted during the
+// benchmark, or trouble with the sandbox or the target that is not the
+// configuration's fault.
 func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, err error) {
 	out = search.Outcome{Phases: map[string]float64{}}
 	cfg := t.Params
@@ -131,6 +159,13 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, e
 		if est.Total > e.MemoryBudget {
 			out.Rejected = true
 			out.Failure = fmt.Sprintf("rejected before start: estimated memory %s exceeds the memory budget %s (--memory-budget)", est, space.HumanBytes(e.MemoryBudget))
+			return out, nil
+		}
+	}
+	if e.noMemory > 0 {
+		if est := space.EstimateMemory(cfg, e.ServerVars, e.MaxConnections); est.Total >= e.noMemory {
+			out.Rejected = true
+			out.Failure = fmt.Sprintf("rejected before start: estimated memory %s is at least the %s of trial %d, whose server could not allocate its memory at start (out of memory)", est, space.HumanBytes(e.noMemory), e.noMemoryTrial)
 			return out, nil
 		}
 	}
@@ -157,6 +192,17 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, e
 		return out, ctx.Err()
 	case errors.As(err, &ref):
 		out.Failure, out.ErrorLog = ref.Failure, ref.ErrorLog
+		if ref.Cause == runner.CauseOutOfMemory {
+			// The configuration needs more memory than the host gives:
+			// rejected for a resource, not an installation fault. Every
+			// configuration estimated at this much or more will fail
+			// the same way.
+			est := space.EstimateMemory(cfg, e.ServerVars, e.MaxConnections)
+			if e.noMemory == 0 || est.Total < e.noMemory {
+				e.noMemory, e.noMemoryTrial = est.Total, t.Number
+			}
+			out.Failure = fmt.Sprintf("configuration rejected for a resource (memory: estimated %s): %s; configurations estimated at %s or more are now rejected before start", est, ref.Failure, space.HumanBytes(e.noMemory))
+		}
 		return out, nil
 	case errors.As(err, &over):
 		out.Failure = over.Error()
@@ -204,7 +250,11 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, e
 		return out, ctx.Err()
 	}
 	var ns errNotScored
+	var re *RestartedError
 	switch {
+	case errors.As(berr, &re):
+		re.Trial = t.Number
+		return out, re
 	case errors.As(berr, &ns):
 		out.Failure = ns.Error()
 	case berr != nil && srv.ExitedWithin(2*time.Second):

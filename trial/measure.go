@@ -78,8 +78,9 @@ type errNotScored struct{ error }
 
 // measure runs every thread level on srv in order and fills out.Samples,
 // out.Levels, out.Summary (the first level's report) and the warmup and
-// measure phases. It returns ctx.Err() when cancelled, the benchmark's
-// error when a run failed, and errNotScored when a run could not be scored.
+// measure phases. It returns ctx.Err() when cancelled, a *RestartedError
+// when the server restarted during a run, the benchmark's error when a run
+// failed, and errNotScored when a run could not be scored.
 func (m Measurement) measure(ctx context.Context, b Benchmark, srv *runner.Server, out *search.Outcome) error {
 	var warm, total float64
 	for i, threads := range m.Levels {
@@ -110,6 +111,25 @@ func (m Measurement) measure(ctx context.Context, b Benchmark, srv *runner.Serve
 	out.Phases["warmup"] = warm
 	out.Phases["measure"] = max(0, total-warm)
 	out.Combine(m.Score.Goal)
+	return nil
+}
+
+// restartDuring returns a *RestartedError when two successive polls of a
+// run (those that read Uptime) come from different server lifetimes
+// (runner.SameLifetime), else nil.
+func restartDuring(polls []runner.Poll) *RestartedError {
+	var prev *runner.Poll
+	for i := range polls {
+		if _, ok := polls[i].Status.Counter("Uptime"); !ok {
+			continue
+		}
+		if prev != nil {
+			if same, why := runner.SameLifetime(*prev, polls[i]); !same {
+				return &RestartedError{Why: why}
+			}
+		}
+		prev = &polls[i]
+	}
 	return nil
 }
 
@@ -209,6 +229,12 @@ func (m Measurement) level(ctx context.Context, b Benchmark, srv *runner.Server,
 	if !stopped && errors.Is(bctx.Err(), context.DeadlineExceeded) {
 		return lvl, samples, res, &Overran{Phase: "benchmark", Limit: m.Deadlines.orDefault().BenchGrace,
 			Detail: fmt.Sprintf("asked for %s, %d per-second samples arrived", run.Duration.Round(time.Second), len(samples))}
+	}
+	// A server that restarted while the benchmark ran (an existing server
+	// restarted by someone else; a sandbox server cannot restart without
+	// exiting, which is a crash) voids the run, failed or not.
+	if re := restartDuring(polls); re != nil {
+		return lvl, samples, res, re
 	}
 	if berr != nil && !(stopped && errors.Is(berr, context.Canceled)) {
 		return lvl, samples, res, berr

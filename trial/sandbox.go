@@ -276,7 +276,7 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 			}
 			return nil, "", &Refused{Failure: "sandbox disk full: " + se.Error(), ErrorLog: se.Excerpt}
 		}
-		return nil, "", &Refused{Failure: se.Error(), ErrorLog: se.Excerpt}
+		return nil, "", &Refused{Failure: se.Error(), ErrorLog: se.Excerpt, Cause: se.Diagnosis.Cause}
 	}
 	if err != nil {
 		s.removeDatadir(datadir)

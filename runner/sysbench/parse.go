@@ -24,14 +24,16 @@ package sysbench
 //   - The final report: "SQL statistics:" / "General statistics:" /
 //     "Latency (ms):" / "Threads fairness:" in 1.x (db_report_cumulative,
 //     sb_report_cumulative), "OLTP test statistics:" / "Test execution
-//     summary:" / "per-request statistics:" in 0.4 and 0.5 (case
-//     sysbench-04-summary).
+//     summary:" / "per-request statistics:" (0.4) or "response time:"
+//     (0.5) in 0.4 and 0.5 (cases sysbench-04-summary and
+//     sysbench-05-legacy-formats).
 //   - src/drivers/mysql/drv_mysql.c: "%s returned error %u (%s) for query
 //     '%s'", "MySQL error: %d \"%s\"", "error %d: %s" (connect); the Lua
 //     error handler prints "`thread_run' function failed: ...: SQL error,
 //     errno = N, state = 'S': msg" (case sysbench-run-with-errors).
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,7 +86,8 @@ type Summary struct {
 	// errors, ReconnectsPS its rate per second (1.x, 0.5).
 	Reconnects   int64   `json:"reconnects"`
 	ReconnectsPS float64 `json:"reconnects_per_s"`
-	// Deadlocks and DeadlocksPS: "deadlocks: N (X per sec.)" (0.4 only).
+	// Deadlocks and DeadlocksPS: "deadlocks: N (X per sec.)" (0.4 and
+	// early 0.5).
 	Deadlocks   int64   `json:"deadlocks"`
 	DeadlocksPS float64 `json:"deadlocks_per_s"`
 	// RWRequests and RWRequestsPS: "read/write requests: N (X per sec.)"
@@ -106,8 +109,8 @@ type Summary struct {
 	// seconds (0.4/0.5; printed without a unit there).
 	EventExecTimeS float64 `json:"event_exec_time_s"`
 	// LatMinMS, LatAvgMS and LatMaxMS are the latency min/avg/max in
-	// milliseconds ("Latency (ms):" in 1.x; "per-request statistics:"
-	// with an "ms" suffix in 0.4/0.5).
+	// milliseconds ("Latency (ms):" in 1.x; "per-request statistics:" in
+	// 0.4 and "response time:" in 0.5, with an "ms" suffix).
 	LatMinMS float64 `json:"lat_min_ms"`
 	LatAvgMS float64 `json:"lat_avg_ms"`
 	LatMaxMS float64 `json:"lat_max_ms"`
@@ -130,17 +133,58 @@ type Summary struct {
 	// A/S", execution time per thread in seconds.
 	ExecTimeAvgS    float64 `json:"exec_time_avg_s"`
 	ExecTimeStddevS float64 `json:"exec_time_stddev"`
+
+	printed sbOptional // which version-dependent count lines the report had
 }
+
+// sbOptional flags the count lines that only some versions print.
+type sbOptional uint8
+
+const (
+	sbHasIgnoredErrors sbOptional = 1 << iota
+	sbHasReconnects
+	sbHasDeadlocks
+	sbHasRWRequests
+	sbHasOtherOperations
+)
 
 // MarshalJSON encodes a Summary; "lat_pct" is null when LatPctMS is nil
 // ("percentile stats: disabled" or no percentile line), as the case
-// sysbench-1x-intervals-summary requires, instead of a misleading 0.
+// sysbench-1x-intervals-summary requires, instead of a misleading 0. The
+// version-dependent counts (ignored errors, reconnects, deadlocks,
+// read/write requests, other operations) and their rates are null when
+// the report has no such line and the count is 0: early 0.5 prints no
+// "ignored errors:", late 0.5 and 1.x no "deadlocks:" (case
+// sysbench-05-legacy-formats).
 func (s Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary
-	return json.Marshal(struct {
+	opt := func(flag sbOptional, n int64, rate float64) (*int64, *float64) {
+		if n == 0 && rate == 0 && s.printed&flag == 0 {
+			return nil, nil
+		}
+		return &n, &rate
+	}
+	var v struct {
 		plain
-		LatPct *float64 `json:"lat_pct"`
-	}{plain(s), sbPctOrNil(s.LatPct, s.LatPctMS)})
+		LatPct            *float64 `json:"lat_pct"`
+		IgnoredErrors     *int64   `json:"ignored_errors"`
+		IgnoredErrorsPS   *float64 `json:"ignored_errors_per_s"`
+		Reconnects        *int64   `json:"reconnects"`
+		ReconnectsPS      *float64 `json:"reconnects_per_s"`
+		Deadlocks         *int64   `json:"deadlocks"`
+		DeadlocksPS       *float64 `json:"deadlocks_per_s"`
+		RWRequests        *int64   `json:"rw_requests"`
+		RWRequestsPS      *float64 `json:"rw_requests_per_s"`
+		OtherOperations   *int64   `json:"other_operations"`
+		OtherOperationsPS *float64 `json:"other_operations_per_s"`
+	}
+	v.plain, v.LatPct = plain(s), sbPctOrNil(s.LatPct, s.LatPctMS)
+	v.IgnoredErrors, v.IgnoredErrorsPS = opt(sbHasIgnoredErrors, s.IgnoredErrors, s.IgnoredErrorsPS)
+	v.Reconnects, v.ReconnectsPS = opt(sbHasReconnects, s.Reconnects, s.ReconnectsPS)
+	v.Deadlocks, v.DeadlocksPS = opt(sbHasDeadlocks, s.Deadlocks, s.DeadlocksPS)
+	v.RWRequests, v.RWRequestsPS = opt(sbHasRWRequests, s.RWRequests, s.RWRequestsPS)
+	v.OtherOperations, v.OtherOperationsPS = opt(sbHasOtherOperations, s.OtherOperations, s.OtherOperationsPS)
+	return json.Marshal(v)
 }
 
 func sbPctOrNil(pct float64, v *float64) *float64 {
@@ -240,8 +284,23 @@ type Output struct {
 	// the workload began.
 	ThreadsStarted bool `json:"threads_started"`
 	// Intervals are the per-interval reports in output order; empty (not
-	// nil) when there are none, e.g. 0.4 has no --report-interval.
+	// nil) when there are none, e.g. 0.4 has no --report-interval. Every
+	// reporter's lines (1.x, both 0.5 layouts) give the same Interval.
 	Intervals []Interval `json:"intervals"`
+	// IntervalLayout is the layout of the first interval line: Layout1x,
+	// Layout05Early, Layout05Late or LayoutCSV; "" without interval lines.
+	IntervalLayout string `json:"interval_layout,omitempty"`
+	// Discarded are interval lines that cannot be measurements (see
+	// DiscardedInterval), in output order; they are not in Intervals and
+	// Feed does not return them.
+	Discarded []DiscardedInterval `json:"discarded_intervals,omitempty"`
+	// Tail are the intervals after the run's end: past the invocation's
+	// --time (not returned by Feed), or, seen by Output, from the first
+	// one with fewer threads than the run had when more than one interval
+	// follows it (threads stuck in the server while the others exited:
+	// sysbench then prints zero-throughput lines until killed,
+	// akopytov/sysbench #279). They are not measurements.
+	Tail []Interval `json:"tail,omitempty"`
 	// Summary is the final report; nil when the run printed none (killed,
 	// failed). A report cut off mid-way is returned as far as it goes.
 	Summary *Summary `json:"summary"`
@@ -260,6 +319,37 @@ type Output struct {
 	Unrecognized []OutputLine `json:"unrecognized,omitempty"`
 }
 
+// Interval line layouts (Output.IntervalLayout).
+const (
+	// Layout1x: "[ 10s ] thds: N tps: X qps: X (r/w/o: ...) lat (ms,P%): X
+	// err/s: X reconn/s: X" (sysbench 1.x, C and Lua reporters).
+	Layout1x = "1.x"
+	// Layout05Early: "[  10s] threads: N, tps: X, reads/s: X, writes/s: X
+	// response time: Xms (P%)" (early sysbench 0.5).
+	Layout05Early = "0.5-early"
+	// Layout05Late: "[  10s] threads: N, tps: X, reads: X, writes: X,
+	// response time: Xms (P%), errors: X, reconnects: X" (later 0.5).
+	Layout05Late = "0.5-late"
+	// LayoutCSV: "time,threads,tps,qps,reads/s,writes/s,other/s,
+	// latency_pct_ms,errors/s,reconnects/s" rows of --report-csv (1.x),
+	// no header.
+	LayoutCSV = "csv"
+)
+
+// DiscardedInterval is an interval line that cannot be a measurement: a
+// rate above MaxPlausibleRate, or (known once the final report is read)
+// above the run's total number of events. It never enters a mean or a
+// maximum.
+type DiscardedInterval struct {
+	// Time and Line are the interval's time (s) and 1-based line number.
+	Time float64 `json:"t"`
+	Line int     `json:"line"`
+	// Reason says what is implausible and where the line was printed.
+	Reason string `json:"reason"`
+	// Interval is the line as parsed.
+	Interval Interval `json:"interval"`
+}
+
 // RunStatus classifies a parsed run (columns of expected.tsv in case
 // sysbench-run-with-errors).
 type RunStatus string
@@ -271,9 +361,19 @@ const (
 	// StatusOKWithErrors is a completed run whose ignored errors per
 	// transaction exceed the threshold: keep the score, but flag it.
 	StatusOKWithErrors RunStatus = "ok_with_errors"
+	// StatusOKWithWarnings is a completed run from which implausible
+	// interval lines were discarded (Output.Discarded): the score (the
+	// final report) stands.
+	StatusOKWithWarnings RunStatus = "ok_with_warnings"
 	// StatusFailed is a run with any failure line (even after intervals
-	// or a report) or without a final report. Never score it as tps=0.
+	// or a report), or one that never ran (no interval, no report).
+	// Never score it as tps=0.
 	StatusFailed RunStatus = "failed"
+	// StatusIncomplete is a run that measured (intervals) but printed no
+	// final report and no failure line: it was killed or cut off, e.g.
+	// threads stuck in the server past --time (see Output.StuckThreads).
+	// Like a failed run it has no score.
+	StatusIncomplete RunStatus = "incomplete"
 )
 
 // DefaultMaxIgnoredErrorRatio is the ignored errors per transaction above
@@ -294,12 +394,17 @@ func (o Output) Status() RunStatus {
 	return o.StatusWithMaxErrorRatio(DefaultMaxIgnoredErrorRatio)
 }
 
-// StatusWithMaxErrorRatio classifies the run: StatusFailed when Failed,
+// StatusWithMaxErrorRatio classifies the run: StatusIncomplete when it
+// measured but has neither a final report nor a failure line, StatusFailed
+// when otherwise Failed,
 // StatusOKWithErrors when ignored errors per transaction exceed
-// maxRatio (or there are ignored errors but no transactions), else
-// StatusOK.
+// maxRatio (or there are ignored errors but no transactions),
+// StatusOKWithWarnings when interval lines were discarded, else StatusOK.
 func (o Output) StatusWithMaxErrorRatio(maxRatio float64) RunStatus {
 	if o.Failed() {
+		if len(o.Failures) == 0 && (len(o.Intervals) > 0 || len(o.Tail) > 0) {
+			return StatusIncomplete
+		}
 		return StatusFailed
 	}
 	s := o.Summary
@@ -307,6 +412,9 @@ func (o Output) StatusWithMaxErrorRatio(maxRatio float64) RunStatus {
 		if s.Transactions <= 0 || float64(s.IgnoredErrors)/float64(s.Transactions) > maxRatio {
 			return StatusOKWithErrors
 		}
+	}
+	if len(o.Discarded) > 0 {
+		return StatusOKWithWarnings
 	}
 	return StatusOK
 }
@@ -326,6 +434,98 @@ func (o Output) MySQLErrno() (errno int, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// StuckThreads reports, for a run whose threads wound down before it
+// ended (Output.Tail), how many were still running in its last interval
+// and how many it had; ok is false when no interval shows fewer threads.
+func (o Output) StuckThreads() (running, of int, ok bool) {
+	of = o.Threads
+	for _, iv := range o.Intervals {
+		of = max(of, iv.Threads)
+	}
+	if len(o.Tail) == 0 {
+		return 0, of, false
+	}
+	last := o.Tail[len(o.Tail)-1].Threads
+	return last, of, last > 0 && last < of
+}
+
+// connectionLost are client errors of a lost or refused connection
+// (CR_CONNECTION_ERROR 2002, CR_CONN_HOST_ERROR 2003, CR_SERVER_GONE_ERROR
+// 2006, CR_SERVER_LOST 2013, CR_SERVER_LOST_EXTENDED 2055).
+var connectionLost = map[int]bool{2002: true, 2003: true, 2006: true, 2013: true, 2055: true}
+
+// serverLimit are server errors of a limit a configuration sets, which a
+// workload's threads can exceed at initialisation: ER_MAX_PREPARED_STMT_
+// COUNT_REACHED 1461 (max_prepared_stmt_count), ER_CON_COUNT_ERROR 1040
+// (max_connections), ER_TOO_MANY_USER_CONNECTIONS 1203
+// (max_user_connections), ER_CANT_CREATE_THREAD 1135.
+var serverLimit = map[int]string{1461: "max_prepared_stmt_count", 1040: "max_connections", 1203: "max_user_connections", 1135: "threads the server can create"}
+
+// Explain says why a run has no score, in one line for a trial's failure
+// text: the phase (the workload never ran, or failed while running), the
+// MySQL error number and SQLSTATE the failure lines carry (errno 0 is "an
+// error without a code"), the failure line itself, and what it points to:
+// a server limit the configuration sets (a thread_init failure with 1461,
+// 1040, ...), a lost connection (2013, ..., or reconnects in the last
+// intervals: the server restarted or went away), or threads stuck past
+// the end. It returns "" for a run with a score.
+func (o Output) Explain() string {
+	if !o.Failed() {
+		return ""
+	}
+	if len(o.Failures) == 0 {
+		msg := "no final report"
+		if len(o.Intervals)+len(o.Tail) == 0 {
+			return msg + " and no interval: the workload never ran"
+		}
+		if run, of, ok := o.StuckThreads(); ok {
+			return fmt.Sprintf("%s: %d of %d threads were still running after the run's end (stuck in the server)", msg, run, of)
+		}
+		return msg + ": the run was cut off"
+	}
+	first := o.Failures[0]
+	for _, f := range o.Failures {
+		if f.HasErrno {
+			first = f
+			break
+		}
+	}
+	var b strings.Builder
+	switch ph := o.Phase(); ph {
+	case PhaseInit, PhaseThreadInit:
+		b.WriteString("failed in " + ph + " (the workload never ran)")
+	case PhaseRun:
+		b.WriteString("failed while running")
+	default:
+		b.WriteString("failed before the workload started")
+	}
+	errno, hasErrno := o.MySQLErrno()
+	if hasErrno {
+		fmt.Fprintf(&b, ", MySQL error %d", errno)
+		for _, f := range o.Failures {
+			if f.SQLState != "" {
+				fmt.Fprintf(&b, " (SQLSTATE %s)", f.SQLState)
+				break
+			}
+		}
+		if errno == 0 {
+			b.WriteString(" (an error without a code, from the server or a proxy)")
+		}
+	}
+	b.WriteString(": " + first.Text)
+	reconnects := false
+	for _, iv := range append(append([]Interval(nil), o.Intervals...), o.Tail...) {
+		reconnects = reconnects || iv.ReconnPS > 0
+	}
+	switch {
+	case hasErrno && o.Phase() == PhaseThreadInit && serverLimit[errno] != "":
+		b.WriteString("; a server limit (" + serverLimit[errno] + ") is too low for this workload's threads: the configuration is invalid for the workload, not slow")
+	case hasErrno && connectionLost[errno], reconnects:
+		b.WriteString("; the connection to the server was lost during the run (the server restarted, crashed or dropped connections)")
+	}
+	return b.String()
 }
 
 // Run phases returned by Output.Phase.
@@ -353,7 +553,7 @@ func (o Output) Phase() string {
 			return f.Phase
 		}
 	}
-	if o.ThreadsStarted || len(o.Intervals) > 0 || o.Summary != nil || len(o.Checkpoints) > 0 {
+	if o.ThreadsStarted || len(o.Intervals) > 0 || len(o.Tail) > 0 || o.Summary != nil || len(o.Checkpoints) > 0 {
 		return PhaseRun
 	}
 	for _, f := range o.Failures {
@@ -404,6 +604,8 @@ const (
 type Parser struct {
 	line int
 	out  Output
+	inv  Invocation
+	tail bool // the run passed its time limit or its threads wound down
 
 	section, sub int
 	cur          *Summary // report being read
@@ -412,9 +614,31 @@ type Parser struct {
 	pendingCkpt  *float64 // "[ Ns ] Checkpoint report:" seen, report not begun
 }
 
-// NewParser returns a parser with no input consumed.
+// NewParser returns a parser with no input consumed, for output of an
+// unknown invocation (the thread count then comes from "Number of
+// threads:").
 func NewParser() *Parser {
 	return &Parser{}
+}
+
+// Invocation is what sysbench was asked to do, as far as reading its
+// output needs it. Zero fields are unknown.
+type Invocation struct {
+	// Threads is --threads; when 0, "Number of threads: N" of the output
+	// stands in.
+	Threads int
+	// TimeS is --time in seconds: intervals after it are tail.
+	TimeS float64
+	// Percentile is --percentile, the rank of the latency column of CSV
+	// reports (which do not print it); 0 means sysbench's default, 95.
+	Percentile float64
+}
+
+// NewParserFor returns a parser for the output of a run launched as inv:
+// interval lines after inv.TimeS, or with fewer threads than asked for,
+// are the run's tail (Output.Tail), not measurements.
+func NewParserFor(inv Invocation) *Parser {
+	return &Parser{inv: inv}
 }
 
 var (
@@ -450,7 +674,9 @@ var (
 )
 
 // Feed consumes one line (without trailing newline). It returns a non-nil *Interval
-// when the line is an interval report; an error for a malformed interval line.
+// when the line is an interval report that is a measurement (not one
+// discarded as implausible, Output.Discarded, nor one past the run's
+// --time, Output.Tail); an error for a malformed interval line.
 //
 // The returned Interval is a copy. A following "[ Ns ] queue length: ..."
 // line (--rate) is added to the stored interval of the same timestamp and
@@ -501,6 +727,14 @@ func (p *Parser) feed(line string) (*Interval, error) {
 		}
 		p.unrecognized(trimmed)
 		return nil, nil
+	}
+
+	if sbReCSVStart.MatchString(trimmed) {
+		iv, err := sbParseCSV(trimmed, cmp.Or(p.inv.Percentile, 95))
+		if err != nil {
+			return nil, p.malformed(trimmed, "malformed CSV report row: %v", err)
+		}
+		return p.addInterval(iv.Time, iv, LayoutCSV), nil
 	}
 
 	if m := sbReBanner.FindStringSubmatch(trimmed); m != nil {
@@ -582,19 +816,17 @@ func (p *Parser) timestamped(line, ts, body string) (*Interval, bool, error) {
 	}
 	switch {
 	case strings.HasPrefix(body, "thds:"):
-		p.closeReport()
 		iv, err := sbParseInterval1x(body)
 		if err != nil {
 			return nil, true, p.malformed(line, "malformed interval line: %v", err)
 		}
-		return p.addInterval(t, iv), true, nil
+		return p.addInterval(t, iv, Layout1x), true, nil
 	case strings.HasPrefix(body, "threads:"):
-		p.closeReport()
-		iv, err := sbParseInterval05(body)
+		iv, layout, err := sbParseInterval05(body)
 		if err != nil {
 			return nil, true, p.malformed(line, "malformed interval line: %v", err)
 		}
-		return p.addInterval(t, iv), true, nil
+		return p.addInterval(t, iv, layout), true, nil
 	case strings.HasPrefix(body, "queue length:"):
 		m := sbReQueue.FindStringSubmatch(body)
 		if m == nil {
@@ -620,12 +852,110 @@ func (p *Parser) timestamped(line, ts, body string) (*Interval, bool, error) {
 	return nil, false, nil
 }
 
-func (p *Parser) addInterval(t float64, iv Interval) *Interval {
+// addInterval files an interval line of the given layout. An interval
+// line inside a report being read (a section still open: sysbench 0.5
+// printed one after "OLTP test statistics:" at the end of a run) is
+// interleaved and leaves the report open; otherwise it ends any report (a
+// checkpoint report is followed by more intervals). An interval with an
+// implausible value is discarded (Output.Discarded) and not returned.
+func (p *Parser) addInterval(t float64, iv Interval, layout string) *Interval {
+	inReport := p.cur != nil && p.section != sbSecNone
+	if !inReport {
+		p.closeReport()
+	}
 	iv.Time = t
 	iv.Line = p.line
+	if p.out.IntervalLayout == "" {
+		p.out.IntervalLayout = layout
+	}
+	if why := sbImplausible(iv); why != "" {
+		if inReport {
+			why += "; printed after the final report started"
+		}
+		p.out.Discarded = append(p.out.Discarded, DiscardedInterval{Time: t, Line: p.line, Reason: why, Interval: iv})
+		return nil
+	}
+	if p.tail || (p.inv.TimeS > 0 && t > p.inv.TimeS) {
+		p.tail = true
+		p.out.Tail = append(p.out.Tail, iv)
+		return nil
+	}
 	p.out.Intervals = append(p.out.Intervals, iv)
 	cp := iv
 	return &cp
+}
+
+// sbWoundDown returns the index of the first interval of a wound-down
+// run's tail, or len(ivs): the first interval with fewer threads than the
+// run had (threads, or the most any earlier interval shows), when more
+// than one interval follows it. One interval with a thread fewer is the
+// normal end of a run (a thread finished its last event early, seen at
+// the last second of real 1.0.20 runs); intervals that go on with fewer
+// threads are threads stuck in the server after the others exited.
+func sbWoundDown(ivs []Interval, threads int) int {
+	most := threads
+	for i, iv := range ivs {
+		if most > 0 && iv.Threads > 0 && iv.Threads < most {
+			if len(ivs)-i-1 > 1 {
+				return i
+			}
+			return len(ivs)
+		}
+		most = max(most, iv.Threads)
+	}
+	return len(ivs)
+}
+
+// sbReCSVStart matches the start of a --report-csv row: a number and a
+// comma ("1,2,76.79,...").
+var sbReCSVStart = regexp.MustCompile(`^\d+(?:\.\d+)?,`)
+
+// sbCSVColumns are the columns of a --report-csv row, which has no header
+// (sysbench 1.0.20 src/lua/internal/sysbench.lua, sysbench.report_csv).
+var sbCSVColumns = []string{"time", "threads", "tps", "qps", "reads/s", "writes/s", "other/s", "latency_pct_ms", "errors/s", "reconnects/s"}
+
+// sbParseCSV parses a --report-csv row by position into the same Interval
+// as the text reporters give; pct is the latency column's percentile rank.
+func sbParseCSV(line string, pct float64) (Interval, error) {
+	var iv Interval
+	f := strings.Split(line, ",")
+	if len(f) != len(sbCSVColumns) {
+		return iv, fmt.Errorf("%d columns, want %d (%s)", len(f), len(sbCSVColumns), strings.Join(sbCSVColumns, ","))
+	}
+	var v [10]float64
+	for i, x := range f {
+		n, err := sbParseFloatStrict(strings.TrimSpace(x))
+		if err != nil {
+			return iv, fmt.Errorf("%s: %v", sbCSVColumns[i], err)
+		}
+		v[i] = n
+	}
+	if v[1] != float64(int(v[1])) {
+		return iv, fmt.Errorf("threads: %q is not a thread count", f[1])
+	}
+	lat := v[7]
+	iv = Interval{Time: v[0], Threads: int(v[1]), TPS: v[2], QPS: v[3], Reads: v[4], Writes: v[5], Other: v[6],
+		LatPct: pct, LatMS: &lat, ErrPS: v[8], ReconnPS: v[9]}
+	return iv, nil
+}
+
+// MaxPlausibleRate bounds every per-second rate of an interval line (tps,
+// qps, reads, writes, other, errors, reconnects): no server runs 10^12
+// transactions per second. sysbench 0.5 printed ~1.8e19 tps at the end of
+// a run (an unsigned counter that went below zero, akopytov/sysbench #14).
+const MaxPlausibleRate = 1e12
+
+// sbImplausible returns why an interval cannot be a measurement, or "".
+func sbImplausible(iv Interval) string {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"tps", iv.TPS}, {"qps", iv.QPS}, {"reads", iv.Reads}, {"writes", iv.Writes}, {"other", iv.Other}, {"err/s", iv.ErrPS}, {"reconn/s", iv.ReconnPS}} {
+		if !(f.v >= 0 && f.v <= MaxPlausibleRate) {
+			return fmt.Sprintf("implausible value: %s %.3g per second (more than %.0e: a counter that went below zero)", f.name, f.v, MaxPlausibleRate)
+		}
+	}
+	return ""
 }
 
 // sbParseInterval1x parses the body of a 1.x interval line by its labels:
@@ -745,19 +1075,33 @@ func sbParseInterval1x(body string) (Interval, error) {
 	return iv, nil
 }
 
-// sbParseInterval05 parses the body of a 0.5 interval line: "threads: N, tps:
-// X, reads: X, writes: X, response time: Xms (P%), errors: X, reconnects:
-// X" (early 0.5 prints "reads/s:"/"writes/s:" and no errors/reconnects).
-func sbParseInterval05(body string) (Interval, error) {
+// sbRe05Label finds the labels of a 0.5 interval line. Fields are found
+// by their labels, not by the commas between them: early 0.5 prints no
+// comma before "response time" (case sysbench-05-legacy-formats).
+var sbRe05Label = regexp.MustCompile(`(?:^|[\s,])(threads|tps|reads/s|reads|writes/s|writes|response time|errors|reconnects):`)
+
+// sbParseInterval05 parses the body of a 0.5 interval line: "threads: N,
+// tps: X, reads: X, writes: X, response time: Xms (P%), errors: X,
+// reconnects: X" (late 0.5, db_driver.c of the 0.5 branch) or "threads: N,
+// tps: X, reads/s: X, writes/s: X response time: Xms (P%)" (early 0.5:
+// per-second labels, no comma before the response time, no errors or
+// reconnects, which are then not reported: NoErrorRates). The layout is
+// returned as "0.5-late" or "0.5-early".
+func sbParseInterval05(body string) (Interval, string, error) {
 	var iv Interval
+	locs := sbRe05Label.FindAllStringSubmatchIndex(body, -1)
+	if len(locs) == 0 || strings.TrimSpace(body[:locs[0][2]]) != "" {
+		return iv, "", fmt.Errorf("want \"threads: N, tps: X, ...\", got %q", body)
+	}
 	seen := map[string]bool{}
-	for _, item := range strings.Split(body, ",") {
-		item = strings.TrimSpace(item)
-		label, val, ok := strings.Cut(item, ":")
-		if !ok {
-			return iv, fmt.Errorf("field without ':': %q", item)
+	perSecond := false
+	for k, loc := range locs {
+		label := body[loc[2]:loc[3]]
+		end := len(body)
+		if k+1 < len(locs) {
+			end = locs[k+1][0]
 		}
-		val = strings.TrimSpace(val)
+		val := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body[loc[1]:end]), ","))
 		var err error
 		switch label {
 		case "threads":
@@ -765,9 +1109,11 @@ func sbParseInterval05(body string) (Interval, error) {
 		case "tps":
 			iv.TPS, err = sbParseFloatStrict(val)
 		case "reads", "reads/s":
+			perSecond = perSecond || label == "reads/s"
 			label = "reads"
 			iv.Reads, err = sbParseFloatStrict(val)
 		case "writes", "writes/s":
+			perSecond = perSecond || label == "writes/s"
 			label = "writes"
 			iv.Writes, err = sbParseFloatStrict(val)
 		case "errors":
@@ -777,7 +1123,7 @@ func sbParseInterval05(body string) (Interval, error) {
 		case "response time":
 			v, pct, ok := strings.Cut(val, "ms (")
 			if !ok || !strings.HasSuffix(pct, "%)") {
-				return iv, fmt.Errorf("response time: want \"Xms (P%%)\", got %q", val)
+				return iv, "", fmt.Errorf("response time: want \"Xms (P%%)\", got %q", val)
 			}
 			var ms float64
 			if ms, err = sbParseFloatStrict(v); err == nil {
@@ -786,23 +1132,28 @@ func sbParseInterval05(body string) (Interval, error) {
 					iv.LatMS = &ms
 				}
 			}
-		default:
-			return iv, fmt.Errorf("unknown field %q", label)
 		}
 		if err != nil {
-			return iv, fmt.Errorf("%s: %v", label, err)
+			return iv, "", fmt.Errorf("%s: %v", label, err)
 		}
 		if seen[label] {
-			return iv, fmt.Errorf("duplicate field %q", label)
+			return iv, "", fmt.Errorf("duplicate field %q", label)
 		}
 		seen[label] = true
 	}
 	for _, l := range []string{"threads", "tps", "reads", "writes", "response time"} {
 		if !seen[l] {
-			return iv, fmt.Errorf("missing field %q", l)
+			return iv, "", fmt.Errorf("missing field %q", l)
 		}
 	}
-	return iv, nil
+	if seen["errors"] != seen["reconnects"] {
+		return iv, "", errors.New("errors and reconnects: want both or neither")
+	}
+	iv.NoErrorRates = !seen["errors"]
+	if perSecond || iv.NoErrorRates {
+		return iv, Layout05Early, nil
+	}
+	return iv, Layout05Late, nil
 }
 
 // sbScanner walks an interval line body.
@@ -1001,6 +1352,8 @@ func (p *Parser) headerLine(line string) (bool, error) {
 	}
 	if sbReLastRepeated.MatchString(line) ||
 		strings.HasPrefix(line, "Initializing random number generator from seed") ||
+		line == "Initializing random number generator from timer." ||
+		strings.HasPrefix(line, "Random number generator seed is ") ||
 		strings.HasPrefix(line, "Report checkpoint(s) at ") ||
 		strings.HasPrefix(line, "Forcing shutdown in ") ||
 		strings.HasPrefix(line, "No DB drivers specified, using ") ||
@@ -1095,14 +1448,19 @@ func (p *Parser) reportLine(line string) (bool, error) {
 			s.Queries, s.QPS, err = sbParseCountRate(val)
 		case "ignored errors":
 			s.IgnoredErrors, s.IgnoredErrorsPS, err = sbParseCountRate(val)
+			s.printed |= sbHasIgnoredErrors
 		case "reconnects":
 			s.Reconnects, s.ReconnectsPS, err = sbParseCountRate(val)
+			s.printed |= sbHasReconnects
 		case "deadlocks":
 			s.Deadlocks, s.DeadlocksPS, err = sbParseCountRate(val)
+			s.printed |= sbHasDeadlocks
 		case "read/write requests":
 			s.RWRequests, s.RWRequestsPS, err = sbParseCountRate(val)
+			s.printed |= sbHasRWRequests
 		case "other operations":
 			s.OtherOperations, s.OtherOperationsPS, err = sbParseCountRate(val)
+			s.printed |= sbHasOtherOperations
 		default:
 			return false, nil
 		}
@@ -1123,6 +1481,13 @@ func (p *Parser) reportLine(line string) (bool, error) {
 				return false, nil
 			}
 			s.EventExecTimeS, err = sbParseUnit(val, "s")
+		case "response time":
+			// 0.5: "response time:" opens the latency block that 0.4
+			// calls "per-request statistics:".
+			if p.section != sbSecGeneral || val != "" {
+				return false, nil
+			}
+			p.sub = sbSubPerRequest
 		default:
 			if p.section != sbSecLatency && p.sub != sbSubPerRequest {
 				return false, nil
@@ -1226,7 +1591,12 @@ func (p *Parser) closeReport() {
 }
 
 // Output returns everything parsed so far. The result does not share
-// memory with the parser; a report still being read is included.
+// memory with the parser; a report still being read is included. Two
+// judgements need what came later, so Output makes them, not Feed: when
+// the run's threads wound down and more than one interval followed (see
+// Output.Tail), those intervals move to Tail; once a final report gives
+// the run's total events, intervals whose tps exceeds it move to
+// Discarded.
 func (p *Parser) Output() Output {
 	o := p.out
 	o.Intervals = append([]Interval{}, p.out.Intervals...)
@@ -1234,6 +1604,13 @@ func (p *Parser) Output() Output {
 	o.Checkpoints = append([]Checkpoint(nil), p.out.Checkpoints...)
 	o.Warnings = append([]Failure(nil), p.out.Warnings...)
 	o.Unrecognized = append([]OutputLine(nil), p.out.Unrecognized...)
+	o.Discarded = append([]DiscardedInterval(nil), p.out.Discarded...)
+	o.Tail = append([]Interval(nil), p.out.Tail...)
+	for i := range o.Tail {
+		o.Tail[i].LatMS = sbCopyPtr(o.Tail[i].LatMS)
+		o.Tail[i].QueueLength = sbCopyPtr(o.Tail[i].QueueLength)
+		o.Tail[i].Concurrency = sbCopyPtr(o.Tail[i].Concurrency)
+	}
 	if p.out.LegacyMode != nil {
 		m := *p.out.LegacyMode
 		o.LegacyMode = &m
@@ -1250,11 +1627,34 @@ func (p *Parser) Output() Output {
 			o.Summary = &s
 		}
 	}
+	if i := sbWoundDown(o.Intervals, cmp.Or(p.inv.Threads, o.Threads)); i < len(o.Intervals) {
+		o.Tail = append(append([]Interval(nil), o.Intervals[i:]...), o.Tail...)
+		o.Intervals = o.Intervals[:i]
+	}
+	// A per-second rate above the run's total number of events cannot be
+	// (known only once the final report is read; a final report after
+	// checkpoints covers only the time since the last one, so not then).
+	if s := o.Summary; s != nil && s.Events > 0 && len(o.Checkpoints) == 0 {
+		kept := o.Intervals[:0]
+		for _, iv := range o.Intervals {
+			if iv.TPS > float64(s.Events) {
+				o.Discarded = append(o.Discarded, DiscardedInterval{Time: iv.Time, Line: iv.Line, Interval: iv,
+					Reason: fmt.Sprintf("implausible value: tps %.6g per second, more than the %d events of the whole run", iv.TPS, s.Events)})
+				continue
+			}
+			kept = append(kept, iv)
+		}
+		o.Intervals = kept
+	}
 	// Deep-copy pointer fields so callers cannot modify parser state.
 	for i := range o.Intervals {
 		o.Intervals[i].LatMS = sbCopyPtr(o.Intervals[i].LatMS)
 		o.Intervals[i].QueueLength = sbCopyPtr(o.Intervals[i].QueueLength)
 		o.Intervals[i].Concurrency = sbCopyPtr(o.Intervals[i].Concurrency)
+	}
+	for i := range o.Discarded {
+		iv := &o.Discarded[i].Interval
+		iv.LatMS, iv.QueueLength, iv.Concurrency = sbCopyPtr(iv.LatMS), sbCopyPtr(iv.QueueLength), sbCopyPtr(iv.Concurrency)
 	}
 	if o.Summary != nil {
 		o.Summary.LatPctMS = sbCopyPtr(o.Summary.LatPctMS)

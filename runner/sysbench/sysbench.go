@@ -85,9 +85,14 @@ func (s Bench) Dataset() runner.Dataset {
 
 // Run runs the workload for r.Duration (rounded up to whole seconds) at
 // r.Threads with --report-interval=1 and calls onSample for each interval
-// line as it arrives. It returns the final report in the result's Summary
-// (*Summary); a *runner.BenchError when the run failed, ctx.Err() when
-// cancelled (sysbench gets SIGTERM, then SIGKILL after 5 s).
+// line as it arrives (not the tail after the run's end, see
+// Output.Tail). It returns the final report in the result's Summary
+// (*Summary); a *runner.BenchError when the run failed, saying why
+// (Output.Explain: phase, MySQL error number, cause), or when sysbench
+// did not exit within its --time plus DeadlineGrace (it is killed: threads
+// stuck in the server keep it printing zero-throughput lines forever,
+// akopytov/sysbench #279, #280); ctx.Err() when cancelled (sysbench gets
+// SIGTERM, then SIGKILL after 5 s).
 func (s Bench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {
 	out, err := s.run(ctx, srv, r, onSample)
 	res := runner.BenchResult{Version: out.Version}
@@ -97,16 +102,28 @@ func (s Bench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 	return res, err
 }
 
+// DeadlineGrace is how long after its --time a sysbench run may take to
+// exit (the final report of 512 threads takes a few seconds): at least
+// 15 s, or a tenth of --time. (Case sysbench-overrun-and-csv: --time=30,
+// killed at 45 s.)
+func DeadlineGrace(run time.Duration) time.Duration { return max(minGrace, run/10) }
+
+// minGrace is DeadlineGrace's minimum (tests shorten it).
+var minGrace = 15 * time.Second
+
 func (s Bench) run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (Output, error) {
 	secs := int((r.Duration + time.Second - 1) / time.Second)
-	cmd := s.command(ctx, r.Binary, r.Launch, s.Args(srv, r.TCP,
+	limit := time.Duration(secs)*time.Second + DeadlineGrace(time.Duration(secs)*time.Second)
+	dctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := s.command(dctx, r.Binary, r.Launch, s.Args(srv, r.TCP,
 		"--threads="+strconv.Itoa(r.Threads),
 		"--time="+strconv.Itoa(secs),
 		"--report-interval=1",
 		"--percentile=95",
 		"--histogram=off",
 		"run"))
-	p := NewParser()
+	p := NewParserFor(Invocation{Threads: r.Threads, TimeS: float64(secs), Percentile: 95})
 	var parseErr error
 	text, err := StreamLines(cmd, func(line string) {
 		iv, ferr := p.Feed(line)
@@ -122,18 +139,20 @@ func (s Bench) run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 		return out, ctx.Err()
 	}
 	switch {
+	case dctx.Err() != nil:
+		return out, &runner.BenchError{Reason: fmt.Sprintf("sysbench did not exit within %s of its --time=%d and was killed: %s", limit-time.Duration(secs)*time.Second, secs, out.Explain()), Output: text}
 	case err != nil:
 		var ee *exec.ExitError
 		reason := err.Error()
 		if errors.As(err, &ee) {
 			reason = "sysbench " + ee.ProcessState.String()
 		}
-		if len(out.Failures) > 0 {
-			reason += ": " + out.Failures[0].Text
+		if why := out.Explain(); why != "" {
+			reason += ": " + why
 		}
 		return out, &runner.BenchError{Reason: reason, Output: text}
 	case len(out.Failures) > 0:
-		return out, &runner.BenchError{Reason: out.Failures[0].Text, Output: text}
+		return out, &runner.BenchError{Reason: "sysbench " + out.Explain(), Output: text}
 	case parseErr != nil:
 		return out, &runner.BenchError{Reason: "unparseable output: " + parseErr.Error(), Output: text}
 	case len(out.Intervals) == 0:

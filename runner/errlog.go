@@ -1,0 +1,156 @@
+package runner
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/autotune/autotune/space"
+)
+
+// StartCause classifies why a server did not start (StartDiagnosis.Cause).
+type StartCause string
+
+const (
+	// CauseOther is a start failure of no known class.
+	CauseOther StartCause = "other"
+	// CauseUnknownOption: the server refused an option it does not know
+	// ("unknown variable 'name=value'"): the configuration named a knob
+	// this version does not have.
+	CauseUnknownOption StartCause = "unknown_option"
+	// CauseOutOfMemory: the server could not allocate memory at start
+	// (errno 12, ENOMEM: "InnoDB: mmap(N bytes) failed; errno 12"): the
+	// configuration asks for more memory than the host gives.
+	CauseOutOfMemory StartCause = "out_of_memory"
+	// CauseDiskFull: no space left on the device (errno 28, ENOSPC).
+	CauseDiskFull StartCause = "disk_full"
+)
+
+// StartDiagnosis is what the error log of one start attempt says about why
+// the server did not start.
+type StartDiagnosis struct {
+	// Cause classifies the root cause; "" when the log holds no error.
+	Cause StartCause
+	// Root is the root cause: the first error of the attempt that is not
+	// a consequence of another (see Secondary), without its timestamp and
+	// severity prefix, e.g. "InnoDB: mmap(13186891776 bytes) failed;
+	// errno 12". Errors are lines with an [ERROR] or [FATAL] severity and,
+	// since MySQL 5.5 and InnoDB print some without any prefix, lines
+	// with no severity that report a failure ("failed", "errno N",
+	// "Fatal error", "cannot allocate").
+	Root string
+	// Option is the option the server refused (CauseUnknownOption), its
+	// name canonical: the value cut off, dashes as underscores
+	// ("master-info-repository=TABLE" → "master_info_repository").
+	Option string
+	// Bytes is the allocation that failed (CauseOutOfMemory), from
+	// "mmap(N bytes)"; 0 when the log does not say.
+	Bytes int64
+	// Secondary are the errors that follow from the root cause, in log
+	// order: a storage engine that failed to initialise is then
+	// "unknown", plugins fail, the server aborts ("Plugin 'InnoDB' init
+	// function returned error", "registration as a STORAGE ENGINE
+	// failed", "Unknown/unsupported storage engine: InnoDB", "Failed to
+	// initialize plugins", "Aborting"). Reporting one of them as the cause
+	// misleads ("InnoDB is missing").
+	Secondary []string
+}
+
+// String renders the diagnosis as one clause for an error message:
+// "the server does not know the option NAME (its log: ...)", "out of
+// memory: ROOT (12.3G could not be allocated)", or the root message.
+func (d StartDiagnosis) String() string {
+	switch d.Cause {
+	case "":
+		return ""
+	case CauseUnknownOption:
+		return fmt.Sprintf("the server does not know the option %s (its log: %s)", d.Option, strings.TrimSuffix(d.Root, "."))
+	case CauseOutOfMemory:
+		s := "out of memory: " + d.Root
+		if d.Bytes > 0 {
+			s += " (" + space.HumanBytes(d.Bytes) + " could not be allocated)"
+		}
+		return s
+	}
+	return d.Root
+}
+
+var (
+	// severityTag is the severity of a log line: "[ERROR]" (5.x,
+	// MariaDB; MySQL 8 adds "[MY-NNNNNN] [Server]" after it), "[Note]",
+	// "[Warning]", "[System]".
+	severityTag = regexp.MustCompile(`\[(ERROR|FATAL|Note|Warning|System|Info)\]`)
+	// untaggedError is a line without severity that reports a failure.
+	untaggedError = regexp.MustCompile(`(?i)(\bfailed\b|\berrno:? \d+|\bfatal error\b|\bcannot allocate\b|\bout of memory\b|^error\b|\berror:)`)
+	// logPrefix is a line's timestamp, thread id, severity and MySQL 8
+	// error code and subsystem: "2016-12-29T15:17:43.851927Z 0 [ERROR] ",
+	// "150126 22:31:29 [ERROR] ", "2018-05-22 10:15:02 140234567890
+	// [ERROR] ", "... [ERROR] [MY-000067] [Server] ", "150126 22:31:29 ".
+	logPrefix = regexp.MustCompile(`^(?:\d{4}-\d\d-\d\d[T ][\d:.]+Z?|\d{6}\s+[\d:]+)?\s*(?:\d+\s+)?(?:\[[A-Za-z]+\]\s*)?(?:\[MY-\d+\]\s*)?(?:\[[A-Za-z]+\]\s*)?`)
+	// consequence are errors that follow from an earlier one.
+	consequence   = regexp.MustCompile(`(?i)(Plugin '[^']*' init function returned error|registration as a STORAGE ENGINE failed|Unknown/unsupported storage engine|Failed to initialize (builtin )?plugins|Plugin initialization aborted|Default storage engine \(\w+\) is not available|^Aborting\.?$)`)
+	unknownOption = regexp.MustCompile(`unknown (?:variable|option) '([^']*)'`)
+	outOfMemory   = regexp.MustCompile(`(?i)(\berrno:? 12\b|\bcannot allocate memory\b|\bout of memory\b|\bENOMEM\b)`)
+	mmapBytes     = regexp.MustCompile(`mmap\((\d+) bytes\)`)
+)
+
+// isErrorLine reports whether an error-log line reports an error: an
+// [ERROR]/[FATAL] severity, or no severity and a failure's wording.
+func isErrorLine(line string) bool {
+	if m := severityTag.FindStringSubmatch(line); m != nil {
+		return m[1] == "ERROR" || m[1] == "FATAL"
+	}
+	return untaggedError.MatchString(line)
+}
+
+// logMessage strips a line's timestamp, thread id and severity.
+func logMessage(line string) string {
+	return strings.TrimSpace(logPrefix.ReplaceAllString(strings.TrimSpace(line), ""))
+}
+
+// DiagnoseStartLog reads the error log text of one start attempt (only
+// what this start wrote: see Start) and returns its root cause, classified.
+// The root cause is the first error that is not a consequence of another;
+// a log whose errors are all consequences gives the first of them.
+func DiagnoseStartLog(log string) StartDiagnosis {
+	var d StartDiagnosis
+	first := ""
+	for _, line := range strings.Split(log, "\n") {
+		if strings.TrimSpace(line) == "" || !isErrorLine(line) {
+			continue
+		}
+		msg := logMessage(line)
+		if first == "" {
+			first = msg
+		}
+		if consequence.MatchString(msg) {
+			d.Secondary = append(d.Secondary, msg)
+			continue
+		}
+		if d.Root == "" {
+			d.Root = msg
+		}
+	}
+	if d.Root == "" {
+		d.Root = first
+	}
+	if d.Root == "" {
+		return StartDiagnosis{}
+	}
+	d.Cause = CauseOther
+	switch {
+	case unknownOption.MatchString(d.Root):
+		name := unknownOption.FindStringSubmatch(d.Root)[1]
+		name, _, _ = strings.Cut(strings.TrimLeft(name, "-"), "=")
+		d.Cause, d.Option = CauseUnknownOption, strings.ReplaceAll(name, "-", "_")
+	case outOfMemory.MatchString(d.Root):
+		d.Cause = CauseOutOfMemory
+		if m := mmapBytes.FindStringSubmatch(d.Root); m != nil {
+			d.Bytes, _ = strconv.ParseInt(m[1], 10, 64)
+		}
+	case DiskFull(d.Root):
+		d.Cause = CauseDiskFull
+	}
+	return d
+}
