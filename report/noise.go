@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"time"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -95,4 +96,54 @@ func slicesMax(xs []float64) float64 {
 		m = math.Max(m, x)
 	}
 	return m
+}
+
+// VerifyRun is one run of `autotune verify`: the file's configuration
+// (File) or the baseline, in pair Pair (from 1).
+type VerifyRun struct {
+	Pair    int
+	File    bool
+	Outcome search.Outcome
+	Took    time.Duration
+}
+
+// VerifyLine renders one verify run: "pair 2 baseline: 612.3 tps (score
+// 598.1, warm-up 15s, preload 6s) 98s", or the failure.
+func VerifyLine(r VerifyRun, goal search.Goal) string {
+	who := "baseline"
+	if r.File {
+		who = "file    "
+	}
+	o := r.Outcome
+	if o.Failure != "" {
+		return fmt.Sprintf("pair %d %s: FAILED: %s", r.Pair, who, o.Failure)
+	}
+	v := search.ObjectiveValue(goal, search.Trial{Outcome: o})
+	unit := string(goal)
+	if goal == search.GoalP95 {
+		unit = "ms p95"
+	}
+	steady := ""
+	if o.WarmupCapped {
+		steady = ", NOT STEADY"
+	}
+	return fmt.Sprintf("pair %d %s: %.1f %s (score %.1f, warm-up %.0fs%s, preload %.0fs) %s", r.Pair, who, v, unit, o.Score,
+		o.WarmupS, steady, o.Phases["preload"], r.Took.Round(time.Second))
+}
+
+// WriteVerify prints the verdict of `autotune verify`: the paired gain of
+// the file's configuration over the baseline with its 95 % interval, or
+// why there is none, and what the exit code will say.
+func WriteVerify(out io.Writer, file string, goal search.Goal, g search.Gain, gerr error, complete, pairs int) {
+	fmt.Fprintf(out, "\n%s: %d of %d pairs complete\n", file, complete, pairs)
+	if gerr != nil {
+		fmt.Fprintf(out, "no gain can be stated: %v\nverdict: NOT VERIFIED (exit code 3)\n", gerr)
+		return
+	}
+	fmt.Fprintf(out, "gain over the baseline: %s\n", g)
+	if g.LoPct > 0 {
+		fmt.Fprintf(out, "verdict: VERIFIED: the configuration is faster than the baseline (lower bound %+.1f %%)\n", g.LoPct)
+		return
+	}
+	fmt.Fprintf(out, "verdict: NOT VERIFIED (exit code 3): the interval does not lie above 0; more pairs (--pairs) or a longer window (--duration) narrow it\n")
 }

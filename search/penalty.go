@@ -8,6 +8,12 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
+// ScoreRuleVersion names the current score formula, stored with every
+// study so that scores of different formulas are never ranked together:
+// "slow-variability" charges λ·SlowVariability (earlier studies charged
+// λ·sd of the per-second values and store none).
+const ScoreRuleVersion = "slow-variability"
+
 // Goal is what a study optimises (--objective).
 type Goal string
 

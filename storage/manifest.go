@@ -102,6 +102,15 @@ type MeasureManifest struct {
 	SteadyBlockS int     `json:"steady_block_s"`
 	SteadySpread float64 `json:"steady_spread"`
 	SteadyTrend  float64 `json:"steady_trend"`
+	// WarmupMaxS is the longest warm-up in seconds when the series still
+	// moves at the cap (0 in studies made before it existed).
+	WarmupMaxS float64 `json:"warmup_max_s,omitempty"`
+	// ColdStart is set when trials start with an empty buffer pool
+	// (sandbox trials load the snapshot's page list otherwise).
+	ColdStart bool `json:"cold_start,omitempty"`
+	// ScoreRule names the score formula's version (search.ScoreRuleVersion;
+	// "" for studies scored with the per-second standard deviation).
+	ScoreRule string `json:"score_rule,omitempty"`
 }
 
 // JSON returns the manifest as stored in studies.settings.

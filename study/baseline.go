@@ -23,10 +23,16 @@ import (
 // settings), are left out with a note: the sandbox runs its own datadir,
 // socket and port.
 func loadBaseline(ctx context.Context, path string, sp *space.Space, info space.ServerInfo, bin runner.Binary) (storage.Baseline, error) {
+	return loadOptionFile(ctx, "--baseline-cnf", path, sp, info, bin)
+}
+
+// loadOptionFile is loadBaseline for any option file; what names it in
+// errors ("--baseline-cnf", "verify best.cnf").
+func loadOptionFile(ctx context.Context, what, path string, sp *space.Space, info space.ServerInfo, bin runner.Binary) (storage.Baseline, error) {
 	bl := storage.Baseline{File: path, Config: space.Config{}}
 	of, err := space.ReadOptionFile(path, space.ReadOptions{FirstDotExtension: info.Version.Flavor != space.MariaDB && info.Version.Major < 8})
 	if err != nil {
-		return bl, Usagef("--baseline-cnf: %v", err)
+		return bl, Usagef("%s: %v", what, err)
 	}
 	bl.Notes = append(bl.Notes, of.Notes...)
 	groups := space.ServerGroups(info.Version)
@@ -59,7 +65,7 @@ func loadBaseline(ctx context.Context, path string, sp *space.Space, info space.
 	}
 	fatal, notes := space.UnknownOptions(opts, known)
 	if len(fatal) > 0 {
-		return bl, Usagef("--baseline-cnf: the server would refuse this file: %s", strings.Join(fatal, "; "))
+		return bl, Usagef("%s: the server would refuse this file: %s", what, strings.Join(fatal, "; "))
 	}
 	bl.Notes = append(bl.Notes, notes...)
 
@@ -84,11 +90,11 @@ func loadBaseline(ctx context.Context, path string, sp *space.Space, info space.
 		}
 		v := o.Setting()
 		if !o.HasValue && k.Kind != space.Bool {
-			return bl, Usagef("--baseline-cnf: %s: %s needs a value", at, o.RawName)
+			return bl, Usagef("%s: %s: %s needs a value", what, at, o.RawName)
 		}
 		c, err := k.Canonical(v)
 		if err != nil {
-			return bl, Usagef("--baseline-cnf: %s: %v", at, err)
+			return bl, Usagef("%s: %s: %v", what, at, err)
 		}
 		bl.Config[k.Name] = c
 	}

@@ -60,8 +60,16 @@ type Bench struct {
 
 // Measure are the measurement settings.
 type Measure struct {
-	// Warmup is the warm-up cap, Duration the measurement window.
-	Warmup, Duration time.Duration
+	// Warmup is the warm-up cap, Duration the measurement window;
+	// WarmupMax is the longest warm-up when the series still moves at the
+	// cap (trial.Measurement).
+	Warmup, Duration, WarmupMax time.Duration
+	// ColdStart starts every sandbox trial with an empty buffer pool
+	// instead of loading the snapshot's page list.
+	ColdStart bool
+	// Prune stops new configurations early when they are clearly worse
+	// than the incumbent (search.Study.Prune).
+	Prune bool
 	// Lambda weighs the variance penalty; Objective is tps, qps or p95;
 	// MaxP95 (ms, 0: none) makes slower trials infeasible; DipShare is the
 	// share of the median under which a second is a dip.
@@ -158,7 +166,8 @@ func (c Config) manifest(sp *storage.SpaceManifest) storage.Manifest {
 		WarmupS: m.Warmup.Seconds(), DurationS: m.Duration.Seconds(), Lambda: m.Lambda, Space: sp,
 		Measure: storage.MeasureManifest{Objective: m.Objective, MaxP95MS: m.MaxP95, DipShare: m.DipShare, Confirm: m.Confirm,
 			RecheckEvery: m.RecheckEvery, ABPairs: m.ABPairs, ABShare: m.ABShare, BenchCmd: c.Bench.Command,
-			SteadyBlockS: int(m.SteadyBlock / time.Second), SteadySpread: m.SteadySpread, SteadyTrend: m.SteadyTrend}}
+			SteadyBlockS: int(m.SteadyBlock / time.Second), SteadySpread: m.SteadySpread, SteadyTrend: m.SteadyTrend,
+			WarmupMaxS: m.WarmupMax.Seconds(), ColdStart: m.ColdStart, ScoreRule: search.ScoreRuleVersion}}
 	if len(c.Bench.Threads) > 1 {
 		man.ThreadLevels = c.Bench.Threads
 	}

@@ -51,8 +51,8 @@ func (c Config) measurement() trial.Measurement {
 	m := c.Measure
 	st := search.DefaultSteadyRule()
 	st.Block, st.MaxSpread, st.MaxTrend = int(m.SteadyBlock/time.Second), m.SteadySpread, m.SteadyTrend
-	return trial.Measurement{Levels: c.Bench.Threads, WarmupCap: m.Warmup, Duration: m.Duration, Steady: st,
-		Score: m.ScoreRule(), PollEvery: time.Second}
+	return trial.Measurement{Levels: c.Bench.Threads, WarmupCap: m.Warmup, WarmupMax: m.WarmupMax, Duration: m.Duration, Steady: st,
+		Score: m.ScoreRule(), PollEvery: time.Second, Prune: trial.PruneRule{Off: !m.Prune}}
 }
 
 // maxConnections is the servers' max_connections: the largest thread
@@ -74,6 +74,8 @@ type run struct {
 	notes   func()         // prints what the study searches
 	undo    []func() error // run in reverse order by close
 	mode    string         // "search", "worker" or "noise", for the resume hint
+	info    space.ServerInfo // the sandbox's server (onSandbox)
+	bin     runner.Binary    // its binary (onSandbox)
 }
 
 func (r *run) logf(format string, a ...any) { r.prog.Logf(format, a...) }
@@ -182,8 +184,15 @@ func (r *run) onSandbox(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The server that loads the dataset holds it whole in its pool for
+	// the page list: a quarter of the RAM, within the memory budget.
+	sb.WarmPool = r.host.RAMBytes / 4
+	if plan.budget > 0 {
+		sb.WarmPool = min(sb.WarmPool, plan.budget/2)
+	}
 	target := &trial.Sandbox{Box: sb, Space: rs.sp, Builds: rs.servers.bins, Default: bin,
-		MaxConnections: cfg.maxConnections(), Dynamic: cfg.Space.Apply == ApplyDynamic, Logf: r.logf}
+		MaxConnections: cfg.maxConnections(), Dynamic: cfg.Space.Apply == ApplyDynamic, Logf: r.logf,
+		Preload: !cfg.Measure.ColdStart && sb.WarmPool > 0}
 	r.undo = append(r.undo, func() error { return target.Close(context.Background()) })
 	e := r.engine
 	e.Target, e.MemoryBudget, e.ServerVars, e.Facilities = target, plan.budget, rs.info.Vars, rs.fac
@@ -192,6 +201,7 @@ func (r *run) onSandbox(ctx context.Context) error {
 		e.BenchBuilds[b.Name] = b.Path
 	}
 	r.sp, r.base, r.spaceM, r.version = rs.sp, plan.base, plan.manifest, bin.Version
+	r.info, r.bin = rs.info, bin
 	r.facts = expertFacts{ramBytes: r.host.RAMBytes, dataBytes: sb.DataBytes,
 		fsyncPS: func(ctx context.Context) (float64, error) { return runner.ProbeFsync(ctx, sb.Dir, fsyncProbeTime) }}
 	r.notes = func() { plan.report(r.logf, rs.sp) }
@@ -231,6 +241,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 		PriorCost: cfg.Measure.Warmup + cfg.Measure.Duration + 5*time.Second,
 		OnPlan:    func(p search.Plan) { r.logPlan(p) },
 		OnTrial:   prog.Trial,
+		Prune:     cfg.Measure.Prune, Goal: search.Goal(cfg.Measure.Objective),
 	}
 	res, err := st.Run(ctx)
 	if err != nil {

@@ -33,6 +33,7 @@ var workerRefused = []struct {
 	{"a worker runs trials in its own sandbox; tune an existing server with autotune search --dsn", append([]string{"dsn"}, existingOnly...)},
 	{"workers refuse any change of a study's settings (scores under different settings do not compare): start a new study", []string{"allow-changes"}},
 	{"workers do not re-measure (no confirmation, baseline rechecks or final A/B runs): their trials count on one measurement", []string{"confirm", "recheck-every", "ab-pairs", "ab-share"}},
+	{"workers measure every trial in full (no early stopping)", []string{"prune"}},
 }
 
 func (o *workerOptions) config(fs *pflag.FlagSet) (study.Config, error) {

@@ -72,6 +72,8 @@ type benchFlags struct {
 	benchCmd         string
 	workdir          string
 	warmup, duration time.Duration
+	warmupMax        time.Duration
+	coldStart        bool
 }
 
 func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
@@ -83,7 +85,9 @@ func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.sysbench, "sysbench", "sysbench", "sysbench binary")
 	fs.StringVar(&o.benchCmd, "bench-cmd", "", "run this command instead of the sysbench workload; it must print per-interval throughput lines (docs/measurement.md, custom benchmarks); placeholders {socket} {port} {threads} {seconds} ...")
 	fs.StringVar(&o.workdir, "workdir", "autotune-sandbox", "sandbox directory: dataset snapshot, trial datadir, socket, logs (created 0700)")
-	fs.DurationVar(&o.warmup, "warmup", 30*time.Second, "longest warm-up: the measurement window starts once throughput is steady, at the latest after this")
+	fs.DurationVar(&o.warmup, "warmup", 30*time.Second, "expected warm-up: the measurement window starts once throughput is steady; a series still rising or falling here extends the run up to --warmup-max")
+	fs.DurationVar(&o.warmupMax, "warmup-max", 90*time.Second, "longest warm-up: with no steady start by then the window starts anyway and the trial is marked not steady")
+	fs.BoolVar(&o.coldStart, "cold-start", false, "start every trial with an empty buffer pool (default: trials load the page list of the warmed dataset, as a server that has been running would hold)")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "measurement window of each trial")
 }
 
@@ -97,8 +101,10 @@ func (o *benchFlags) apply(c *study.Config) error {
 		return usagef("--warmup %s: want a duration >= 0 such as 30s", o.warmup)
 	case o.duration < time.Duration(search.MinMeasureSamples)*time.Second:
 		return usagef("--duration %s: want at least %ds (the score needs per-second samples)", o.duration, search.MinMeasureSamples)
-	case o.warmup%time.Second != 0 || o.duration%time.Second != 0:
-		return usagef("--warmup/--duration: want whole seconds (sysbench reports once per second)")
+	case o.warmup%time.Second != 0 || o.duration%time.Second != 0 || o.warmupMax%time.Second != 0:
+		return usagef("--warmup/--warmup-max/--duration: want whole seconds (sysbench reports once per second)")
+	case o.warmupMax < o.warmup:
+		return usagef("--warmup-max %s: want at least --warmup %s", o.warmupMax, o.warmup)
 	case o.workdir == "":
 		return usagef("--workdir: want a directory path")
 	case len(o.threads) == 0:
@@ -122,7 +128,7 @@ func (o *benchFlags) apply(c *study.Config) error {
 		return usageError{Err: err}
 	}
 	c.Workdir = o.workdir
-	c.Measure.Warmup, c.Measure.Duration = o.warmup, o.duration
+	c.Measure.Warmup, c.Measure.Duration, c.Measure.WarmupMax, c.Measure.ColdStart = o.warmup, o.duration, o.warmupMax, o.coldStart
 	return nil
 }
 
@@ -140,7 +146,7 @@ type measureFlags struct {
 func (m *measureFlags) AddFlags(fs *pflag.FlagSet) {
 	d := search.DefaultScoreRule()
 	st := search.DefaultSteadyRule()
-	fs.Float64Var(&m.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x sd tps - other penalties")
+	fs.Float64Var(&m.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x slow swings of tps around its level (5 s blocks, detrended, beyond per-second jitter) - other penalties")
 	fs.StringVar(&m.objective, "objective", string(search.GoalTPS), "what to optimise: tps, qps, or p95 (lower p95 latency is better)")
 	fs.Float64Var(&m.maxP95, "max-p95", 0, "a trial whose p95 latency (median of the per-second values, ms) exceeds this is infeasible: kept, never the best (0 = no limit)")
 	fs.Float64Var(&m.dipShare, "dip-share", d.DipShare, "a second under this share of the window's median throughput is a dip (penalised)")
@@ -179,6 +185,7 @@ type searchFlags struct {
 	recheckEvery int
 	abPairs      int
 	abShare      float64
+	prune        bool
 }
 
 func (o *searchFlags) AddFlags(fs *pflag.FlagSet) {
@@ -189,6 +196,7 @@ func (o *searchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.recheckEvery, "recheck-every", 10, "re-measure the baseline after every N trials so drift of the machine shows (0 = never)")
 	fs.IntVar(&o.abPairs, "ab-pairs", 3, "final interleaved best/baseline pairs (A B A B ...) that give the gain with a 95 % confidence interval (0 with --ab-share 0 = none)")
 	fs.Float64Var(&o.abShare, "ab-share", 0.1, "share of --budget reserved for the final A/B pairs (at least --ab-pairs of them)")
+	fs.BoolVar(&o.prune, "prune", true, "stop a trial early when, after its warm-up, its throughput stays clearly below the best (at least 20 % and 3 x the measured noise); --prune=false measures every trial in full")
 }
 
 func (o *searchFlags) apply(c *study.Config) error {
@@ -204,7 +212,7 @@ func (o *searchFlags) apply(c *study.Config) error {
 	case o.abShare < 0 || o.abShare >= 0.9:
 		return usagef("--ab-share %g: want 0 <= share < 0.9", o.abShare)
 	}
-	c.Strategy, c.WarmStart = o.strategy, o.warmStart
+	c.Strategy, c.WarmStart, c.Measure.Prune = o.strategy, o.warmStart, o.prune
 	c.Measure.Confirm, c.Measure.RecheckEvery, c.Measure.ABPairs, c.Measure.ABShare = o.confirm, o.recheckEvery, o.abPairs, o.abShare
 	return nil
 }

@@ -67,6 +67,14 @@ func studyCmds() []studyCmd {
 			o := &noiseOptions{}
 			return planWith(o, newNoiseCmdWith(o), func() any { return [2]any{o.repeats, o.set} })(t, args)
 		}},
+	{name: "verify", plan: func(t *testing.T, args []string) (planned, error) {
+			f := filepath.Join(t.TempDir(), "best.cnf")
+			if err := os.WriteFile(f, []byte("[mysqld]\ninnodb_buffer_pool_size = 1G\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			o := &verifyOptions{}
+			return planWith(o, newVerifyCmdWith(o), func() any { return [2]any{o.pairs, o.baselineCnf} })(t, append([]string{f}, args...))
+		}},
 	}
 }
 
@@ -81,19 +89,19 @@ func altValues(t *testing.T) map[string]string {
 	return map[string]string{
 		"study": "other", "db": "other.db", "budget": "1h", "trials": "5", "seed": "7", "allow-changes": "true", "json": "true",
 		"benchmark": "command", "workload": "oltp_read_only", "threads": "8", "tables": "4", "table-size": "1000", "sysbench": "/opt/sysbench",
-		"bench-cmd": "mybench {threads}", "workdir": "w2", "warmup": "10s", "duration": "30s",
+		"bench-cmd": "mybench {threads}", "workdir": "w2", "warmup": "10s", "duration": "30s", "warmup-max": "120s", "cold-start": "true", "prune": "false",
 		"lambda": "1", "objective": "qps", "max-p95": "50", "dip-share": "0.3", "steady-block": "3s", "steady-spread": "0.2", "steady-trend": "0.2",
 		"strategy": "tpe", "warm-start": "false", "confirm": "3", "recheck-every": "5", "ab-pairs": "4", "ab-share": "0.2",
 		"mysqld": "/opt/mariadbd", "durability": "relaxed", "space": "../../examples/space-conservative.toml",
 		"server-build": "a=/bin/true", "benchmark-build": "b=/bin/true", "memory-budget": "50%", "apply": "dynamic", "baseline-cnf": cnf,
 		"dsn": "root@tcp(127.0.0.1:3307)/", "config-file": "y.cnf", "restart-cmd": "/bin/restart now", "allow-restart": "true",
 		"i-understand-this-is-not-a-sandbox": "true", "password-file": "pw.cnf",
-		"heartbeat": "5s", "repeats": "3", "set": "innodb_io_capacity=1000",
+		"heartbeat": "5s", "repeats": "3", "set": "innodb_io_capacity=1000", "pairs": "3",
 	}
 }
 
 // TestEveryFlagChangesTheRunOrIsRefused walks every flag of search (in
-// both modes), worker and noise: set to another value, each flag must
+// both modes), worker, noise and verify: set to another value, each flag must
 // change the configuration the command hands to the engine (or the
 // command's own output mode), or be refused with a usage error naming it.
 // No flag is accepted and ignored.
@@ -112,6 +120,8 @@ func TestEveryFlagChangesTheRunOrIsRefused(t *testing.T) {
 				probe = newWorkerCmd()
 			} else if sc.name == "noise" {
 				probe = newNoiseCmd()
+			} else if sc.name == "verify" {
+				probe = newVerifyCmd()
 			}
 			probe.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 			sort.Strings(names)

@@ -1,8 +1,9 @@
 // Command autotune finds a faster MySQL/MariaDB configuration by measuring
 // candidate configurations on a sandboxed server with sysbench.
 //
-// Exit codes: 0 ok, 1 error, 2 usage (bad flag or argument), 130
-// interrupted (Ctrl-C; the study resumes with the same command).
+// Exit codes: 0 ok, 1 error, 2 usage (bad flag or argument), 3 verify
+// could not show a gain, 130 interrupted (Ctrl-C; the study resumes with
+// the same command).
 package main
 
 import (
@@ -30,11 +31,15 @@ func main() {
 // exitCode maps an error to the documented exit codes.
 func exitCode(err error) int {
 	var ue usageError
+	var nv study.NotVerified
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, context.Canceled):
 		return 130
+	case errors.As(err, &nv):
+		fmt.Fprintln(os.Stderr, "autotune:", err)
+		return 3
 	case errors.As(err, &ue):
 		fmt.Fprintln(os.Stderr, "autotune:", err)
 		return 2

@@ -1,0 +1,119 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/autotune/autotune/report"
+	"github.com/autotune/autotune/search"
+)
+
+// NotVerified is Verify's verdict when the configuration's gain is not
+// shown: its 95 % interval does not lie above zero, or too few pairs
+// completed for an interval. The command line exits with code 3 for it,
+// so that a script can gate a rollout on the verdict.
+type NotVerified struct {
+	// Reason says why ("the interval includes 0", ...).
+	Reason string
+}
+
+func (e NotVerified) Error() string { return "not verified: " + e.Reason }
+
+// Verify re-measures the configuration of the option file file against
+// the baseline (the server defaults, or cfg.Space.BaselineCnf with the
+// file's settings on top of it) on the sandbox: pairs interleaved pairs
+// (file first, then baseline; baseline first, then file; ...), each run a
+// full trial of the engine. It prints every run and the paired gain on
+// the objective (search.PairedGain) to out, and returns the gain. It
+// returns NotVerified when the interval's lower bound is not above zero
+// or fewer than 2 pairs completed, a UsageError for a file the server
+// would refuse or that sets nothing autotune can measure, and other
+// errors when the sandbox fails. Nothing is written to a study database.
+func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progress, out io.Writer) (g search.Gain, err error) {
+	if pairs < 2 {
+		return g, Usagef("--pairs %d: want at least 2 (an interval needs two pairs)", pairs)
+	}
+	r, err := newRun(ctx, cfg, prog, "verify")
+	defer r.closeInto(&err)
+	if err != nil {
+		return g, r.interrupted(ctx, err)
+	}
+	what := "verify " + file
+	fc, err := loadOptionFile(ctx, what, file, r.sp, r.info, r.bin)
+	if err != nil {
+		return g, err
+	}
+	for _, n := range fc.Notes {
+		r.logf("%s: %s", what, n)
+	}
+	base := r.base
+	cand := base.Merge(fc.Config)
+	if cand.Key() == base.Key() {
+		return g, Usagef("%s: sets nothing that differs from the baseline (no knob autotune measures); nothing to verify", what)
+	}
+	if _, err := r.sp.Validate(cand); err != nil {
+		return g, Usagef("%s: %v", what, err)
+	}
+	goal := search.Goal(cfg.Measure.Objective)
+	r.logf("verifying %s: %d interleaved pairs against %s; %s, threads %v, warm-up up to %s + %s window, objective %s",
+		file, pairs, baselineName(cfg), cfg.Bench.Workload, cfg.Bench.Threads, cfg.Measure.Warmup, cfg.Measure.Duration, goal)
+	for _, c := range r.sp.Diff(base, cand) {
+		r.logf("  %s", c)
+	}
+	var runs []report.VerifyRun
+	var measured []search.Pair
+	n := 0
+	for i := 0; i < pairs; i++ {
+		order := []bool{true, false} // true: the file's configuration (A)
+		if i%2 == 1 {
+			order = []bool{false, true}
+		}
+		var a, b float64
+		for _, isA := range order {
+			n++
+			kind, params := search.ABBase, base
+			if isA {
+				kind, params = search.ABBest, cand
+			}
+			t0 := time.Now()
+			oc, err := r.engine.Run(ctx, search.Trial{Number: n, Kind: kind, Params: params})
+			if err != nil {
+				return g, r.interrupted(ctx, err)
+			}
+			vr := report.VerifyRun{Pair: i + 1, File: isA, Outcome: oc, Took: time.Since(t0)}
+			runs = append(runs, vr)
+			r.logf("%s", report.VerifyLine(vr, goal))
+			if oc.Failure != "" {
+				continue
+			}
+			v := search.ObjectiveValue(goal, search.Trial{Outcome: oc})
+			if isA {
+				a = v
+			} else {
+				b = v
+			}
+		}
+		if a > 0 && b > 0 {
+			measured = append(measured, search.Pair{A: a, B: b})
+		}
+	}
+	g, gerr := search.PairedGain(goal, measured)
+	report.WriteVerify(out, file, goal, g, gerr, len(measured), pairs)
+	switch {
+	case gerr != nil:
+		return g, NotVerified{Reason: gerr.Error()}
+	case !(g.LoPct > 0):
+		return g, NotVerified{Reason: fmt.Sprintf("the 95 %% interval of the gain (%+.1f .. %+.1f %%) does not lie above 0", g.LoPct, g.HiPct)}
+	}
+	return g, nil
+}
+
+// baselineName says what the baseline of a run is.
+func baselineName(cfg Config) string {
+	if cfg.Space.BaselineCnf != "" {
+		return cfg.Space.BaselineCnf + " (--baseline-cnf)"
+	}
+	return "the server defaults"
+}
