@@ -46,6 +46,9 @@ func TrialLine(sp *space.Space, e search.Event, width int) string {
 		if e.Baseline.Number >= 0 {
 			fmt.Fprintf(&b, ", %+.1f %% tps vs baseline", Gain(e.Best.MeanTPS, e.Baseline.MeanTPS))
 		}
+		if why := BestDespiteTPS(e.Best, e.Baseline); why != "" {
+			b.WriteString(", " + why)
+		}
 		b.WriteString(")")
 	}
 	if e.Budget > 0 {
@@ -132,6 +135,9 @@ func WriteOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 		// is the paired A/B comparison, WriteGain).
 		fmt.Fprintf(out, "; baseline %.1f tps", base.MeanTPS)
 	}
+	if why := BestDespiteTPS(best, base); why != "" {
+		fmt.Fprintf(out, ", %s", why)
+	}
 	fmt.Fprintln(out)
 	ch, none := sp.Changes(best.Params), "  (server defaults)"
 	if base.Number >= 0 && best.Number != base.Number {
@@ -157,6 +163,43 @@ func GainText(goal search.Goal, trials []search.Trial, best search.Trial) (text 
 		return abShortfall(trials, best.Number), false
 	}
 	return g.String(), true
+}
+
+// BestDespiteTPS says why best is the best although its mean tps is below
+// the baseline's (as printed, to 0.1 %): the score penalty by which the
+// baseline lost most more than the best, "but the baseline was penalised
+// 96.4 for instability, #3 only 12.0" (in the objective's unit), or, for
+// --objective p95, its lower p95 latency. Both trials carry their
+// estimates (search.Best): means over the runs that count.
+// It returns "" when the best is not below the baseline in tps, or is the
+// baseline.
+func BestDespiteTPS(best, base search.Trial) string {
+	if best.Number < 0 || base.Number < 0 || best.Number == base.Number || round1(Gain(best.MeanTPS, base.MeanTPS)) >= 0 {
+		return ""
+	}
+	if (best.Score < 0 || base.Score < 0) && best.P95MS > 0 && best.P95MS < base.P95MS {
+		return fmt.Sprintf("but its p95 latency, the objective, is %.1f ms vs the baseline's %.1f ms", best.P95MS, base.P95MS)
+	}
+	type penalty struct {
+		what       string
+		best, base float64
+	}
+	top := penalty{}
+	for _, p := range []penalty{
+		{"instability", best.Variance, base.Variance},
+		{"throughput dips", best.Dips, base.Dips},
+		{"stalls", best.Stalls, base.Stalls},
+		{"errors and reconnects", best.Errors, base.Errors},
+		{"purge lag", best.Purge, base.Purge},
+	} {
+		if p.base-p.best > top.base-top.best {
+			top = p
+		}
+	}
+	if top.what == "" {
+		return fmt.Sprintf("but a higher score than the baseline's %.1f", base.Score)
+	}
+	return fmt.Sprintf("but the baseline was penalised %.1f for %s, #%d only %.1f", top.base, top.what, best.Number, top.best)
 }
 
 // WriteGain prints the final A/B comparison of the best trial, saying

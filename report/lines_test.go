@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -146,4 +147,60 @@ func TestKnobLineFitsAndCounts(t *testing.T) {
 			t.Errorf("width %d: %d shown + %d more, want %d changes: %q", w, len(shown), rest, len(all), line)
 		}
 	}
+}
+
+// measuredRun is a complete run whose score is its tps less its penalties.
+func measuredRun(n int, kind search.Kind, of int, tps float64, p search.Penalties) search.Trial {
+	p.HLLGrowthPS = math.NaN()
+	score := tps - p.Variance - p.Dips - p.Stalls - p.Errors - p.Purge
+	return search.Trial{Number: n, Kind: kind, State: search.Complete, Repeat: search.Repeat{RepeatOf: of},
+		Params:  space.Config{"innodb_buffer_pool_size": "1073741824"},
+		Outcome: search.Outcome{Score: score, MeanTPS: tps, Measurement: search.Measurement{Penalties: p}}}
+}
+
+// TestBestReasonsGolden: a best slower than the baseline in tps says why it
+// is the best, from the penalties stored with the runs that count (the
+// confirmations of the best, the baseline and its rechecks); a best that
+// is faster says nothing more.
+func TestBestReasonsGolden(t *testing.T) {
+	sp := space.Default()
+	var out bytes.Buffer
+	show := func(name string, trials []search.Trial) {
+		best, base := search.Best(trials)
+		last := trials[len(trials)-1]
+		fmt.Fprintf(&out, "== %s\n%s\n", name, TrialLine(sp, search.Event{Trial: last, Best: best, Baseline: base}, PlainWidth))
+		WriteOutcome(&out, sp, best, base)
+	}
+	baseline := func(tps float64, p search.Penalties) search.Trial {
+		b := measuredRun(0, search.Baseline, 0, tps, p)
+		b.Params = space.Config{}
+		return b
+	}
+	candidate := measuredRun(1, search.Sampled, 0, 960, search.Penalties{Variance: 30})
+	candidate.ConfirmNeeded = 2
+	recheck := measuredRun(4, search.Recheck, 0, 940, search.Penalties{Variance: 116})
+	recheck.Params = space.Config{}
+	show("unsteady baseline (re-measured), confirmed best", []search.Trial{
+		baseline(930, search.Penalties{Variance: 104}), candidate,
+		measuredRun(2, search.Confirm, 1, 912, search.Penalties{Variance: 12}),
+		measuredRun(3, search.Confirm, 1, 922, search.Penalties{Variance: 8}),
+		recheck,
+	})
+	show("baseline with dips", []search.Trial{
+		baseline(930, search.Penalties{Variance: 20, Dips: 186, DipSeconds: 12}),
+		measuredRun(1, search.Sampled, 0, 900, search.Penalties{Variance: 25}),
+	})
+	show("faster best: no reason needed", []search.Trial{
+		baseline(500, search.Penalties{Variance: 40}),
+		measuredRun(1, search.Sampled, 0, 900, search.Penalties{Variance: 25}),
+	})
+	p95 := func(n int, kind search.Kind, tps, ms float64) search.Trial {
+		r := measuredRun(n, kind, 0, tps, search.Penalties{Variance: 1})
+		r.Score, r.P95MS = -(ms + 1), ms
+		return r
+	}
+	b := p95(0, search.Baseline, 930, 30.5)
+	b.Params = space.Config{}
+	show("--objective p95", []search.Trial{b, p95(1, search.Sampled, 900, 22.1)})
+	golden.Check(t, "best-reasons.golden", out.Bytes())
 }
