@@ -11,7 +11,7 @@
 //   - the export formats (WriteExport: my.cnf, SET GLOBAL, SET PERSIST,
 //     JSON);
 //   - pictures: PNG plots drawn with gonum.org/v1/plot (the score of each
-//     trial with the best so far, the per-second throughput of the
+//     trial with the study's confirmed best so far, the per-second throughput of the
 //     baseline and of the best trial, knob importance, and the score
 //     against each important knob) and one self-contained HTML page holding
 //     them as data URIs, with the top trials and their differences from the
