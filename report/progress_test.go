@@ -242,3 +242,31 @@ func TestFmtDur(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressJSONSaysWhyASlowerBestIsBest: the status of a JSON event
+// carries the reason a best slower than the baseline in tps is the best.
+func TestProgressJSONSaysWhyASlowerBestIsBest(t *testing.T) {
+	var out bytes.Buffer
+	c := &fakeClock{t: fixtureT0}
+	tr := NewProgress("json", &out, c.now)
+	base := search.Trial{Number: 0, Kind: search.Baseline, State: search.Complete, Params: space.Config{},
+		Outcome: search.Outcome{Score: 820, MeanTPS: 930, Measurement: search.Measurement{Penalties: search.Penalties{Variance: 110}}}}
+	best := search.Trial{Number: 1, Kind: search.Sampled, State: search.Complete, Params: space.Config{"innodb_io_capacity": "1000"},
+		Outcome: search.Outcome{Score: 900, MeanTPS: 910, Measurement: search.Measurement{Penalties: search.Penalties{Variance: 10}}}}
+	tr.Configure("demo", 0, 4, 0, fixtureT0, space.Default(), []search.Trial{base})
+	tr.Trial(search.Event{Trial: best, Best: best, Baseline: base})
+	var e struct {
+		Status struct {
+			Best struct {
+				GainPct float64 `json:"gain_pct"`
+				Reason  string  `json:"reason"`
+			} `json:"best"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &e); err != nil {
+		t.Fatal(err)
+	}
+	if b := e.Status.Best; b.GainPct != -2.2 || b.Reason != "but the baseline was penalised 110.0 for instability, #1 only 10.0" {
+		t.Errorf("status.best: %+v", b)
+	}
+}
