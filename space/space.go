@@ -278,31 +278,6 @@ func (s *Space) ChangesFrom(base, c Config) []string {
 	return out
 }
 
-// Diff returns the knobs whose value in c differs from base (a knob absent
-// from either side counts as its default), as "name: old -> new" with
-// rendered values, in space order.
-func (s *Space) Diff(base, c Config) []string {
-	var out []string
-	val := func(cfg Config, k Knob) string {
-		if v, ok := cfg[k.Name]; ok {
-			return v
-		}
-		return k.Default
-	}
-	for _, k := range s.all {
-		_, inB := base[k.Name]
-		_, inC := c[k.Name]
-		if !inB && !inC {
-			continue
-		}
-		a, b := val(base, k), val(c, k)
-		if a != b {
-			out = append(out, fmt.Sprintf("%s: %s -> %s", k.Name, k.Render(a), k.Render(b)))
-		}
-	}
-	return out
-}
-
 // WriteOptions writes the server knobs of c as option lines ("name =
 // value", the value quoted by FormatOptionValue when it needs it) with
 // full option names in space order, without a group header.
