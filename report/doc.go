@@ -2,14 +2,16 @@
 //
 //   - progress while a mode runs (Progress: plain lines, a live terminal
 //     display, or JSON events with --json; see docs/output-formats.md for
-//     the event schema) and the one-line form of a finished trial
-//     (TrialLine), the outcome and the A/B gain (WriteOutcome, WriteGain);
+//     the event schema) and the short form of a finished trial
+//     (TrialLine: its outcome, then what it changes from the baseline, cut
+//     to the output's width), the outcome and the A/B gain (WriteOutcome,
+//     WriteGain);
 //   - the tables of `trials`, `studies`, `knobs` and `diff`, the trial
 //     page of `show`, the `noise` lines and summary, the knob importance;
 //   - the export formats (WriteExport: my.cnf, SET GLOBAL, SET PERSIST,
 //     JSON);
 //   - pictures: PNG plots drawn with gonum.org/v1/plot (the score of each
-//     trial with the best so far, the per-second throughput of the
+//     trial with the study's confirmed best so far, the per-second throughput of the
 //     baseline and of the best trial, knob importance, and the score
 //     against each important knob) and one self-contained HTML page holding
 //     them as data URIs, with the top trials and their differences from the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,32 +19,168 @@ import (
 var ExportFormats = []string{"cnf", "sql", "persist", "json"}
 
 // WriteExport renders the best trial in format (one of ExportFormats).
+// Every format writes the same knobs: those whose value differs from the
+// baseline's (see exportSelection), each with a note on what it is.
 func WriteExport(w io.Writer, format string, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time) error {
-	switch format {
-	case "cnf":
-		return writeCnf(w, sp, st, best, base, trials, now)
-	case "sql":
-		return writeSQL(w, sp, st, best, base, trials, now, false)
-	case "persist":
-		return writeSQL(w, sp, st, best, base, trials, now, true)
-	case "json":
-		return writeExportJSON(w, sp, st, best, base, trials, now)
+	if !slices.Contains(ExportFormats, format) {
+		return fmt.Errorf("export format %q: want one of %s", format, strings.Join(ExportFormats, ", "))
 	}
-	return fmt.Errorf("export format %q: want one of %s", format, strings.Join(ExportFormats, ", "))
-}
-
-// writeSQL renders the best trial as SQL: one SET GLOBAL (or, with
-// persist, SET PERSIST: MySQL 8.0+, which also writes mysqld-auto.cnf) per
-// dynamic knob the trial set, in space order; static knobs cannot change
-// at runtime and are listed as comments that need the option file and a
-// restart. Whether a knob is dynamic is taken from the knob catalogue
-// (MariaDB 10.11).
-func writeSQL(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, persist bool) error {
 	for _, n := range best.Params.Names() {
 		if _, ok := sp.Knob(n); !ok {
 			return fmt.Errorf("trial %d: unknown knob %q", best.Number, n)
 		}
 	}
+	sel := selectExport(sp, st, best, base)
+	switch format {
+	case "cnf":
+		return writeCnf(w, sp, st, best, base, trials, now, sel)
+	case "sql":
+		return writeSQL(w, st, best, base, trials, now, false, sel)
+	case "persist":
+		return writeSQL(w, st, best, base, trials, now, true, sel)
+	}
+	return writeExportJSON(w, st, best, base, trials, now, sel)
+}
+
+// exportSelection is what an export writes of a trial: the knobs it sets
+// to a value other than the baseline's, where the baseline is what the
+// user runs today, the server defaults or their --baseline-cnf (not the
+// knobs autotune pinned for every trial, which the user's server does not
+// have). A knob the baseline leaves out is at its server default, known
+// from the catalogue only for a sandbox of the server release the
+// catalogue describes (space.CatalogueDefaultsHold); otherwise such knobs
+// are written whatever their value.
+type exportSelection struct {
+	// Knobs are the knobs written, in catalogue order, every layer (the
+	// option formats write the server layer).
+	Knobs []exportedKnob
+	// LeftOut names the knobs the trial set to the baseline's value.
+	LeftOut []string
+	// Against says what the knobs are compared with: "the baseline (server
+	// defaults)" or "your my.cnf FILE (the baseline)".
+	Against string
+	// Unknown, when set, says why the baseline's value of knobs it leaves
+	// out is not known (every such knob is then written).
+	Unknown string
+	// Show is the command that lists every knob of the trial.
+	Show string
+}
+
+// exportedKnob is one knob an export writes.
+type exportedKnob struct {
+	space.Knob
+	// Value is the trial's canonical value; InFile the --baseline-cnf's
+	// ("" when the file does not set the knob).
+	Value, InFile string
+	// Pinned reports that the baseline trial ran with the same value: a
+	// knob autotune held for every trial (durability, space file).
+	Pinned bool
+}
+
+// selectExport chooses the knobs an export of best writes (see
+// exportSelection).
+func selectExport(sp *space.Space, st storage.Study, best, base search.Trial) exportSelection {
+	bs, _ := st.Manifest()
+	sel := exportSelection{Against: "the baseline (server defaults)", Show: fmt.Sprintf("autotune show --study %s %d", st.Name, best.Number)}
+	ref := space.Config{}
+	if bs.Space != nil && bs.Space.Baseline != nil {
+		ref = bs.Space.Baseline.Config
+		sel.Against = fmt.Sprintf("your my.cnf %s (the baseline)", bs.Space.Baseline.File)
+	}
+	version := cmp.Or(best.ServerVersion, st.ServerVersion)
+	v, err := space.ParseVersion(version, "")
+	switch {
+	case bs.Target != "":
+		sel.Unknown = "the baseline was the existing server's own settings, which autotune did not record"
+	case err != nil || !space.CatalogueDefaultsHold(v):
+		sel.Unknown = fmt.Sprintf("the knob catalogue's defaults are MariaDB 10.11's, not necessarily those of %s", cmp.Or(version, "this server"))
+	}
+	for _, k := range sp.All() {
+		val, ok := best.Params[k.Name]
+		if !ok {
+			continue
+		}
+		was, known := ref[k.Name]
+		if !known && sel.Unknown == "" {
+			was, known = k.Default, true
+		}
+		if known && val == was {
+			sel.LeftOut = append(sel.LeftOut, k.Name)
+			continue
+		}
+		pinned := base.Number >= 0 && base.Params[k.Name] == val
+		sel.Knobs = append(sel.Knobs, exportedKnob{Knob: k, Value: val, InFile: ref[k.Name], Pinned: pinned})
+	}
+	return sel
+}
+
+// options returns the written knobs that are server options.
+func (s exportSelection) options() []exportedKnob {
+	var out []exportedKnob
+	for _, k := range s.Knobs {
+		if k.Layer == space.LayerServer {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// summary says, for the header, what the knobs below are and what was
+// left out.
+func (s exportSelection) summary() string {
+	n := len(s.options())
+	if s.Unknown != "" {
+		if n == 1 {
+			return "the 1 option the trial set, even if at the baseline's value: " + s.Unknown
+		}
+		return fmt.Sprintf("all %d options the trial set, also those at the baseline's value: %s", n, s.Unknown)
+	}
+	txt := fmt.Sprintf("the %d options that differ from %s", n, s.Against)
+	if n == 1 {
+		txt = "the 1 option that differs from " + s.Against
+	}
+	switch len(s.LeftOut) {
+	case 0:
+	case 1:
+		txt += fmt.Sprintf("; 1 the trial set to the baseline's value is left out (%s lists every knob)", s.Show)
+	default:
+		txt += fmt.Sprintf("; %d the trial set to the baseline's value are left out (%s lists every knob)", len(s.LeftOut), s.Show)
+	}
+	return txt
+}
+
+// note says what knob k is, for a reviewer: its unit, its server default,
+// the baseline my.cnf's value, whether every trial had it, and the
+// catalogue's description, e.g. "bytes, default 128M: memory for cached
+// data and index pages".
+func (k exportedKnob) note() string {
+	var parts []string
+	if k.Unit != "" {
+		parts = append(parts, k.Unit)
+	}
+	if k.Default != "" {
+		parts = append(parts, "default "+k.Render(k.Default))
+	}
+	if k.InFile != "" {
+		parts = append(parts, "your my.cnf "+k.Render(k.InFile))
+	}
+	if k.Pinned {
+		parts = append(parts, "held for every trial, the baseline too")
+	}
+	txt := strings.Join(parts, ", ")
+	if k.Help != "" {
+		txt += ": " + k.Help
+	}
+	return txt
+}
+
+// writeSQL renders the selected knobs of the best trial as SQL, each after
+// a comment saying what it is: one SET GLOBAL (or, with persist, SET
+// PERSIST: MySQL 8.0+, which also writes mysqld-auto.cnf) per dynamic
+// knob, in catalogue order; static knobs cannot change at runtime and are
+// listed as comments that need the option file and a restart. Whether a
+// knob is dynamic is taken from the knob catalogue (MariaDB 10.11).
+func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, persist bool, sel exportSelection) error {
 	verb := "SET GLOBAL"
 	if persist {
 		verb = "SET PERSIST"
@@ -72,27 +209,23 @@ func writeSQL(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 		fmt.Fprintln(w, "-- SET GLOBAL changes the running server only: put the same values in the option file")
 		fmt.Fprintln(w, "-- (autotune export --format cnf) to keep them after a restart.")
 	}
-	var static []space.Knob
-	n := 0
-	for _, k := range sp.All() {
-		v, ok := best.Params[k.Name]
-		if !ok {
-			continue
-		}
+	fmt.Fprintf(w, "-- below: %s\n", sel.summary())
+	var static []exportedKnob
+	opts := sel.options()
+	for _, k := range opts {
 		if !k.Dynamic {
 			static = append(static, k)
 			continue
 		}
-		fmt.Fprintf(w, "%s %s = %s;\n", verb, k.Name, sqlValue(k, v))
-		n++
+		fmt.Fprintf(w, "-- %s\n%s %s = %s;\n", k.note(), verb, k.Name, sqlValue(k.Knob, k.Value))
 	}
-	if n == 0 && len(static) == 0 {
-		fmt.Fprintln(w, "-- the server defaults measured best: nothing to change")
+	if len(opts) == 0 {
+		fmt.Fprintln(w, "-- nothing to change: the trial's options are the baseline's")
 	}
 	if len(static) > 0 {
 		fmt.Fprintln(w, "-- static knobs: not settable at runtime, they need the option file and a server restart:")
 		for _, k := range static {
-			fmt.Fprintf(w, "--   %s = %s\n", k.Name, k.Render(best.Params[k.Name]))
+			fmt.Fprintf(w, "--   %s = %s  -- %s\n", k.Name, k.Render(k.Value), k.note())
 		}
 		if persist {
 			fmt.Fprintln(w, "-- (on MySQL 8.0+, SET PERSIST_ONLY name = value; records them for the next restart)")
@@ -115,26 +248,22 @@ func sqlValue(k space.Knob, canonical string) string {
 }
 
 // writeExportJSON renders the best trial as an indented exportDoc.
-func writeExportJSON(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time) error {
-	d := exportDoc{Study: st.Name, Params: best.Params, Knobs: []exportKnob{}, Score: best.Score, MeanTPS: best.MeanTPS,
-		StdTPS: best.StdTPS, P95MS: best.P95MS, ServerVersion: cmp.Or(best.ServerVersion, st.ServerVersion),
-		Exported: now.UTC()}
-	if d.Params == nil {
-		d.Params = space.Config{}
-	}
+func writeExportJSON(w io.Writer, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, sel exportSelection) error {
+	d := exportDoc{Study: st.Name, Params: space.Config{}, Knobs: []exportKnob{}, LeftOut: []string{}, Written: sel.summary(),
+		Score: best.Score, MeanTPS: best.MeanTPS, StdTPS: best.StdTPS, P95MS: best.P95MS,
+		ServerVersion: cmp.Or(best.ServerVersion, st.ServerVersion), Exported: now.UTC()}
 	d.Trial.Number, d.Trial.Kind, d.Trial.State = best.Number, string(best.Kind), string(best.State)
 	d.Trial.Started, d.Trial.Ended = best.Started.UTC(), best.Ended.UTC()
-	for _, n := range best.Params.Names() {
-		if _, ok := sp.Knob(n); !ok {
-			return fmt.Errorf("trial %d: unknown knob %q", best.Number, n)
+	for _, k := range sel.Knobs {
+		d.Params[k.Name] = k.Value
+		ek := exportKnob{Name: k.Name, Value: k.Render(k.Value), Default: k.Render(k.Default), Unit: k.Unit, About: k.Help,
+			Changed: k.Value != k.Default, Dynamic: k.Dynamic, Pinned: k.Pinned}
+		if k.InFile != "" {
+			ek.InFile = k.Render(k.InFile)
 		}
+		d.Knobs = append(d.Knobs, ek)
 	}
-	for _, k := range sp.All() {
-		if v, ok := best.Params[k.Name]; ok {
-			d.Knobs = append(d.Knobs, exportKnob{Name: k.Name, Value: k.Render(v), Default: k.Render(k.Default),
-				Changed: v != k.Default, Dynamic: k.Dynamic})
-		}
-	}
+	d.LeftOut = append(d.LeftOut, sel.LeftOut...)
 	if base.Number >= 0 {
 		d.Baseline = &exportBaseline{Number: base.Number, Score: base.Score, MeanTPS: base.MeanTPS}
 		if g, ok := search.ABGain(GoalOf(st), trials, best.Number); ok {
@@ -165,8 +294,9 @@ func CompleteTrial(trials []search.Trial, n int) (search.Trial, error) {
 	return search.Trial{}, fmt.Errorf("--trial %d: no such trial (the study has %d)", n, len(trials))
 }
 
-// writeCnf renders the best trial as a my.cnf [mysqld] group.
-func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time) error {
+// writeCnf renders the selected knobs of the best trial as a my.cnf
+// [mysqld] group, each option after a comment saying what it is.
+func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, sel exportSelection) error {
 	bs, _ := st.Manifest()
 	fmt.Fprintf(w, "# autotune: best configuration of study %q\n", st.Name)
 	fmt.Fprintf(w, "# trial %d (%s), score %.1f, %.1f tps, p95 %.1f ms\n", best.Number, best.Kind, best.Score, best.MeanTPS, best.P95MS)
@@ -189,23 +319,24 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	}
 	if bs.Space != nil {
 		fmt.Fprintf(w, "# durability: %s\n", durabilityNote(bs.Space.Durability))
-		if bl := bs.Space.Baseline; bl != nil {
-			diff := sp.Diff(bl.Config, best.Params)
-			fmt.Fprintf(w, "# baseline: %s (trial 0); changes against it: %d\n", bl.File, len(diff))
-			for _, d := range diff {
-				fmt.Fprintf(w, "#   %s\n", d)
-			}
-		}
 	}
 	for _, l := range environmentNotes(sp, best.Params) {
 		fmt.Fprintf(w, "# %s\n", l)
 	}
 	fmt.Fprintf(w, "# exported: %s\n", now.UTC().Format(time.RFC3339))
-	if len(best.Params) == 0 {
-		fmt.Fprintln(w, "# the server defaults measured best: nothing to change")
+	fmt.Fprintf(w, "# below: %s\n", sel.summary())
+	if bs.Space != nil && bs.Space.Baseline != nil {
+		fmt.Fprintf(w, "# read them after %s: the last setting of an option wins\n", bs.Space.Baseline.File)
+	}
+	opts := sel.options()
+	if len(opts) == 0 {
+		fmt.Fprintln(w, "# nothing to change: the trial's options are the baseline's")
 	}
 	fmt.Fprintln(w, "[mysqld]")
-	return sp.WriteOptions(w, best.Params)
+	for _, k := range opts {
+		fmt.Fprintf(w, "# %s\n%s = %s\n", k.note(), k.Name, space.FormatOptionValue(k.Render(k.Value)))
+	}
+	return nil
 }
 
 // durabilityNote says in the exported my.cnf which policy held.
@@ -257,10 +388,17 @@ type exportDoc struct {
 		Started time.Time `json:"started"`
 		Ended   time.Time `json:"ended"`
 	} `json:"trial"`
-	// Params maps knob names to canonical values (bytes as integers).
+	// Params maps the knobs the export writes (those the trial sets to a
+	// value other than the baseline's) to canonical values (bytes as
+	// integers).
 	Params space.Config `json:"params"`
-	// Knobs details every knob the trial set, in catalogue order.
+	// Knobs details the same knobs, in catalogue order.
 	Knobs []exportKnob `json:"knobs"`
+	// LeftOut names the knobs the trial set to the baseline's value.
+	LeftOut []string `json:"left_out"`
+	// Written says what Params holds and what was left out, as the
+	// header of the other formats does.
+	Written string `json:"written"`
 	// Score, MeanTPS, StdTPS (tps) and P95MS (ms) are the trial's outcome.
 	Score   float64 `json:"score"`
 	MeanTPS float64 `json:"mean_tps"`
@@ -278,12 +416,21 @@ type exportDoc struct {
 	Exported time.Time       `json:"exported"`
 }
 
+// exportKnob is one knob of the JSON export.
 type exportKnob struct {
 	Name    string `json:"name"`
 	Value   string `json:"value"`   // as written to my.cnf (sizes with K/M/G)
-	Default string `json:"default"` // server default, same form
-	Changed bool   `json:"changed"` // differs from the default
-	Dynamic bool   `json:"dynamic"` // settable with SET GLOBAL
+	Default string `json:"default"` // server default (the catalogue's, MariaDB 10.11), same form
+	// InFile is the --baseline-cnf's value, same form (absent when the
+	// file does not set the knob, or without one).
+	InFile  string `json:"baseline_cnf,omitempty"`
+	Unit    string `json:"unit,omitempty"` // unit of numeric values
+	About   string `json:"about"`          // what the knob is (the catalogue's one-line description)
+	Changed bool   `json:"changed"`        // differs from the default
+	Dynamic bool   `json:"dynamic"`        // settable with SET GLOBAL
+	// Pinned reports that the baseline ran with the same value (a knob
+	// held for every trial).
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 type exportBaseline struct {

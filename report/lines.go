@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -18,8 +19,20 @@ func Gain(best, base float64) float64 {
 	return (best - base) / base * 100
 }
 
-// TrialLine formats the one-line report of a finished trial.
-func TrialLine(sp *space.Space, e search.Event) string {
+// PlainWidth is the width, in columns, that the knob line of a trial
+// report is cut to when the output is not a terminal (a log file, a pipe).
+const PlainWidth = 120
+
+// minWidth is the narrowest width the knob line is cut to, whatever the
+// terminal says.
+const minWidth = 60
+
+// TrialLine formats the report of a finished trial: a first line with its
+// outcome, the best so far and the budget left; a second with the knobs it
+// set differently from the baseline, cut to width columns ("… +N more":
+// autotune show lists them all); then, when there is one, the failure
+// reason, the thread levels and what a re-measurement settled.
+func TrialLine(sp *space.Space, e search.Event, width int) string {
 	t := e.Trial
 	var b strings.Builder
 	fmt.Fprintf(&b, "trial %3d %-10s ", t.Number, KindText(t))
@@ -33,6 +46,9 @@ func TrialLine(sp *space.Space, e search.Event) string {
 		if e.Baseline.Number >= 0 {
 			fmt.Fprintf(&b, ", %+.1f %% tps vs baseline", Gain(e.Best.MeanTPS, e.Baseline.MeanTPS))
 		}
+		if why := BestDespiteTPS(e.Best, e.Baseline); why != "" {
+			b.WriteString(", " + why)
+		}
 		b.WriteString(")")
 	}
 	if e.Budget > 0 {
@@ -42,11 +58,7 @@ func TrialLine(sp *space.Space, e search.Event) string {
 		}
 		fmt.Fprintf(&b, " | budget left %s", left.Round(time.Second))
 	}
-	if ch := sp.Changes(t.Params); len(ch) > 0 {
-		b.WriteString(" | " + strings.Join(ch, " "))
-	} else {
-		b.WriteString(" | server defaults")
-	}
+	b.WriteString("\n" + knobLine(sp, e, width))
 	if t.State == search.Failed || t.State == search.Rejected {
 		b.WriteString("\n      reason: " + t.Failure)
 	}
@@ -59,7 +71,59 @@ func TrialLine(sp *space.Space, e search.Event) string {
 	return b.String()
 }
 
-// WriteOutcome prints the best configuration and its gain over the baseline.
+// knobLine is the second line of a trial report: the knobs the trial set
+// differently from the baseline ("vs baseline: name=value ..."); for the
+// baseline itself, and when there is no baseline (a worker), the knobs set
+// away from the server defaults.
+func knobLine(sp *space.Space, e search.Event, width int) string {
+	t := e.Trial
+	hint := fmt.Sprintf("autotune show %d", t.Number)
+	const indent = "      "
+	base := e.Baseline
+	isBase := t.Kind == search.Baseline || (base.Number >= 0 && t.Number == base.Number)
+	switch {
+	case base.Number < 0 || isBase:
+		ch := sp.Changes(t.Params)
+		if len(ch) == 0 {
+			return indent + "server defaults"
+		}
+		label := indent + "vs defaults:"
+		if isBase {
+			label = indent + "baseline, vs defaults:"
+		}
+		return fitList(label, ch, width, hint)
+	}
+	ch := sp.ChangesFrom(base.Params, t.Params)
+	if len(ch) == 0 {
+		return indent + "vs baseline: none (the baseline's configuration)"
+	}
+	return fitList(indent+"vs baseline:", ch, width, hint)
+}
+
+// fitList appends items to label, one space before each, as many as fit in
+// width columns (at least minWidth); when some do not fit it ends with
+// " … +N more (hint)" instead.
+func fitList(label string, items []string, width int, hint string) string {
+	width = max(width, minWidth)
+	cols := utf8.RuneCountInString
+	more := func(n int) string { return fmt.Sprintf(" … +%d more (%s)", n, hint) }
+	line := label
+	for i, it := range items {
+		next := line + " " + it
+		if i == len(items)-1 && cols(next) <= width {
+			return next
+		}
+		if i == len(items)-1 || cols(next)+cols(more(len(items)-i-1)) > width {
+			return line + more(len(items)-i)
+		}
+		line = next
+	}
+	return line
+}
+
+// WriteOutcome prints the best configuration and its gain over the
+// baseline, with the knobs it sets differently from the baseline (from the
+// server defaults when the baseline is unknown or is the best).
 func WriteOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 	if best.Number < 0 {
 		fmt.Fprintln(out, "no trial completed yet")
@@ -71,13 +135,19 @@ func WriteOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 		// is the paired A/B comparison, WriteGain).
 		fmt.Fprintf(out, "; baseline %.1f tps", base.MeanTPS)
 	}
+	if why := BestDespiteTPS(best, base); why != "" {
+		fmt.Fprintf(out, ", %s", why)
+	}
 	fmt.Fprintln(out)
-	if ch := sp.Changes(best.Params); len(ch) > 0 {
-		for _, c := range ch {
-			fmt.Fprintln(out, "  "+c)
-		}
-	} else {
-		fmt.Fprintln(out, "  (server defaults)")
+	ch, none := sp.Changes(best.Params), "  (server defaults)"
+	if base.Number >= 0 && best.Number != base.Number {
+		ch, none = sp.ChangesFrom(base.Params, best.Params), "  (the baseline's configuration)"
+	}
+	for _, c := range ch {
+		fmt.Fprintln(out, "  "+c)
+	}
+	if len(ch) == 0 {
+		fmt.Fprintln(out, none)
 	}
 }
 
@@ -93,6 +163,43 @@ func GainText(goal search.Goal, trials []search.Trial, best search.Trial) (text 
 		return abShortfall(trials, best.Number), false
 	}
 	return g.String(), true
+}
+
+// BestDespiteTPS says why best is the best although its mean tps is below
+// the baseline's (as printed, to 0.1 %): the score penalty by which the
+// baseline lost most more than the best, "but the baseline was penalised
+// 96.4 for instability, #3 only 12.0" (in the objective's unit), or, for
+// --objective p95, its lower p95 latency. Both trials carry their
+// estimates (search.Best): means over the runs that count.
+// It returns "" when the best is not below the baseline in tps, or is the
+// baseline.
+func BestDespiteTPS(best, base search.Trial) string {
+	if best.Number < 0 || base.Number < 0 || best.Number == base.Number || round1(Gain(best.MeanTPS, base.MeanTPS)) >= 0 {
+		return ""
+	}
+	if (best.Score < 0 || base.Score < 0) && best.P95MS > 0 && best.P95MS < base.P95MS {
+		return fmt.Sprintf("but its p95 latency, the objective, is %.1f ms vs the baseline's %.1f ms", best.P95MS, base.P95MS)
+	}
+	type penalty struct {
+		what       string
+		best, base float64
+	}
+	top := penalty{}
+	for _, p := range []penalty{
+		{"instability", best.Variance, base.Variance},
+		{"throughput dips", best.Dips, base.Dips},
+		{"stalls", best.Stalls, base.Stalls},
+		{"errors and reconnects", best.Errors, base.Errors},
+		{"purge lag", best.Purge, base.Purge},
+	} {
+		if p.base-p.best > top.base-top.best {
+			top = p
+		}
+	}
+	if top.what == "" {
+		return fmt.Sprintf("but a higher score than the baseline's %.1f", base.Score)
+	}
+	return fmt.Sprintf("but the baseline was penalised %.1f for %s, #%d only %.1f", top.base, top.what, best.Number, top.best)
 }
 
 // WriteGain prints the final A/B comparison of the best trial, saying

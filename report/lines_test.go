@@ -2,9 +2,15 @@ package report
 
 import (
 	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/autotune/autotune/internal/golden"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -52,4 +58,149 @@ func TestGainIsThePairedABOnTheObjective(t *testing.T) {
 	if !strings.Contains(out.String(), "only 1 vs 1 interleaved A/B runs") || !strings.Contains(out.String(), "no gain is claimed") {
 		t.Fatal(out.String())
 	}
+}
+
+// everyKnobChanged sets every knob the space searches to a value other
+// than its default (the first other choice, or the top of the range), as a
+// screening trial does.
+func everyKnobChanged(sp *space.Space) space.Config {
+	c := space.Config{}
+	for _, k := range sp.Knobs() {
+		switch k.Kind {
+		case space.Enum, space.Bool:
+			for _, o := range k.Options() {
+				if o != k.Default {
+					c[k.Name] = o
+					break
+				}
+			}
+		default:
+			v, err := k.FromFloat(k.Max)
+			if err == nil && v != k.Default {
+				c[k.Name] = v
+			}
+		}
+	}
+	return c
+}
+
+// TestTrialLinesGolden: a trial's second line lists only what it changes
+// from the baseline, cut to the width with a count of the rest and where
+// to see them all; the baseline itself, a re-measurement of it and a
+// worker's trial (no baseline known) say so.
+func TestTrialLinesGolden(t *testing.T) {
+	sp := space.Default()
+	pins := space.Config{"innodb_doublewrite": "ON", "innodb_flush_log_at_trx_commit": "1"}
+	base := search.Trial{Number: 0, Kind: search.Baseline, State: search.Complete, Params: pins,
+		Outcome: search.Outcome{Score: 480.3, MeanTPS: 503.2}}
+	wide := search.Trial{Number: 4, Kind: search.Screen, State: search.Complete, Params: pins.Merge(everyKnobChanged(sp)),
+		Outcome: search.Outcome{Score: 512.7, MeanTPS: 540.1}}
+	few := search.Trial{Number: 5, Kind: search.Sampled, State: search.Complete,
+		Params:  pins.Merge(space.Config{"innodb_buffer_pool_size": "2778726400", "innodb_io_capacity": "200"}),
+		Outcome: search.Outcome{Score: 775.2, MeanTPS: 781.9}}
+	recheck := search.Trial{Number: 6, Kind: search.Recheck, State: search.Complete, Params: pins, Repeat: search.Repeat{RepeatOf: 0},
+		Outcome: search.Outcome{Score: 470.0, MeanTPS: 499.0}}
+	var out bytes.Buffer
+	for _, tc := range []struct {
+		name  string
+		e     search.Event
+		width int
+	}{
+		{"baseline", search.Event{Trial: base, Best: base, Baseline: base}, 120},
+		{"every knob changed, 120 columns", search.Event{Trial: wide, Best: base, Baseline: base}, 120},
+		{"every knob changed, 80 columns", search.Event{Trial: wide, Best: base, Baseline: base}, 80},
+		{"every knob changed, 20 columns (cut at 60)", search.Event{Trial: wide, Best: base, Baseline: base}, 20},
+		{"every knob changed, 2000 columns", search.Event{Trial: wide, Best: base, Baseline: base}, 2000},
+		{"two changes (the pins and a default left out)", search.Event{Trial: few, Best: few, Baseline: base}, 120},
+		{"recheck of the baseline", search.Event{Trial: recheck, Best: few, Baseline: base}, 120},
+		{"worker: no baseline", search.Event{Trial: few, Best: search.Trial{Number: -1}, Baseline: search.Trial{Number: -1}}, 120},
+	} {
+		fmt.Fprintf(&out, "== %s\n%s\n", tc.name, TrialLine(sp, tc.e, tc.width))
+	}
+	golden.Check(t, "trial-lines.golden", out.Bytes())
+}
+
+// TestKnobLineFitsAndCounts: at any width the knob line fits (from 60
+// columns up), and the knobs shown plus the "+N more" count are all the
+// changes.
+func TestKnobLineFitsAndCounts(t *testing.T) {
+	sp := space.Default()
+	base := search.Trial{Number: 0, Kind: search.Baseline, State: search.Complete, Params: space.Config{}}
+	wide := search.Trial{Number: 4, Kind: search.Screen, State: search.Complete, Params: everyKnobChanged(sp)}
+	all := sp.ChangesFrom(base.Params, wide.Params)
+	if len(all) < 25 {
+		t.Fatalf("only %d changes: the test needs a wide trial", len(all))
+	}
+	more := regexp.MustCompile(` … \+(\d+) more \(autotune show 4\)$`)
+	for w := minWidth; w <= 1200; w += 7 {
+		line := knobLine(sp, search.Event{Trial: wide, Best: base, Baseline: base}, w)
+		if n := utf8.RuneCountInString(line); n > w {
+			t.Errorf("width %d: %d columns: %q", w, n, line)
+		}
+		shown := strings.Fields(strings.TrimPrefix(line, "      vs baseline:"))
+		rest := 0
+		if m := more.FindStringSubmatch(line); m != nil {
+			rest, _ = strconv.Atoi(m[1])
+			shown = strings.Fields(strings.TrimPrefix(more.ReplaceAllString(line, ""), "      vs baseline:"))
+		}
+		if len(shown)+rest != len(all) || (len(shown) > 0 && shown[0] != all[0]) {
+			t.Errorf("width %d: %d shown + %d more, want %d changes: %q", w, len(shown), rest, len(all), line)
+		}
+	}
+}
+
+// measuredRun is a complete run whose score is its tps less its penalties.
+func measuredRun(n int, kind search.Kind, of int, tps float64, p search.Penalties) search.Trial {
+	p.HLLGrowthPS = math.NaN()
+	score := tps - p.Variance - p.Dips - p.Stalls - p.Errors - p.Purge
+	return search.Trial{Number: n, Kind: kind, State: search.Complete, Repeat: search.Repeat{RepeatOf: of},
+		Params:  space.Config{"innodb_buffer_pool_size": "1073741824"},
+		Outcome: search.Outcome{Score: score, MeanTPS: tps, Measurement: search.Measurement{Penalties: p}}}
+}
+
+// TestBestReasonsGolden: a best slower than the baseline in tps says why it
+// is the best, from the penalties stored with the runs that count (the
+// confirmations of the best, the baseline and its rechecks); a best that
+// is faster says nothing more.
+func TestBestReasonsGolden(t *testing.T) {
+	sp := space.Default()
+	var out bytes.Buffer
+	show := func(name string, trials []search.Trial) {
+		best, base := search.Best(trials)
+		last := trials[len(trials)-1]
+		fmt.Fprintf(&out, "== %s\n%s\n", name, TrialLine(sp, search.Event{Trial: last, Best: best, Baseline: base}, PlainWidth))
+		WriteOutcome(&out, sp, best, base)
+	}
+	baseline := func(tps float64, p search.Penalties) search.Trial {
+		b := measuredRun(0, search.Baseline, 0, tps, p)
+		b.Params = space.Config{}
+		return b
+	}
+	candidate := measuredRun(1, search.Sampled, 0, 960, search.Penalties{Variance: 30})
+	candidate.ConfirmNeeded = 2
+	recheck := measuredRun(4, search.Recheck, 0, 940, search.Penalties{Variance: 116})
+	recheck.Params = space.Config{}
+	show("unsteady baseline (re-measured), confirmed best", []search.Trial{
+		baseline(930, search.Penalties{Variance: 104}), candidate,
+		measuredRun(2, search.Confirm, 1, 912, search.Penalties{Variance: 12}),
+		measuredRun(3, search.Confirm, 1, 922, search.Penalties{Variance: 8}),
+		recheck,
+	})
+	show("baseline with dips", []search.Trial{
+		baseline(930, search.Penalties{Variance: 20, Dips: 186, DipSeconds: 12}),
+		measuredRun(1, search.Sampled, 0, 900, search.Penalties{Variance: 25}),
+	})
+	show("faster best: no reason needed", []search.Trial{
+		baseline(500, search.Penalties{Variance: 40}),
+		measuredRun(1, search.Sampled, 0, 900, search.Penalties{Variance: 25}),
+	})
+	p95 := func(n int, kind search.Kind, tps, ms float64) search.Trial {
+		r := measuredRun(n, kind, 0, tps, search.Penalties{Variance: 1})
+		r.Score, r.P95MS = -(ms + 1), ms
+		return r
+	}
+	b := p95(0, search.Baseline, 930, 30.5)
+	b.Params = space.Config{}
+	show("--objective p95", []search.Trial{b, p95(1, search.Sampled, 900, 22.1)})
+	golden.Check(t, "best-reasons.golden", out.Bytes())
 }

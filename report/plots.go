@@ -101,14 +101,39 @@ func scatter(xys plotter.XYs, g draw.GlyphStyle) (*plotter.Scatter, error) {
 	return s, nil
 }
 
+// bestSoFar is one step of the best-so-far line: after trial Trial, the
+// study's best was trial Best with the estimated score Score.
+type bestSoFar struct {
+	Trial, Best int
+	Score       float64
+}
+
+// bestSoFarSteps returns the study's best after each finished trial
+// (complete, failed or rejected), as search.Best would have said then:
+// the confirmed incumbent with its estimate (the mean of its
+// confirmations), not the highest single score, so a candidate demoted by
+// its re-measurements never shows. Trials before there is a best are left
+// out.
+func bestSoFarSteps(trials []search.Trial) []bestSoFar {
+	var out []bestSoFar
+	for i, inc := range search.Incumbents(trials) {
+		t := trials[i]
+		if !t.State.Finished() || inc.Number < 0 {
+			continue
+		}
+		out = append(out, bestSoFar{Trial: t.Number, Best: inc.Number, Score: inc.Score})
+	}
+	return out
+}
+
 // scorePlot draws the score of every complete trial by trial number, the
-// best score so far as a step line, the baseline score as a dashed line,
-// and failed or rejected trials as red crosses under the lowest score.
+// study's best so far (bestSoFarSteps) as a step line, the baseline score
+// as a dashed line, and failed or rejected trials as red crosses under the
+// lowest score.
 func scorePlot(trials []search.Trial, best, base search.Trial) ([]byte, error) {
 	p := newPlot("Score per trial (higher is better)", "trial", "score (mean tps − λ·sd)")
-	var done, failed, bestSoFar plotter.XYs
+	var done, failed, steps plotter.XYs
 	lo, hi := math.Inf(1), math.Inf(-1)
-	cur := math.Inf(-1)
 	for _, t := range trials {
 		if t.State == search.Complete {
 			lo, hi = math.Min(lo, t.Score), math.Max(hi, t.Score)
@@ -123,27 +148,24 @@ func scorePlot(trials []search.Trial, best, base search.Trial) ([]byte, error) {
 		switch t.State {
 		case search.Complete:
 			done = append(done, plotter.XY{X: x, Y: t.Score})
-			if t.Score > cur {
-				cur = t.Score
-			}
 		case search.Failed, search.Rejected:
 			failed = append(failed, plotter.XY{X: x, Y: lo - pad})
-		default:
-			continue
-		}
-		if !math.IsInf(cur, -1) {
-			bestSoFar = append(bestSoFar, plotter.XY{X: x, Y: cur})
 		}
 	}
-	line, err := plotter.NewLine(bestSoFar)
-	if err != nil {
-		return nil, err
+	for _, s := range bestSoFarSteps(trials) {
+		steps = append(steps, plotter.XY{X: float64(s.Trial), Y: s.Score})
 	}
-	line.StepStyle = plotter.PostStep
-	line.LineStyle.Color = colBestLine
-	line.LineStyle.Width = vg.Points(2)
-	p.Add(line)
-	p.Legend.Add("best so far", line)
+	if len(steps) > 0 {
+		line, err := plotter.NewLine(steps)
+		if err != nil {
+			return nil, err
+		}
+		line.StepStyle = plotter.PostStep
+		line.LineStyle.Color = colBestLine
+		line.LineStyle.Width = vg.Points(2)
+		p.Add(line)
+		p.Legend.Add("best so far (confirmed, estimated score)", line)
+	}
 
 	if base.Number >= 0 {
 		bl, err := plotter.NewLine(plotter.XYs{{X: 0, Y: base.Score}, {X: math.Max(float64(trials[len(trials)-1].Number), 1), Y: base.Score}})

@@ -97,6 +97,9 @@ type progressBest struct {
 	// GainPct is the mean-tps gain over the baseline in percent (absent
 	// before the baseline is measured).
 	GainPct *float64 `json:"gain_pct,omitempty"`
+	// Reason says why the best is the best although its tps is below the
+	// baseline's (BestDespiteTPS); absent otherwise.
+	Reason string `json:"reason,omitempty"`
 }
 
 // progressSink prints progress events. Sinks are called with the
@@ -312,6 +315,7 @@ func (t *Progress) status(now time.Time) progressStatus {
 		if t.base.Number >= 0 {
 			g := round1(Gain(t.best.MeanTPS, t.base.MeanTPS))
 			st.Best.GainPct = &g
+			st.Best.Reason = BestDespiteTPS(t.best, t.base)
 		}
 	}
 	return st

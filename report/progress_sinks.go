@@ -27,14 +27,14 @@ func (p *plainSink) handle(e progressEvent) {
 		p.started = &n
 		fmt.Fprintf(p.w, "trial %d (%s) started\n", n, e.Kind)
 	}
-	writePlain(p.w, p.sp, e)
+	writePlain(p.w, p.sp, e, PlainWidth)
 }
 
 func (p *plainSink) close() {}
 
-// writePlain prints the plain form of e; phase and sample events print
-// nothing.
-func writePlain(w io.Writer, sp *space.Space, e progressEvent) {
+// writePlain prints the plain form of e, the knob lines of trials cut to
+// width columns; phase and sample events print nothing.
+func writePlain(w io.Writer, sp *space.Space, e progressEvent, width int) {
 	switch e.Event {
 	case evLog:
 		fmt.Fprintln(w, e.Message)
@@ -42,7 +42,7 @@ func writePlain(w io.Writer, sp *space.Space, e progressEvent) {
 		if sp == nil {
 			sp = space.Default()
 		}
-		fmt.Fprintln(w, TrialLine(sp, e.src))
+		fmt.Fprintln(w, TrialLine(sp, e.src, width))
 	case evDone:
 		if sp == nil {
 			sp = space.Default()

@@ -27,11 +27,13 @@ func (c *fakeClock) now() time.Time {
 }
 
 // driveProgress plays a resumed study through a Progress: a baseline from an
-// earlier run, then a complete trial with every phase and some samples,
-// then a failed one, then the end.
+// earlier run (the server defaults with the durability pins), then a
+// complete trial with every phase and some samples, then a failed one, then
+// a screening trial that changes every knob, then the end.
 func driveProgress(tr *Progress) {
 	sp := space.Default()
-	base := search.Trial{Study: "demo", Number: 0, Kind: search.Baseline, State: search.Complete, Params: space.Config{},
+	pins := space.Config{"innodb_doublewrite": "ON", "innodb_flush_log_at_trx_commit": "1"}
+	base := search.Trial{Study: "demo", Number: 0, Kind: search.Baseline, State: search.Complete, Params: pins,
 		Started: fixtureT0, Ended: fixtureT0.Add(20 * time.Second), Outcome: search.Outcome{Score: 480.3, MeanTPS: 503.2, StdTPS: 45.8, P95MS: 30.1}}
 	tr.Logf("resuming study %q: %d trials recorded, %s of budget used", "demo", 1, "30s")
 	tr.Configure("demo", 10*time.Minute, 4, 30*time.Second, fixtureT0.Add(time.Minute), sp, []search.Trial{base})
@@ -61,7 +63,13 @@ func driveProgress(tr *Progress) {
 	t2.Failure = "server exited during start-up: [ERROR] InnoDB: Cannot resize the redo log"
 	tr.Trial(search.Event{Trial: t2, Best: t1, Baseline: base, Spent: 48 * time.Second, Budget: 10 * time.Minute})
 
-	tr.Done(search.Result{Reason: search.StopTrials, Trials: []search.Trial{base, t1, t2}, Best: t1, Baseline: base, Spent: 50 * time.Second},
+	t3 := search.Trial{Study: "demo", Number: 3, Kind: search.Screen, State: search.Running, Params: pins.Merge(everyKnobChanged(sp))}
+	tr.Phase(t3, search.PhaseRestoring)
+	t3.State, t3.Started, t3.Ended = search.Complete, fixtureT0.Add(3*time.Minute), fixtureT0.Add(3*time.Minute+14*time.Second)
+	t3.Outcome = search.Outcome{Score: 512.7, MeanTPS: 540.1, StdTPS: 20.3, P95MS: 28.4}
+	tr.Trial(search.Event{Trial: t3, Best: t1, Baseline: base, Spent: 62 * time.Second, Budget: 10 * time.Minute})
+
+	tr.Done(search.Result{Reason: search.StopTrials, Trials: []search.Trial{base, t1, t2, t3}, Best: t1, Baseline: base, Spent: 64 * time.Second},
 		"write it as a my.cnf with: autotune export --study demo --db trials.db -o best.cnf")
 }
 
@@ -95,6 +103,18 @@ func TestProgressJSONGolden(t *testing.T) {
 	}
 	if got := strings.Join(phases, ","); got != "restoring,starting,warming up,measuring,stopping" {
 		t.Errorf("phases of trial 1: %s", got)
+	}
+	// The trial events keep every change, however many: only the plain
+	// line is cut to a width.
+	var last struct{ Result struct{ Changes []string } }
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if strings.Contains(l, `"event":"trial","time"`) && strings.Contains(l, `"trial":3,`) {
+			_ = json.Unmarshal([]byte(l), &last)
+		}
+	}
+	sp := space.Default()
+	if want := len(sp.Changes(everyKnobChanged(sp))); want < 25 || len(last.Result.Changes) != want {
+		t.Errorf("trial 3's event lists %d changes, want all %d", len(last.Result.Changes), want)
 	}
 }
 
@@ -154,7 +174,10 @@ func TestProgressTerminal(t *testing.T) {
 	tr.Configure("demo", 10*time.Minute, 4, 30*time.Second, fixtureT0.Add(time.Minute), sp, []search.Trial{base})
 	tr.SetTrialLength(2*time.Second, 3*time.Second)
 	tr.Logf("resuming study")
-	t1 := search.Trial{Study: "demo", Number: 1, Kind: search.Sampled, Params: space.Config{"innodb_flush_log_at_trx_commit": "2"}}
+	t1 := search.Trial{Study: "demo", Number: 1, Kind: search.Sampled, Params: space.Config{"innodb_flush_log_at_trx_commit": "2",
+		"innodb_buffer_pool_size": "2778726400", "innodb_io_capacity": "1000", "innodb_log_file_size": "4294967296"}}
+	// The display cuts the knob line to the terminal's width.
+	tr.sink.(*ttySink).columns = func() int { return 70 }
 	tr.Phase(t1, search.PhaseRestoring)
 	waitFor(t, out, "trial 1 sampled  restoring", "study  1/4 trials done", "best 480.3 (#0 +0.0%)", "ETA ")
 	tr.Phase(t1, search.PhaseMeasuring)
@@ -163,7 +186,8 @@ func TestProgressTerminal(t *testing.T) {
 	t1.State, t1.Started, t1.Ended = search.Complete, fixtureT0.Add(time.Minute), fixtureT0.Add(time.Minute+15*time.Second)
 	t1.Outcome = search.Outcome{Score: 775.2, MeanTPS: 781.9}
 	tr.Trial(search.Event{Trial: t1, Best: t1, Baseline: base, Budget: 10 * time.Minute})
-	waitFor(t, out, "trial   1 sampled    tps    781.9", "study  2/4 trials done", "best 775.2 (#1 +55.4%)")
+	waitFor(t, out, "trial   1 sampled    tps    781.9", "study  2/4 trials done", "best 775.2 (#1 +55.4%)",
+		"\n      vs baseline: innodb_log_file_size=4G … +3 more (autotune show 1)\n")
 	tr.Done(search.Result{Reason: search.StopTrials, Trials: []search.Trial{base, t1}, Best: t1, Baseline: base}, "bye")
 	s := out.String()
 	if !strings.HasSuffix(s, "bye\n") || !strings.Contains(s, "best: trial 1, score 775.2") {
@@ -216,5 +240,33 @@ func TestFmtDur(t *testing.T) {
 		if got := fmtDur(d); got != want {
 			t.Errorf("fmtDur(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// TestProgressJSONSaysWhyASlowerBestIsBest: the status of a JSON event
+// carries the reason a best slower than the baseline in tps is the best.
+func TestProgressJSONSaysWhyASlowerBestIsBest(t *testing.T) {
+	var out bytes.Buffer
+	c := &fakeClock{t: fixtureT0}
+	tr := NewProgress("json", &out, c.now)
+	base := search.Trial{Number: 0, Kind: search.Baseline, State: search.Complete, Params: space.Config{},
+		Outcome: search.Outcome{Score: 820, MeanTPS: 930, Measurement: search.Measurement{Penalties: search.Penalties{Variance: 110}}}}
+	best := search.Trial{Number: 1, Kind: search.Sampled, State: search.Complete, Params: space.Config{"innodb_io_capacity": "1000"},
+		Outcome: search.Outcome{Score: 900, MeanTPS: 910, Measurement: search.Measurement{Penalties: search.Penalties{Variance: 10}}}}
+	tr.Configure("demo", 0, 4, 0, fixtureT0, space.Default(), []search.Trial{base})
+	tr.Trial(search.Event{Trial: best, Best: best, Baseline: base})
+	var e struct {
+		Status struct {
+			Best struct {
+				GainPct float64 `json:"gain_pct"`
+				Reason  string  `json:"reason"`
+			} `json:"best"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &e); err != nil {
+		t.Fatal(err)
+	}
+	if b := e.Status.Best; b.GainPct != -2.2 || b.Reason != "but the baseline was penalised 110.0 for instability, #1 only 10.0" {
+		t.Errorf("status.best: %+v", b)
 	}
 }

@@ -3,12 +3,14 @@ package report
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -25,6 +27,8 @@ type ttySink struct {
 	w      io.Writer
 	sp     *space.Space
 	status func() (progressStatus, runningTrial)
+	// columns, when set, stands in for the terminal's width (tests).
+	columns func() int
 
 	mu    sync.Mutex // guards the fields below; never held while calling mpb
 	p     *mpb.Progress
@@ -48,6 +52,20 @@ func newTTYSink(w io.Writer, status func() (progressStatus, runningTrial)) *ttyS
 
 func (s *ttySink) setSpace(sp *space.Space) { s.sp = sp }
 
+// width returns the terminal's width now (it may have been resized), or
+// PlainWidth when the output is not a terminal of known size.
+func (s *ttySink) width() int {
+	if s.columns != nil {
+		return s.columns()
+	}
+	if f, ok := s.w.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return PlainWidth
+}
+
 // write prints text above the bars, or straight to the terminal when no
 // bars are shown.
 func (s *ttySink) write(text string) {
@@ -66,11 +84,11 @@ func (s *ttySink) handle(e progressEvent) {
 	switch e.Event {
 	case evLog, evTrial:
 		var b strings.Builder
-		writePlain(&b, s.sp, e)
+		writePlain(&b, s.sp, e, s.width())
 		s.write(b.String())
 	case evDone, evInterrupted:
 		s.close()
-		writePlain(s.w, s.sp, e)
+		writePlain(s.w, s.sp, e, s.width())
 		return
 	}
 	if e.Status != nil {

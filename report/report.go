@@ -135,7 +135,7 @@ func Build(in Input) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	add("score.png", "Score per trial with the best so far", "score of each trial against its number", png)
+	add("score.png", "Score per trial with the study's best so far (confirmed by re-measurement, at its estimated score)", "score of each trial against its number", png)
 
 	if len(in.BaselineSamples)+len(in.BestSamples) > 0 {
 		png, err := tpsPlot(base, best, in.BaselineSamples, in.BestSamples)

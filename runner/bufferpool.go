@@ -152,6 +152,8 @@ func waitPoolLoad(ctx context.Context, status func(context.Context) (string, err
 				last.Loaded, last.Waited = loaded, time.Since(t0)
 				return last, nil
 			}
+		} else {
+			last.Status = "status query failed: " + err.Error()
 		}
 		select {
 		case <-ctx.Done():
@@ -172,6 +174,7 @@ func (s *Server) statusValue(ctx context.Context, name string) (string, error) {
 	}
 	defer db.Close()
 	var n, v string
-	err = db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE ?", name).Scan(&n, &v)
+	// Not a placeholder: SHOW is not preparable on every server version.
+	err = db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+strings.ReplaceAll(name, "'", "")+"'").Scan(&n, &v)
 	return v, err
 }

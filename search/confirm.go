@@ -108,6 +108,11 @@ type Estimate struct {
 	// the configuration was first measured under confirmation, that first
 	// measurement (selected because it was high: winner's curse).
 	Score, MeanTPS float64
+	// Penalties are the score's components over the same measurements:
+	// the amounts and rates are means, the dip and stall seconds rounded
+	// means, the history-list growth the mean of the measurements that
+	// sampled it (NaN when none did).
+	Penalties Penalties
 	// SE is the standard error of Score (sd/√N; NaN for N < 2).
 	SE float64
 	// N is the number of measurements behind the estimate.
@@ -129,6 +134,7 @@ type group struct {
 	all      int     // complete, feasible measurements, the first included
 	disq     bool    // a re-measurement failed or was infeasible
 	needConf int     // confirmations the first measurement needed
+	listed   bool    // Incumbents considers the group (it has a complete measurement)
 }
 
 // measures reports whether u is a measurement that may count towards its
@@ -139,27 +145,32 @@ func measures(u Trial) bool { return u.Kind != ABBest && u.Kind != ABBase }
 func groupOf(trials []Trial, key string) group {
 	g := group{rep: Trial{Number: -1}}
 	for _, u := range trials {
-		if !measures(u) || u.Params.Key() != key {
-			continue
+		if measures(u) && u.Params.Key() == key {
+			g.add(u)
 		}
-		if u.Kind.Extra() && (unscored(u) || (u.State == Complete && u.Infeasible)) {
-			g.disq = true
-			continue
-		}
-		if u.State != Complete || u.Infeasible {
-			continue
-		}
-		g.all++
-		if g.rep.Number < 0 {
-			g.rep = u
-			if u.Kind != Baseline && !u.Kind.Extra() && u.ConfirmNeeded > 0 {
-				g.needConf = u.ConfirmNeeded
-				continue // winner's curse: the selecting measurement
-			}
-		}
-		g.counted = append(g.counted, u)
 	}
 	return g
+}
+
+// add takes in u, the next measurement of the group's configuration (not
+// a final A/B run).
+func (g *group) add(u Trial) {
+	if u.Kind.Extra() && (unscored(u) || (u.State == Complete && u.Infeasible)) {
+		g.disq = true
+		return
+	}
+	if u.State != Complete || u.Infeasible {
+		return
+	}
+	g.all++
+	if g.rep.Number < 0 {
+		g.rep = u
+		if u.Kind != Baseline && !u.Kind.Extra() && u.ConfirmNeeded > 0 {
+			g.needConf = u.ConfirmNeeded
+			return // winner's curse: the selecting measurement
+		}
+	}
+	g.counted = append(g.counted, u)
 }
 
 func (g group) estimate() Estimate {
@@ -167,24 +178,63 @@ func (g group) estimate() Estimate {
 	if g.rep.Number < 0 {
 		return e
 	}
-	var scores, tps []float64
-	for _, u := range g.counted {
-		scores = append(scores, u.Score)
-		tps = append(tps, u.MeanTPS)
-	}
-	if len(scores) == 0 {
+	runs := g.counted
+	if len(runs) == 0 {
 		// Not yet re-measured: the first measurement is all there is
 		// (not eligible).
-		scores, tps = []float64{g.rep.Score}, []float64{g.rep.MeanTPS}
+		runs = []Trial{g.rep}
+	}
+	scores, tps := make([]float64, len(runs)), make([]float64, len(runs))
+	for i, u := range runs {
+		scores[i], tps[i] = u.Score, u.MeanTPS
 	}
 	e.N = len(scores)
-	e.Score, e.MeanTPS = mean(scores), mean(tps)
+	e.Score, e.MeanTPS, e.Penalties = mean(scores), mean(tps), meanPenalties(runs)
 	if e.N >= 2 {
 		_, sd := stat.MeanStdDev(scores, nil)
 		e.SE = sd / math.Sqrt(float64(e.N))
 	}
 	e.Eligible = !g.disq && len(g.counted) >= max(1, g.needConf)
 	return e
+}
+
+// meanPenalties returns the mean penalties of runs (at least one): see
+// Estimate.Penalties.
+func meanPenalties(runs []Trial) Penalties {
+	var p Penalties
+	growth, nGrowth := 0.0, 0
+	for _, u := range runs {
+		q := u.Penalties
+		p.Variance += q.Variance
+		p.Dips += q.Dips
+		p.Stalls += q.Stalls
+		p.Errors += q.Errors
+		p.Purge += q.Purge
+		p.DipSeconds += q.DipSeconds
+		p.StallSeconds += q.StallSeconds
+		p.ErrPS += q.ErrPS
+		p.ReconnPS += q.ReconnPS
+		if !math.IsNaN(q.HLLGrowthPS) {
+			growth += q.HLLGrowthPS
+			nGrowth++
+		}
+	}
+	n := float64(len(runs))
+	p.Variance, p.Dips, p.Stalls, p.Errors, p.Purge = p.Variance/n, p.Dips/n, p.Stalls/n, p.Errors/n, p.Purge/n
+	p.ErrPS, p.ReconnPS = p.ErrPS/n, p.ReconnPS/n
+	p.DipSeconds = int(math.Round(float64(p.DipSeconds) / n))
+	p.StallSeconds = int(math.Round(float64(p.StallSeconds) / n))
+	p.HLLGrowthPS = math.NaN()
+	if nGrowth > 0 {
+		p.HLLGrowthPS = growth / float64(nGrowth)
+	}
+	return p
+}
+
+// withEstimate returns t with Score, MeanTPS and Penalties set to e's.
+func withEstimate(t Trial, e Estimate) Trial {
+	t.Score, t.MeanTPS, t.Penalties = e.Score, e.MeanTPS, e.Penalties
+	return t
 }
 
 // EstimateOf returns the estimate of trial t's configuration (the pooled
@@ -194,8 +244,8 @@ func EstimateOf(trials []Trial, t Trial) Estimate {
 }
 
 // incumbent returns the representative trial of the configuration with
-// the best eligible estimate (Number −1 when none), with Score and MeanTPS
-// set to the estimate.
+// the best eligible estimate (Number −1 when none), with Score, MeanTPS
+// and Penalties set to the estimate.
 func incumbent(trials []Trial) Trial {
 	best := Trial{Number: -1}
 	bestScore := math.Inf(-1)
@@ -208,11 +258,44 @@ func incumbent(trials []Trial) Trial {
 		seen[key] = true
 		g := groupOf(trials, key)
 		if e := g.estimate(); e.Eligible && e.Score > bestScore {
-			best, bestScore = g.rep, e.Score
-			best.Score, best.MeanTPS = e.Score, e.MeanTPS
+			best, bestScore = withEstimate(g.rep, e), e.Score
 		}
 	}
 	return best
+}
+
+// Incumbents returns the study's best trial after each trial: element i is
+// the best of trials[:i+1] exactly as Best returns it (Number −1 while
+// there is none), so a configuration that needs confirmation becomes the
+// best only with its last confirmation, and a demoted one never does. It
+// takes one pass over the trials, for plots of long studies.
+func Incumbents(trials []Trial) []Trial {
+	out := make([]Trial, len(trials))
+	groups := map[string]*group{}
+	var order []*group // in the order incumbent considers them
+	for i, u := range trials {
+		if measures(u) {
+			key := u.Params.Key()
+			g := groups[key]
+			if g == nil {
+				g = &group{rep: Trial{Number: -1}}
+				groups[key] = g
+			}
+			g.add(u)
+			if u.State == Complete && !g.listed {
+				g.listed = true
+				order = append(order, g)
+			}
+		}
+		best, bestScore := Trial{Number: -1}, math.Inf(-1)
+		for _, g := range order {
+			if e := g.estimate(); e.Eligible && e.Score > bestScore {
+				best, bestScore = withEstimate(g.rep, e), e.Score
+			}
+		}
+		out[i] = best
+	}
+	return out
 }
 
 // owesConfirmation reports whether the configuration of the last counting

@@ -467,3 +467,76 @@ func TestRemeasuredBaselineKeepsTheBase(t *testing.T) {
 		t.Fatalf("kinds %v: want rechecks and A/B baseline runs", kinds)
 	}
 }
+
+// TestIncumbentsFollowBest: after every trial of random histories
+// (configurations proposed once or again, with or without confirmation,
+// confirm runs, baseline rechecks and final A/B runs that complete, fail,
+// are interrupted or infeasible), Incumbents gives the trial, estimate and
+// penalties that Best gives for that prefix.
+func TestIncumbentsFollowBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	states := []State{Complete, Complete, Complete, Failed, Rejected, Interrupted}
+	configs := []space.Config{{}, cfg("0"), cfg("1"), cfg("2"), {"innodb_io_capacity": "1000"}, {"innodb_io_capacity": "2000"}}
+	for h := 0; h < 200; h++ {
+		var trials []Trial
+		for n := 0; n < 40; n++ {
+			tr := Trial{Number: n, Kind: Sampled, State: states[rng.IntN(len(states))], Params: configs[1+rng.IntN(len(configs)-1)]}
+			tr.Infeasible = rng.IntN(10) == 0
+			tr.Score, tr.MeanTPS = 100+rng.Float64()*50, 110+rng.Float64()*50
+			tr.Penalties = Penalties{Variance: rng.Float64() * 10, Dips: rng.Float64(), DipSeconds: rng.IntN(3), HLLGrowthPS: math.NaN()}
+			if rng.IntN(2) == 0 {
+				tr.HLLGrowthPS = rng.Float64()
+			}
+			switch r := rng.IntN(12); {
+			case n == 0:
+				tr.Kind, tr.State, tr.Infeasible, tr.Params = Baseline, Complete, false, configs[0]
+			case r < 3:
+				of := trials[rng.IntN(n)]
+				tr.Kind, tr.RepeatOf, tr.Params = Confirm, of.Number, of.Params
+			case r < 4:
+				tr.Kind, tr.RepeatOf, tr.Params = Recheck, 0, configs[0]
+			case r < 5:
+				tr.Kind, tr.RepeatOf = ABBest, rng.IntN(n)
+			default:
+				tr.ConfirmNeeded = rng.IntN(3)
+			}
+			trials = append(trials, tr)
+		}
+		inc := Incumbents(trials)
+		for i := range trials {
+			want, _ := Best(trials[:i+1])
+			got := inc[i]
+			same := got.Number == want.Number && got.Score == want.Score && got.MeanTPS == want.MeanTPS &&
+				got.Variance == want.Variance && got.DipSeconds == want.DipSeconds &&
+				(got.HLLGrowthPS == want.HLLGrowthPS || math.IsNaN(got.HLLGrowthPS) && math.IsNaN(want.HLLGrowthPS))
+			if !same {
+				t.Fatalf("history %d after trial %d: Incumbents gives #%d (%v, %v, %+v), Best #%d (%v, %v, %+v)", h, i,
+					got.Number, got.Score, got.MeanTPS, got.Penalties, want.Number, want.Score, want.MeanTPS, want.Penalties)
+			}
+		}
+	}
+}
+
+// TestBestCarriesTheEstimatedPenalties: a confirmed best and a rechecked
+// baseline report the mean penalties of the runs that count, not those of
+// their first measurement.
+func TestBestCarriesTheEstimatedPenalties(t *testing.T) {
+	run := func(n int, k Kind, of int, score, variance float64) Trial {
+		p := space.Config{}
+		if of > 0 {
+			p = cfg("2")
+		}
+		return Trial{Number: n, Kind: k, State: Complete, Params: p, Repeat: Repeat{RepeatOf: of},
+			Outcome: Outcome{Score: score, MeanTPS: score + variance, Measurement: Measurement{Penalties: Penalties{Variance: variance, HLLGrowthPS: math.NaN()}}}}
+	}
+	cand := run(1, Sampled, 1, 900, 5)
+	cand.ConfirmNeeded = 2
+	trials := []Trial{run(0, Baseline, 0, 500, 100), cand, run(2, Confirm, 1, 800, 10), run(3, Confirm, 1, 820, 20), run(4, Recheck, 0, 520, 60)}
+	best, base := Best(trials)
+	if best.Number != 1 || best.Score != 810 || best.Variance != 15 {
+		t.Errorf("best #%d score %v variance %v; want #1, 810, 15 (the confirmations' means)", best.Number, best.Score, best.Variance)
+	}
+	if base.Score != 510 || base.Variance != 80 {
+		t.Errorf("baseline score %v variance %v; want 510, 80 (baseline and recheck means)", base.Score, base.Variance)
+	}
+}

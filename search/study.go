@@ -141,15 +141,13 @@ var ErrBaselineFailed = errors.New("the baseline trial (server defaults) failed"
 // complete baseline trial (Number −1 when none). The best is the eligible
 // trial with the highest estimate (see EstimateOf: with confirmation on, a
 // trial must have been confirmed by re-measurement; infeasible trials never
-// count). Both are returned with Score and MeanTPS set to their estimates,
-// the means over the measurements that count.
+// count). Both are returned with Score, MeanTPS and Penalties set to their
+// estimates, the means over the measurements that count.
 func Best(trials []Trial) (best, baseline Trial) {
 	best, baseline = incumbent(trials), Trial{Number: -1}
 	for _, t := range trials {
 		if t.State == Complete && t.Kind == Baseline {
-			e := EstimateOf(trials, t)
-			baseline = t
-			baseline.Score, baseline.MeanTPS = e.Score, e.MeanTPS
+			baseline = withEstimate(t, EstimateOf(trials, t))
 			break
 		}
 	}

@@ -114,6 +114,27 @@ func TestWriteOptionsFullNamesInSpaceOrder(t *testing.T) {
 	}
 }
 
+// TestChangesFrom: against a baseline, a knob counts when its value differs
+// from the baseline's, the default standing in for a knob either side
+// leaves out.
+func TestChangesFrom(t *testing.T) {
+	sp := Default()
+	base := Config{"innodb_io_capacity": "1000", "innodb_doublewrite": "ON", "innodb_flush_neighbors": "0"}
+	c := Config{"innodb_io_capacity": "1000", "innodb_doublewrite": "OFF", "innodb_buffer_pool_size": "134217728",
+		"innodb_log_buffer_size": "33554432", "made_up": "7"}
+	got := strings.Join(sp.ChangesFrom(base, c), " ")
+	// innodb_io_capacity: as in the baseline; innodb_buffer_pool_size: the
+	// default, which the baseline has too; innodb_flush_neighbors: the
+	// baseline sets 0, the trial leaves it at its default 1.
+	want := "innodb_doublewrite=OFF innodb_log_buffer_size=32M innodb_flush_neighbors=1 made_up=7"
+	if got != want {
+		t.Errorf("ChangesFrom = %q\nwant          %q", got, want)
+	}
+	if got := sp.ChangesFrom(c, c); len(got) != 0 {
+		t.Errorf("a config against itself: %v", got)
+	}
+}
+
 func TestChangesAndLimit(t *testing.T) {
 	sp := Default()
 	c := Config{"innodb_buffer_pool_size": "134217728", "innodb_io_capacity": "1000"}

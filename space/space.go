@@ -247,44 +247,32 @@ func (s *Space) Validate(c Config) (Config, error) {
 }
 
 // Changes returns the knobs of c whose value differs from the knob default,
-// as "name=value" with rendered values, in space order.
-func (s *Space) Changes(c Config) []string {
+// as "name=value" with rendered values, in space order; knobs the space
+// does not know follow as stored.
+func (s *Space) Changes(c Config) []string { return s.ChangesFrom(nil, c) }
+
+// ChangesFrom returns the knobs whose value in c differs from their value
+// in base (a knob absent from either side counts at its default), as
+// "name=value" with c's rendered value, in space order; knobs of c the
+// space does not know follow as stored when base has another value.
+func (s *Space) ChangesFrom(base, c Config) []string {
 	var out []string
 	for _, k := range s.all {
-		v, ok := c[k.Name]
-		if !ok || v == k.Default {
-			continue
+		b, inB := base[k.Name]
+		v, inC := c[k.Name]
+		if !inB {
+			b = k.Default
 		}
-		out = append(out, k.Name+"="+k.Render(v))
+		if !inC {
+			v = k.Default
+		}
+		if (inB || inC) && v != b {
+			out = append(out, k.Name+"="+k.Render(v))
+		}
 	}
 	for _, n := range c.Names() {
-		if _, ok := s.Knob(n); !ok {
+		if _, ok := s.Knob(n); !ok && base[n] != c[n] {
 			out = append(out, n+"="+c[n])
-		}
-	}
-	return out
-}
-
-// Diff returns the knobs whose value in c differs from base (a knob absent
-// from either side counts as its default), as "name: old -> new" with
-// rendered values, in space order.
-func (s *Space) Diff(base, c Config) []string {
-	var out []string
-	val := func(cfg Config, k Knob) string {
-		if v, ok := cfg[k.Name]; ok {
-			return v
-		}
-		return k.Default
-	}
-	for _, k := range s.all {
-		_, inB := base[k.Name]
-		_, inC := c[k.Name]
-		if !inB && !inC {
-			continue
-		}
-		a, b := val(base, k), val(c, k)
-		if a != b {
-			out = append(out, fmt.Sprintf("%s: %s -> %s", k.Name, k.Render(a), k.Render(b)))
 		}
 	}
 	return out

@@ -88,6 +88,14 @@ func ParseVersion(version, comment string) (Version, error) {
 	return Version{Flavor: fl, Major: n[0], Minor: n[1], Patch: n[2]}, nil
 }
 
+// CatalogueDefaultsHold reports whether the catalogue's Knob.Default
+// values are the compiled-in defaults of server v: they were read from
+// MariaDB 10.11, and other flavours and releases differ on some (MySQL
+// 8.0's innodb_adaptive_hash_index is ON, MariaDB 10.11's OFF).
+func CatalogueDefaultsHold(v Version) bool {
+	return v.Flavor == MariaDB && v.Major == 10 && v.Minor == 11
+}
+
 // Compare returns -1, 0 or 1 as v's release number is below, equal to or
 // above o's; flavours are not compared.
 func (v Version) Compare(o Version) int {

@@ -100,3 +100,18 @@ func TestParseVersionFieldStrings(t *testing.T) {
 		}
 	}
 }
+
+func TestCatalogueDefaultsHold(t *testing.T) {
+	for text, want := range map[string]bool{
+		"10.11.19-MariaDB-0+deb12u1": true, "10.11.2-MariaDB": true, "5.5.5-10.11.6-MariaDB": true,
+		"10.6.12-MariaDB": false, "11.4.2-MariaDB": false, "8.0.36": false, "5.7.44": false,
+	} {
+		v, err := ParseVersion(text, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := CatalogueDefaultsHold(v); got != want {
+			t.Errorf("CatalogueDefaultsHold(%s) = %v, want %v", text, got, want)
+		}
+	}
+}

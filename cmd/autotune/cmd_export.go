@@ -33,13 +33,18 @@ func newExportCmd() *cobra.Command {
 		Use:   "export",
 		Short: "Write the best trial of a study as a ready my.cnf",
 		Long: `export writes the best complete trial of a study as a [mysqld] option group holding
-the knobs that trial set, headed by comments: study, trial, score, tps against the
-baseline, server version and date. Without -o it prints to standard output.
+the options that trial sets differently from the baseline (the server defaults,
+or your --baseline-cnf), each after a comment saying what it is: unit, server
+default, description. Comments head the file: study, trial, score, the baseline
+and the gain over it, server version, date, and how many options were left out
+at the baseline's value (autotune show lists every knob of a trial). Without -o
+it prints to standard output.
 
---format picks the form: cnf (the option file, default), sql (SET GLOBAL
-statements for the dynamic knobs; the static ones are listed as comments, they
-need the option file and a restart), persist (the same with SET PERSIST, for
-MySQL 8.0 and later), json (a document with the trial, params, score and report.Gain).`,
+--format picks the form, each with the same options: cnf (the option file,
+default), sql (SET GLOBAL statements for the dynamic knobs; the static ones are
+listed as comments, they need the option file and a restart), persist (the same
+with SET PERSIST, for MySQL 8.0 and later), json (a document with the trial, the
+options and their notes, score and gain).`,
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			if o.trial < -1 {

@@ -41,11 +41,11 @@ func newReportCmd() *cobra.Command {
 		Use:   "report",
 		Short: "Plot a study: PNG plots and one self-contained HTML page",
 		Long: `report draws the study's plots with gonum/plot into --out: the score of each trial
-with the best so far (score.png), the per-second tps of the baseline and of the
-best trial (tps.png), knob importance (importance.png) and the score against each
-important knob (knob-NAME.png); and report.html, one page that holds them all
-(as embedded images, so the file can be mailed alone) with the top 10 trials and
-their differences from the baseline.`,
+with the study's best so far, the one confirmed by re-measurement (score.png), the
+per-second tps of the baseline and of the best trial (tps.png), knob importance
+(importance.png) and the score against each important knob (knob-NAME.png); and
+report.html, one page that holds them all (as embedded images, so the file can be
+mailed alone) with the top 10 trials and their differences from the baseline.`,
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			return o.validate()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -37,7 +38,7 @@ type studyFlags struct {
 func (o *studyFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.study, "study", "default", "study name; the same name resumes the study")
 	fs.StringVar(&o.db, "db", "trials.db", "study store: an SQLite file, or a MySQL/MariaDB database mysql://USER@HOST:PORT/DATABASE (password from $AUTOTUNE_DB_PASSWORD or ?password_file=PATH)")
-	fs.DurationVar(&o.budget, "budget", 0, "wall-clock budget across all runs of the study, e.g. 50h, 90m (0 = no limit; then --trials is needed)")
+	fs.Var((*daysDuration)(&o.budget), "budget", "wall-clock budget across all runs of the study, e.g. 2d, 1d12h, 50h, 90m (0 = no limit; then --trials is needed)")
 	fs.IntVar(&o.trials, "trials", 0, "stop when the study has this many finished trials, baseline included (0 = no cap)")
 	fs.Int64Var(&o.seed, "seed", 0, "sampler seed for a new study (0 = random); stored with the study")
 	fs.BoolVar(&o.allowChanges, "allow-changes", false, "resume a study although its manifest changed (server version, host cores/RAM, benchmark settings); the change is recorded")
@@ -51,7 +52,7 @@ func (o *studyFlags) apply(c *study.Config) error {
 	case o.db == "":
 		return usagef("--db: want a file path")
 	case o.budget < 0:
-		return usagef("--budget %s: want a positive duration such as 50h or 90m", o.budget)
+		return usagef("--budget %s: want a positive duration such as 2d or 50h", study.FormatDuration(o.budget))
 	case o.trials < 0:
 		return usagef("--trials %d: want a positive count (or 0 for no cap)", o.trials)
 	case o.budget == 0 && o.trials == 0:
@@ -60,6 +61,24 @@ func (o *studyFlags) apply(c *study.Config) error {
 	c.Study, c.DB, c.Budget, c.Trials, c.Seed, c.AllowChanges = o.study, o.db, o.budget, o.trials, o.seed, o.allowChanges
 	return nil
 }
+
+// daysDuration is a duration flag that also takes days, for spans a user
+// gives in days (--budget 2d, 1d12h): study.ParseDuration reads it.
+type daysDuration time.Duration
+
+func (d *daysDuration) Set(s string) error {
+	v, err := study.ParseDuration(s)
+	if err != nil {
+		// pflag names the flag and the value.
+		return fmt.Errorf("want %s", study.DurationForm)
+	}
+	*d = daysDuration(v)
+	return nil
+}
+
+func (d *daysDuration) String() string { return study.FormatDuration(time.Duration(*d)) }
+
+func (d *daysDuration) Type() string { return "duration" }
 
 // benchFlags describe the benchmark and the sandbox.
 type benchFlags struct {

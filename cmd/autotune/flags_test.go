@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -196,6 +197,33 @@ func TestSearchFlagValidation(t *testing.T) {
 	c, err := o.config(cmd.Flags())
 	if err != nil || !reflect.DeepEqual(c.Existing.RestartCmd, []string{"/bin/restart", "a b", "c"}) {
 		t.Fatalf("%v %+v", err, c.Existing)
+	}
+}
+
+// TestBudgetTakesDays: an overnight or weekend budget may be given in days,
+// alone or with hours, as well as in Go's duration units.
+func TestBudgetTakesDays(t *testing.T) {
+	for in, want := range map[string]time.Duration{"2d": 48 * time.Hour, "1d12h": 36 * time.Hour, "50h": 50 * time.Hour, "90m": 90 * time.Minute} {
+		o := &searchOptions{}
+		cmd := newSearchCmdWith(o)
+		if err := cmd.ParseFlags([]string{"--budget", in}); err != nil {
+			t.Fatalf("--budget %s: %v", in, err)
+		}
+		c, err := o.config(cmd.Flags())
+		if err != nil || c.Budget != want {
+			t.Errorf("--budget %s: budget %v, %v; want %v", in, c.Budget, err, want)
+		}
+	}
+	for _, in := range []string{"2x", "12h1d", "-1d"} {
+		root := newRootCmd()
+		root.SetArgs([]string{"search", "--trials", "3", "--budget", in})
+		root.SetOut(new(bytes.Buffer))
+		root.SetErr(new(bytes.Buffer))
+		err := root.Execute()
+		want := `invalid argument "` + in + `" for "--budget" flag: want a duration such as 2d, 1d12h, 50h or 90m`
+		if err == nil || !strings.Contains(err.Error(), want) || !study.IsUsage(err) {
+			t.Errorf("--budget %s: err %v (usage %v), want a usage error %q", in, err, study.IsUsage(err), want)
+		}
 	}
 }
 
