@@ -165,11 +165,8 @@ func CaptureLive(ctx context.Context, l Live) (w *Workload, err error) {
 		}
 		changed = append(changed, v)
 	}
-	// A first statement in the log shows the file is there and readable
-	// before the wait, not after it.
-	if _, err := db.ExecContext(ctx, "DO 1"); err != nil {
-		return nil, fmt.Errorf("live capture: %s: %w", addr, err)
-	}
+	// The server opened the file when the log was switched on: find out
+	// now, not after the wait, whether autotune can read it.
 	if f, err := os.Open(path); err != nil {
 		return nil, fmt.Errorf("live capture: the server writes its slow log to %s, which autotune cannot read (%v): run autotune on the server's host as a user who can read that file, or choose a file with --server-log; the variables are restored", path, err)
 	} else {

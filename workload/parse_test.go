@@ -166,13 +166,17 @@ func TestLogQuirks(t *testing.T) {
 		"# not a header: part of the statement\n" +
 		"FROM dual;\n" +
 		"# User@Host: app[app] @ web1 [10.0.0.5]\n" +
+		"# Query_time: 0.1\n" +
+		"SET timestamp=1197996509;\n" +
+		"use `my db`;\n" + // a USE of the schema already current: the statement
+		"# User@Host: app[app] @ web1 [10.0.0.5]\n" +
 		"# Query_time: 0.1\n" // cut before its statement
 	w, err := ParseSlowLog("quirks.log", strings.NewReader(slow))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := shape(w), "connection 1 user SQL_SLAVE schema \"\"\n  [] BEGIN\n"+
-		"connection 2 user app schema \"my db\"\n  [my db] SELECT 1\n# not a header: part of the statement\nFROM dual\n"; got != want {
+		"connection 2 user app schema \"my db\"\n  [my db] SELECT 1\n# not a header: part of the statement\nFROM dual\n  [my db] use `my db`\n"; got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	if c := w.Connections[1]; c.Host != "web1" || c.Statements[0].At != 1250*time.Millisecond || c.Statements[0].Duration != 500*time.Millisecond {

@@ -372,7 +372,9 @@ func (p *slowParser) bodyLine(line []byte) {
 	e := &p.cur
 	e.inBody = true
 	if !e.metaDone {
-		if db, ok := useLine(line); ok && !e.hasUse {
+		// The server writes its "use" line before its SET line; a "use"
+		// after it is the statement.
+		if db, ok := useLine(line); ok && !e.hasUse && !e.hasTS {
 			e.useDB, e.hasUse = db, true
 			return
 		}
@@ -411,6 +413,11 @@ func (p *slowParser) finish() {
 	}
 	sql := strings.TrimSpace(string(e.body))
 	sql = strings.TrimSpace(strings.TrimSuffix(sql, ";"))
+	if sql == "" && e.hasUse && !e.hasTS {
+		// A log without SET lines (MySQL before 5.7): a lone "use" line
+		// was the statement.
+		sql = "use " + e.useDB
+	}
 	switch {
 	case sql == "":
 		p.b.skipped["entry without a statement"]++
