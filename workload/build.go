@@ -33,6 +33,21 @@ type builder struct {
 	notes   []string
 	noted   map[string]bool
 	seg     int
+	// gen is the general log reader's state at the end of the last file.
+	gen struct {
+		conns   map[[2]int64]*genConn
+		timeUS  int64
+		timeRes time.Duration
+		hasTime bool
+	}
+	// slow is the slow log reader's state at the end of the last file.
+	slow struct {
+		fileDB       string
+		timeUS       int64
+		timeRes      time.Duration
+		hasTime      bool
+		timeZoneless bool
+	}
 }
 
 func newBuilder(source string) *builder {

@@ -151,8 +151,16 @@ type genParser struct {
 }
 
 func parseGeneral(b *builder, name string, r io.Reader) error {
-	p := &genParser{b: b, name: name, lr: newLineReader(bufio.NewReaderSize(r, 1<<16)), conns: map[[2]int64]*genConn{}}
-	return p.run()
+	// A file that goes on from the previous one (rotated without a
+	// header) goes on with its connections and time.
+	if b.gen.conns == nil {
+		b.gen.conns = map[[2]int64]*genConn{}
+	}
+	p := &genParser{b: b, name: name, lr: newLineReader(bufio.NewReaderSize(r, 1<<16)), conns: b.gen.conns,
+		timeUS: b.gen.timeUS, timeRes: b.gen.timeRes, hasTime: b.gen.hasTime}
+	err := p.run()
+	b.gen.timeUS, b.gen.timeRes, b.gen.hasTime = p.timeUS, p.timeRes, p.hasTime
+	return err
 }
 
 func (p *genParser) run() error {

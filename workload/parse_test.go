@@ -273,3 +273,28 @@ func benchParse(b *testing.B, name string, parse func(string, io.Reader) (*Workl
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "statements/s")
 }
+
+// TestRotatedSlowLogs: a file rotated without a header goes on with the
+// previous file's schema; both read as one log.
+func TestRotatedSlowLogs(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "slow.log.1")
+	second := filepath.Join(dir, "slow.log")
+	entry := "# Time: 2024-01-02T10:00:0%d.000100Z\n# User@Host: app[app] @ localhost []  Id:     4\n# Query_time: 0.000100  Lock_time: 0 Rows_sent: 0  Rows_examined: 0\n%sSET timestamp=1704189600;\nSELECT %d;\n"
+	if err := os.WriteFile(first, []byte(fmt.Sprintf(entry, 1, "use shop;\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(second, []byte(fmt.Sprintf(entry, 2, "", 2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := ReadSlowLogs(first, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := shape(w), "connection 1 user app schema \"shop\"\n  [shop] SELECT 1\n  [shop] SELECT 2\n"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if at := w.Connections[0].Statements[1].At; at != time.Second {
+		t.Errorf("second statement at %s, want 1s", at)
+	}
+}

@@ -161,8 +161,13 @@ type slowParser struct {
 }
 
 func parseSlow(b *builder, name string, r io.Reader) error {
-	p := &slowParser{b: b, name: name, lr: newLineReader(bufio.NewReaderSize(r, 1<<16))}
-	return p.run()
+	// A file that goes on from the previous one (rotated without a
+	// header) goes on with its schema and time.
+	p := &slowParser{b: b, name: name, lr: newLineReader(bufio.NewReaderSize(r, 1<<16)), fileDB: b.slow.fileDB,
+		timeUS: b.slow.timeUS, timeRes: b.slow.timeRes, hasTime: b.slow.hasTime, timeZoneless: b.slow.timeZoneless}
+	err := p.run()
+	b.slow.fileDB, b.slow.timeUS, b.slow.timeRes, b.slow.hasTime, b.slow.timeZoneless = p.fileDB, p.timeUS, p.timeRes, p.hasTime, p.timeZoneless
+	return err
 }
 
 func (p *slowParser) errf(format string, a ...any) error {
