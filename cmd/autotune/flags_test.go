@@ -228,9 +228,9 @@ func TestBudgetTakesDays(t *testing.T) {
 }
 
 // TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused walks every
-// flag of the commands that read a study (and of knobs and bench-search):
-// set to another value, each must change what the command prints or
-// writes, or make it fail with an error naming the flag.
+// flag of the commands that read a study (and of knobs, bench-search and
+// capture): set to another value, each must change what the command
+// prints or writes, or make it fail with an error naming the flag.
 func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
 	db := fixtureDB(t)
 	work := t.TempDir()
@@ -264,6 +264,10 @@ func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
 		{[]string{"bench-search", "--objective-cmd", "wc -c", "--strategies", "random", "--seeds", "1", "--trials", "3", "--warm-start", "off"},
 			map[string]string{"best-known": "5000", "first-seed": "9", "fit-db": db, "fit-study": "fix", "landscape": "db-wide", "objective-cmd": "echo 7",
 				"parallel": strconv.Itoa(runtime.NumCPU() + 1), "seeds": "2", "strategies": "tpe", "trials": "4", "warm-start": "both"}, false},
+		{[]string{"capture", "--from-slow-log", "../../workload/testdata/mysql-8.0-slow.log", "--out", filepath.Join(work, "capture.jsonl")},
+			map[string]string{"from-slow-log": "../../workload/testdata/percona-8.0-slow.log", "from-general-log": "../../workload/testdata/mysql-8.0-general.log",
+				"out": filepath.Join(work, "capture2.jsonl.gz"), "mask-literals": "true", "dsn": "root@tcp(127.0.0.1:1)/", "for": "5s",
+				"password-file": "pw.cnf", "server-log": "/tmp/capture.log"}, false},
 		{[]string{"knobs"}, map[string]string{"durability": "relaxed", "mysqld": "/bin/false", "space": "../../examples/space-conservative.toml",
 			"server-build": "a=/bin/true", "benchmark-build": "b=/bin/true", "verbose": "true"}, true},
 	}

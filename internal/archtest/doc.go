@@ -12,6 +12,7 @@
 // search decides and knows no processes or storage; runner and its
 // sub-packages run processes and know nothing of the search; trial is the
 // engine between search and runner; storage and report read search types;
-// study wires the engine to a store; internal/ holds helpers; cmd/ wires
+// study wires the engine to a store; workload reads query logs into
+// workload files; internal/ holds helpers; cmd/ wires
 // everything and nothing imports cmd/.
 package archtest

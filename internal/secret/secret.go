@@ -77,3 +77,18 @@ func unquote(v string) string {
 	}
 	return v
 }
+
+// RedactDSN returns a go-sql-driver DSN fit for messages: a password
+// between "user:" and the last "@" is replaced by "xxx"
+// ("app:pw@tcp(db1:3306)/" → "app:xxx@tcp(db1:3306)/"); a DSN without one
+// is returned as it is.
+func RedactDSN(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	if at < 0 {
+		return dsn
+	}
+	if i := strings.Index(dsn[:at], ":"); i >= 0 {
+		return dsn[:i] + ":xxx" + dsn[at:]
+	}
+	return dsn
+}

@@ -49,3 +49,16 @@ func TestFromOptionFile(t *testing.T) {
 		t.Fatal("missing file: no error")
 	}
 }
+
+func TestRedactDSN(t *testing.T) {
+	for in, want := range map[string]string{
+		"app:pw@tcp(db1:3306)/":       "app:xxx@tcp(db1:3306)/",
+		"app:p@ss:w@unix(/s)/":        "app:xxx@unix(/s)/",
+		"app@unix(/run/mysqld.sock)/": "app@unix(/run/mysqld.sock)/",
+		"no-at-sign":                  "no-at-sign",
+	} {
+		if got := RedactDSN(in); got != want {
+			t.Errorf("RedactDSN(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
