@@ -125,7 +125,7 @@ func WriteShow(out io.Writer, sp *space.Space, study string, bs storage.Manifest
 // phaseList renders phase durations in the order a trial runs them, then
 // any others by name: "restore 1.9s, start 2.1s, ...".
 func phaseList(ph map[string]float64) string {
-	order := []string{"restore", "start", "warmup", "measure", "stop"}
+	order := []string{"restore", "start", "preload", "apply", "warmup", "measure", "stop"}
 	var parts []string
 	seen := map[string]bool{}
 	for _, n := range order {

@@ -10,7 +10,7 @@ import (
 
 // PlanPhases are the phases of a trial whose durations the runner stores
 // (Outcome.Phases, seconds), in order.
-var planPhases = []string{"restore", "start", "warmup", "measure", "stop"}
+var planPhases = []string{"restore", "start", "preload", "warmup", "measure", "stop"}
 
 // PlanInput is what a budget plan is made from.
 type PlanInput struct {
