@@ -19,7 +19,7 @@ func stateRank(s search.State) int {
 	switch s {
 	case search.Complete:
 		return 0
-	case search.Failed, search.Rejected:
+	case search.Pruned, search.Failed, search.Rejected:
 		return 1
 	case search.Interrupted:
 		return 2
@@ -28,8 +28,11 @@ func stateRank(s search.State) int {
 }
 
 // WriteTrials prints the trials table: complete trials by score, then the
-// others by number.
-func WriteTrials(out io.Writer, sp *space.Space, study string, trials []search.Trial) {
+// others by number. Each complete trial shows the estimate of its
+// configuration (the pooled measurements, search.EstimateOf) and how many
+// runs it pools; the header line is the study's one headline gain, the
+// paired A/B comparison of the best with the baseline (GainText).
+func WriteTrials(out io.Writer, sp *space.Space, study string, goal search.Goal, trials []search.Trial) {
 	sorted := append([]search.Trial(nil), trials...)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		a, b := sorted[i], sorted[j]
@@ -41,47 +44,59 @@ func WriteTrials(out io.Writer, sp *space.Space, study string, trials []search.T
 		}
 		return a.Number < b.Number
 	})
-	_, base := search.Best(trials)
+	best, _ := search.Best(trials)
 	fmt.Fprintf(out, "study %s: %d trials\n", study, len(trials))
+	if best.Number >= 0 {
+		text, _ := GainText(goal, trials, best)
+		fmt.Fprintf(out, "best: trial %d; gain over the baseline: %s\n", best.Number, text)
+	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tstate\tkind\tscore\ttps\tsd\tp95 ms\tvs base\ttime\tchanges")
+	fmt.Fprintln(tw, "#\tstate\tkind\tscore\ttps\tsd\tp95 ms\tconfig est (runs)\ttime\tchanges")
 	for _, t := range sorted {
-		score, tps, sd, p95, vs := "-", "-", "-", "-", "-"
-		if t.State == search.Complete {
+		score, tps, sd, p95, est := "-", "-", "-", "-", "-"
+		if t.State == search.Complete || t.State == search.Pruned {
 			score, tps, sd, p95 = f1(t.Score), f1(t.MeanTPS), f1(t.StdTPS), f1(t.P95MS)
-			if base.Number >= 0 {
-				vs = fmt.Sprintf("%+.1f%%", Gain(t.MeanTPS, base.MeanTPS))
+		}
+		if t.State == search.Complete {
+			if e := search.EstimateOf(trials, t); e.N > 0 {
+				est = fmt.Sprintf("%s (%d)", f1(e.Score), e.N)
 			}
 		}
 		ch := strings.Join(sp.Changes(t.Params), " ")
 		if ch == "" {
 			ch = "(defaults)"
 		}
+		if t.State == search.Complete && t.WarmupCapped {
+			ch += "  [not steady: no steady start by --warmup-max]"
+		}
 		if t.State == search.Failed || t.State == search.Rejected {
 			ch += "  [" + t.Failure + "]"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Number, t.State, t.Kind, score, tps, sd, p95, vs, t.Duration().Round(time.Second), ch)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Number, t.State, KindText(t), score, tps, sd, p95, est, t.Duration().Round(time.Second), ch)
 	}
 	tw.Flush()
 }
 
 // WriteStudies prints one line per study: trial counts by state, the best
-// complete trial and its tps Gain over the baseline, budget used, workload
-// and creation date (UTC).
+// configuration's estimate and its paired A/B gain over the baseline with
+// the 95 % interval ("-" without one), budget used, workload and creation
+// date (UTC).
 func WriteStudies(out io.Writer, dbPath string, studies []storage.Study, trials [][]search.Trial) {
 	fmt.Fprintf(out, "%s: %d studies\n", dbPath, len(studies))
 	if len(studies) == 0 {
 		return
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "study\ttrials\tcomplete\tfailed\tinterrupted\tbest\tscore\ttps\tvs base\tbudget used\tworkload\tcreated")
+	fmt.Fprintln(tw, "study\ttrials\tcomplete\tpruned\tfailed\tinterrupted\tbest\tscore\ttps\tpaired gain [95% CI]\tbudget used\tworkload\tcreated")
 	for i, st := range studies {
-		var complete, failed, interrupted int
+		var complete, pruned, failed, interrupted int
 		for _, t := range trials[i] {
 			switch t.State {
 			case search.Complete:
 				complete++
-			case search.Failed:
+			case search.Pruned:
+				pruned++
+			case search.Failed, search.Rejected:
 				failed++
 			case search.Interrupted:
 				interrupted++
@@ -95,7 +110,7 @@ func WriteStudies(out io.Writer, dbPath string, studies []storage.Study, trials 
 				vs = fmt.Sprintf("%+.1f%% [%+.1f, %+.1f]", g.Pct, g.LoPct, g.HiPct)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, len(trials[i]), complete, failed, interrupted,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, len(trials[i]), complete, pruned, failed, interrupted,
 			bn, score, tps, vs, st.Spent.Round(time.Second), WorkloadOf(st), st.Created.UTC().Format("2006-01-02 15:04"))
 	}
 	tw.Flush()

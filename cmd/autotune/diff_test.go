@@ -35,7 +35,9 @@ func TestDiffGolden(t *testing.T) {
 func TestDiffErrors(t *testing.T) {
 	db := fixtureDB(t)
 	bad := filepath.Join(t.TempDir(), "bad.cnf")
-	writeTestFile(t, bad, "[mysqld]\ninnodb_buffer_pool_size = \"unterminated\n")
+	// The server refuses an option before any group ("Found option
+	// without preceding group"); an unterminated quote it reads as is.
+	writeTestFile(t, bad, "# my.cnf\ninnodb_buffer_pool_size = 1G\n[mysqld]\n")
 	err := runDiff(context.Background(), &diffOptions{study: "fix", db: db, trial: -1}, bad, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "bad.cnf") || !strings.Contains(err.Error(), "2") {
 		t.Fatalf("malformed file: err = %v, want the file and line", err)

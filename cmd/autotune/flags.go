@@ -105,7 +105,7 @@ func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.benchCmd, "bench-cmd", "", "run this command instead of the sysbench workload; it must print per-interval throughput lines (docs/measurement.md, custom benchmarks); placeholders {socket} {port} {threads} {seconds} ...")
 	fs.StringVar(&o.workdir, "workdir", "autotune-sandbox", "sandbox directory: dataset snapshot, trial datadir, socket, logs (created 0700)")
 	fs.DurationVar(&o.warmup, "warmup", 30*time.Second, "expected warm-up: the measurement window starts once throughput is steady; a series still rising or falling here extends the run up to --warmup-max")
-	fs.DurationVar(&o.warmupMax, "warmup-max", 90*time.Second, "longest warm-up: with no steady start by then the window starts anyway and the trial is marked not steady")
+	fs.DurationVar(&o.warmupMax, "warmup-max", 0, "longest warm-up (0 = 3 x --warmup): with no steady start by then the window starts anyway and the trial is marked not steady")
 	fs.BoolVar(&o.coldStart, "cold-start", false, "start every trial with an empty buffer pool (default: trials load the page list of the warmed dataset, as a server that has been running would hold)")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "measurement window of each trial")
 }
@@ -122,8 +122,8 @@ func (o *benchFlags) apply(c *study.Config) error {
 		return usagef("--duration %s: want at least %ds (the score needs per-second samples)", o.duration, search.MinMeasureSamples)
 	case o.warmup%time.Second != 0 || o.duration%time.Second != 0 || o.warmupMax%time.Second != 0:
 		return usagef("--warmup/--warmup-max/--duration: want whole seconds (sysbench reports once per second)")
-	case o.warmupMax < o.warmup:
-		return usagef("--warmup-max %s: want at least --warmup %s", o.warmupMax, o.warmup)
+	case o.warmupMax != 0 && o.warmupMax < o.warmup:
+		return usagef("--warmup-max %s: want at least --warmup %s (or 0 for 3 x --warmup)", o.warmupMax, o.warmup)
 	case o.workdir == "":
 		return usagef("--workdir: want a directory path")
 	case len(o.threads) == 0:
@@ -148,6 +148,9 @@ func (o *benchFlags) apply(c *study.Config) error {
 	}
 	c.Workdir = o.workdir
 	c.Measure.Warmup, c.Measure.Duration, c.Measure.WarmupMax, c.Measure.ColdStart = o.warmup, o.duration, o.warmupMax, o.coldStart
+	if o.warmupMax == 0 {
+		c.Measure.WarmupMax = 3 * o.warmup
+	}
 	return nil
 }
 

@@ -69,8 +69,9 @@ func TestMeasurementRealServer(t *testing.T) {
 				t.Fatalf("%s trial %d without repeat_of", kind, n)
 			}
 		}
-		// 1 s cap, 3 s blocks cannot be judged in 1+3 s: capped at 1 s.
-		if !warm.Valid || warm.Float64 != 1 || capped != 1 || !variance.Valid {
+		// 3 s blocks cannot be judged before the 3 s maximum (3 x the
+		// 1 s --warmup): not steady, window after 3 s.
+		if !warm.Valid || warm.Float64 != 3 || capped != 1 || !variance.Valid {
 			t.Fatalf("trial %d: warm-up %v capped %d variance %v", n, warm, capped, variance)
 		}
 		var lv []struct {
@@ -105,6 +106,19 @@ func TestMeasurementRealServer(t *testing.T) {
 	}
 	if kinds["confirm"] == 1 && kinds["ab-best"]+kinds["ab-base"] != 2 && !strings.Contains(out, "demoted") {
 		t.Fatalf("a confirmed best needs one A/B pair: %v\n%s", kinds, out)
+	}
+	// Warm trials: every restarted trial waited for the buffer pool load
+	// of the snapshot's page list, and recorded the wait.
+	var phases string
+	if err := db.QueryRow(`SELECT phases FROM trials WHERE number = 0`).Scan(&phases); err != nil {
+		t.Fatal(err)
+	}
+	var ph map[string]float64
+	if err := json.Unmarshal([]byte(phases), &ph); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := ph["preload"]; !ok || v < 0 || v > 60 {
+		t.Fatalf("baseline phases %s: want a preload wait", phases)
 	}
 	var n, withHLL, threads4 int
 	if err := db.QueryRow(`SELECT count(*), count(hll), sum(threads = 4) FROM samples`).Scan(&n, &withHLL, &threads4); err != nil {
@@ -148,4 +162,49 @@ func TestNoiseWithBenchCmd(t *testing.T) {
 		}
 	}
 	assertNoServer(t, filepath.Join(dir, "sb"))
+}
+
+// TestVerifyRealServer verifies a small my.cnf against the server defaults
+// on a real sandboxed server: two interleaved pairs through the engine,
+// each run preloaded, and a verdict with the documented exit code (0
+// verified, 3 not: with 3 s windows either may come out).
+func TestVerifyRealServer(t *testing.T) {
+	realtest.Require(t)
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	cnf := filepath.Join(dir, "candidate.cnf")
+	if err := os.WriteFile(cnf, []byte("# a candidate\n[mysqld]\ninnodb_buffer_pool_size = 256M\n[client]\nport = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startAutotune(t, bin, "verify", cnf, "--workdir", filepath.Join(dir, "sb"), "--pairs", "2",
+		"--tables", "2", "--table-size", "5000", "--threads", "2", "--warmup", "1s", "--duration", "3s")
+	code, out := p.wait(t, 6*time.Minute)
+	if code != 0 && code != 3 {
+		t.Fatalf("verify exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{"innodb_buffer_pool_size=256M", "pair 1 file", "pair 1 baseline", "pair 2 baseline", "pair 2 file",
+		"2 of 2 pairs complete", "gain over the baseline: ", "interleaved pairs", "verdict: "} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("verify output lacks %q:\n%s", want, out)
+		}
+	}
+	// Pair 1 runs the file first, pair 2 the baseline first.
+	if strings.Index(out, "pair 1 file") > strings.Index(out, "pair 1 baseline") || strings.Index(out, "pair 2 baseline") > strings.Index(out, "pair 2 file") {
+		t.Fatalf("pairs not interleaved A B, B A:\n%s", out)
+	}
+	if (code == 0) != strings.Contains(out, "verdict: VERIFIED") {
+		t.Fatalf("exit %d does not match the verdict:\n%s", code, out)
+	}
+	assertNoServer(t, filepath.Join(dir, "sb"))
+
+	// A file that changes nothing is a usage error (exit 2), not a verdict.
+	same := filepath.Join(dir, "same.cnf")
+	if err := os.WriteFile(same, []byte("[client]\nport = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p = startAutotune(t, bin, "verify", same, "--workdir", filepath.Join(dir, "sb"), "--tables", "2", "--table-size", "5000",
+		"--threads", "2", "--warmup", "1s", "--duration", "3s")
+	if code, out := p.wait(t, 3*time.Minute); code != 2 || !strings.Contains(out, "sets nothing that differs from the baseline") {
+		t.Fatalf("no-op file: exit %d:\n%s", code, out)
+	}
 }

@@ -41,7 +41,7 @@ func TestRealStudyProgressReportExport(t *testing.T) {
 	p := startAutotune(t, bin, "search", "--study", "rep", "--db", dbPath, "--workdir", work, "--trials", "6", "--space", spaceFile,
 		"--tables", "2", "--table-size", "5000", "--threads", "4", "--warmup", "2s", "--duration", "4s", "--seed", "5", "--json",
 		"--steady-block", "1s", // warm-up decided within the short run, so the measuring phase shows live
-		"--confirm", "0", "--recheck-every", "0", "--ab-pairs", "0")
+		"--confirm", "0", "--recheck-every", "0", "--ab-pairs", "0", "--prune=false") // every trial complete
 	code, out := p.wait(t, 8*time.Minute)
 	if code != 0 {
 		t.Fatalf("search exit %d:\n%s", code, out)
@@ -79,7 +79,7 @@ func TestRealStudyProgressReportExport(t *testing.T) {
 	if err := runStudies(ctx, &studiesOptions{db: dbPath}, &studies); err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^rep +6 +6 +`).MatchString(studies.String()) {
+	if !regexp.MustCompile(`(?m)^rep +6 +6 +0 +`).MatchString(studies.String()) {
 		t.Errorf("studies:\n%s", studies.String())
 	}
 
