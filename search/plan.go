@@ -66,6 +66,47 @@ type Plan struct {
 	LimitedBy string
 	// Left is the budget not used yet (0 without a budget).
 	Left time.Duration
+	// ABPairs is the number of final A/B pairs the study aims for (0:
+	// none); ABHalfWidthPct the expected half-width of the paired gain's
+	// 95 % interval with that many pairs at the run-to-run noise NoiseSD
+	// (a share: 0.07 = 7 %), measured from the study's repeated
+	// measurements when NoiseMeasured, else AssumedNoiseSD; PairsFor10 the
+	// pairs a half-width under 10 % needs (MaxABPairs+1: more than allowed).
+	ABPairs        int
+	ABHalfWidthPct float64
+	NoiseSD        float64
+	NoiseMeasured  bool
+	PairsFor10     int
+}
+
+// AssumedNoiseSD is the run-to-run noise of one configuration's mean tps
+// assumed before a study has measured any configuration twice: 7 %, the
+// middle of the 6–9 % coefficient of variation measured on the reference
+// 2-core machine (docs/measurement.md).
+const AssumedNoiseSD = 0.07
+
+// abPlan fills the A/B part of pl: the pairs, and the half-width of the
+// interval they give at the noise of trials (a pair's log-ratio has √2
+// times the noise of one run).
+func abPlan(pl *Plan, c *Confirmation, goal Goal, trials []Trial, budget, per time.Duration) {
+	pl.ABPairs = c.abPairs(budget, per)
+	if pl.ABPairs == 0 {
+		return
+	}
+	pl.NoiseSD = NoiseSD(goal, trials)
+	pl.NoiseMeasured = pl.NoiseSD > 0
+	if !pl.NoiseMeasured {
+		pl.NoiseSD = AssumedNoiseSD
+	}
+	sdLog := pl.NoiseSD * math.Sqrt2
+	pl.ABHalfWidthPct = HalfWidthPct(sdLog, pl.ABPairs)
+	pl.PairsFor10 = MaxABPairs + 1
+	for n := 2; n <= MaxABPairs; n++ {
+		if HalfWidthPct(sdLog, n) < 10 {
+			pl.PairsFor10 = n
+			break
+		}
+	}
 }
 
 // ConfirmRuns returns the trials a confirmation phase needs for a search of
@@ -193,6 +234,22 @@ func (p Plan) String() string {
 	default:
 		fmt.Fprintf(&b, "plan: no budget or trial cap")
 	}
+	if p.ABPairs > 0 {
+		src := "assumed"
+		if p.NoiseMeasured {
+			src = "measured"
+		}
+		fmt.Fprintf(&b, "\nplan: the final A/B phase runs %d pairs: expected 95 %% interval of the gain ±%.0f %% at %.1f %% run-to-run noise (%s)",
+			p.ABPairs, p.ABHalfWidthPct, p.NoiseSD*100, src)
+		if p.ABHalfWidthPct >= 10 {
+			if p.PairsFor10 > MaxABPairs {
+				fmt.Fprintf(&b, "; no number of pairs up to %d gets it under ±10 %%: longer windows (--duration) would", MaxABPairs)
+			} else {
+				fmt.Fprintf(&b, "; under ±10 %% needs %d pairs (%s of budget: --ab-pairs %d)", p.PairsFor10,
+					(time.Duration(2*p.PairsFor10) * p.TrialCost).Round(time.Minute), p.PairsFor10)
+			}
+		}
+	}
 	return b.String()
 }
 
@@ -229,6 +286,11 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 		in.ConfirmRuns, in.FinalRuns = s.Confirm.plannedRuns(trials, pl.Finished, pl.Search, s.Budget, per)
 		pl = MakePlan(in)
 	}
+	per := estimate(trials)
+	if per <= 0 {
+		per = pl.TrialCost
+	}
+	abPlan(&pl, s.Confirm, s.Goal, trials, s.Budget, per)
 	sp.final = 0
 	if s.Budget > 0 {
 		sp.final = time.Duration(in.FinalRuns) * pl.TrialCost
