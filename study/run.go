@@ -71,9 +71,9 @@ type run struct {
 	spaceM  *storage.SpaceManifest
 	version string
 	facts   expertFacts
-	notes   func()         // prints what the study searches
-	undo    []func() error // run in reverse order by close
-	mode    string         // "search", "worker" or "noise", for the resume hint
+	notes   func()           // prints what the study searches
+	undo    []func() error   // run in reverse order by close
+	mode    string           // "search", "worker" or "noise", for the resume hint
 	info    space.ServerInfo // the sandbox's server (onSandbox)
 	bin     runner.Binary    // its binary (onSandbox)
 }

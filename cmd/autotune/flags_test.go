@@ -68,7 +68,7 @@ func studyCmds() []studyCmd {
 			o := &noiseOptions{}
 			return planWith(o, newNoiseCmdWith(o), func() any { return [2]any{o.repeats, o.set} })(t, args)
 		}},
-	{name: "verify", plan: func(t *testing.T, args []string) (planned, error) {
+		{name: "verify", plan: func(t *testing.T, args []string) (planned, error) {
 			f := filepath.Join(t.TempDir(), "best.cnf")
 			if err := os.WriteFile(f, []byte("[mysqld]\ninnodb_buffer_pool_size = 1G\n"), 0o644); err != nil {
 				t.Fatal(err)
