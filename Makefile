@@ -17,12 +17,13 @@ deps:
 build:
 	$(GO) build -o $(BIN) ./cmd/autotune
 
-# A short study: 8 x 500k rows (1.1 GB, prepared once, about a minute), then
-# the baseline and 5 more trials (warm-up detected within 10 s, 20 s
-# measurement), the re-measurements that confirm a new best, and 2 final
-# interleaved best/baseline pairs that give the gain with its interval.
+# A short study: 8 x 500k rows (1.1 GB, prepared and warmed once, about a
+# minute), then the baseline and 4 more trials (each loads the warm buffer
+# pool, warm-up detected within 10-30 s, 20 s measurement), one
+# re-measurement to confirm a new best, and 3 final interleaved best/baseline
+# pairs that give the gain with its interval and the conclusion.
 demo: deps build
-	./$(BIN) search --study demo --db $(DEMO_DB) --trials 6 --warmup 10s --duration 20s --ab-pairs 2
+	./$(BIN) search --study demo --db $(DEMO_DB) --trials 5 --warmup 10s --duration 20s --confirm 1 --ab-pairs 3
 	./$(BIN) trials --study demo --db $(DEMO_DB)
 	./$(BIN) export --study demo --db $(DEMO_DB) -o best.cnf
 	cat best.cnf

@@ -36,9 +36,14 @@ func TrialLine(sp *space.Space, e search.Event, width int) string {
 	t := e.Trial
 	var b strings.Builder
 	fmt.Fprintf(&b, "trial %3d %-10s ", t.Number, KindText(t))
-	if t.State == search.Complete {
+	switch {
+	case t.State == search.Complete && t.WarmupCapped:
+		fmt.Fprintf(&b, "tps %8.1f  score %8.1f  NOT STEADY ", t.MeanTPS, t.Score)
+	case t.State == search.Complete:
 		fmt.Fprintf(&b, "tps %8.1f  score %8.1f  warm-up %2.0fs", t.MeanTPS, t.Score, t.WarmupS)
-	} else {
+	case t.State == search.Pruned:
+		fmt.Fprintf(&b, "%-41s", fmt.Sprintf("tps %8.1f  PRUNED after %.0fs measured", t.MeanTPS, t.Phases["measure"]))
+	default:
 		fmt.Fprintf(&b, "%-30s", strings.ToUpper(string(t.State)))
 	}
 	if e.Best.Number >= 0 {
@@ -210,6 +215,32 @@ func WriteGain(out io.Writer, goal search.Goal, trials []search.Trial, best sear
 	}
 	text, _ := GainText(goal, trials, best)
 	fmt.Fprintf(out, "gain over the baseline: %s\n", text)
+}
+
+// WriteConclusion prints what to do with the study's result, from the
+// paired A/B gain: apply the best configuration when its interval lies
+// above 0, keep the baseline when it lies below, else measure more.
+func WriteConclusion(out io.Writer, goal search.Goal, trials []search.Trial, best search.Trial, exportHint string) {
+	if best.Number < 0 {
+		return
+	}
+	if best.Kind == search.Baseline {
+		fmt.Fprintln(out, "conclusion: no configuration beat the baseline; keep your current settings (a longer study, --budget 8h, explores more)")
+		return
+	}
+	g, ok := search.ABGain(goal, trials, best.Number)
+	switch {
+	case !ok:
+		fmt.Fprintln(out, "conclusion: no gain was shown (too few interleaved pairs); do not change anything on this result: run a longer study or autotune verify on the export")
+	case g.LoPct > 0:
+		fmt.Fprintf(out, "conclusion: trial %d is faster than the baseline by %+.1f %% %s (95 %% CI %+.1f .. %+.1f %%): %s\n",
+			best.Number, g.Pct, g.Goal, g.LoPct, g.HiPct, exportHint)
+	case g.HiPct < 0:
+		fmt.Fprintf(out, "conclusion: the interleaved pairs measured trial %d slower than the baseline (%+.1f %%): keep your current settings\n", best.Number, g.Pct)
+	default:
+		fmt.Fprintf(out, "conclusion: trial %d's gain (%+.1f %%, 95 %% CI %+.1f .. %+.1f %%) is not shown; do not change anything on this result: more pairs (--ab-pairs) or a longer study narrow it\n",
+			best.Number, g.Pct, g.LoPct, g.HiPct)
+	}
 }
 
 // LevelsText renders the thread levels of a trial for the trials line:

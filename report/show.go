@@ -17,7 +17,7 @@ import (
 
 // WriteShow prints one trial. base and best are the study's complete
 // baseline and best trials (Number −1 when none).
-func WriteShow(out io.Writer, sp *space.Space, study string, bs storage.Manifest, t, base, best search.Trial, samples []search.Sample, withSamples bool) {
+func WriteShow(out io.Writer, sp *space.Space, study string, bs storage.Manifest, t, base, best search.Trial, trials []search.Trial, samples []search.Sample, withSamples bool) {
 	tag := ""
 	switch {
 	case t.Number == best.Number && t.State == search.Complete:
@@ -42,11 +42,20 @@ func WriteShow(out io.Writer, sp *space.Space, study string, bs storage.Manifest
 
 	fmt.Fprintln(out, "\nmetrics:")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	if t.State == search.Complete {
-		fmt.Fprintf(tw, "  score\t%s\t(mean tps − %g × sd tps)\n", f1(t.Score), bs.Lambda)
+	if t.State == search.Complete || t.State == search.Pruned {
+		what := "(mean tps − penalties: variance, dips, stalls, errors, purge lag)"
+		if t.State == search.Pruned {
+			what = "(of the partial window: pruned, clearly below the best)"
+		}
+		fmt.Fprintf(tw, "  score\t%s\t%s\n", f1(t.Score), what)
+		if e := search.EstimateOf(trials, t); t.State == search.Complete && e.N > 1 {
+			fmt.Fprintf(tw, "  configuration estimate\t%s\t(score, mean of %d measurements of this configuration, standard error %s)\n", f1(e.Score), e.N, f1(e.SE))
+		}
 		vs := ""
 		if base.Number >= 0 && base.Number != t.Number {
-			vs = fmt.Sprintf("(%+.1f %% against the baseline, trial %d: %s tps)", Gain(t.MeanTPS, base.MeanTPS), base.Number, f1(base.MeanTPS))
+			// Not a gain: measured at another time (the gain is the
+			// paired A/B comparison).
+			vs = fmt.Sprintf("(the baseline's estimate: %s tps; the gain is the paired A/B in autotune trials)", f1(base.MeanTPS))
 		}
 		fmt.Fprintf(tw, "  mean tps\t%s\t%s\n", f1(t.MeanTPS), vs)
 		fmt.Fprintf(tw, "  sd tps\t%s\t(sample standard deviation of the per-second tps)\n", f1(t.StdTPS))

@@ -540,3 +540,45 @@ func TestBestCarriesTheEstimatedPenalties(t *testing.T) {
 		t.Errorf("baseline score %v variance %v; want 510, 80 (baseline and recheck means)", base.Score, base.Variance)
 	}
 }
+
+// The pruning threshold is never within 20 % of the incumbent, moves
+// further down with the measured noise, and a configuration measured
+// before (a repeat, a re-proposal) is never pruned.
+func TestPruneThreshold(t *testing.T) {
+	obj, _ := measured(map[string][]float64{"base": {500, 500}, "2": {1000, 1000, 1000}, "0": {300}})
+	var thresholds []float64
+	wrapped := func(c context.Context, tr Trial) (Outcome, error) {
+		thresholds = append(thresholds, tr.PruneBelow)
+		return obj(c, tr)
+	}
+	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2"), cfg("0"), cfg("2")}}, Objective: wrapped, Store: newMemStore(),
+		MaxTrials: 4, Confirm: &Confirmation{Repeats: 1}, Prune: true}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// baseline (never), "2" (incumbent: the baseline, 500 -> 400), its
+	// confirmation (never), "0" (incumbent 1000 -> 800), "2" again
+	// (measured before: never).
+	want := []float64{0, 400, 0, 800, 0}
+	if len(thresholds) != len(want) {
+		t.Fatalf("thresholds %v for %d trials", thresholds, len(res.Trials))
+	}
+	for i := range want {
+		if math.Abs(thresholds[i]-want[i]) > 1e-9 {
+			t.Fatalf("thresholds %v, want %v", thresholds, want)
+		}
+	}
+	// Noise of 10 % between repeated runs: three times that, 30 %, is
+	// further than 20 %.
+	noisy := []Trial{
+		{Number: 0, Kind: Baseline, State: Complete, Params: space.Config{}, Outcome: Outcome{Score: 1000, MeanTPS: 1000}},
+		{Number: 1, Kind: Recheck, State: Complete, Params: space.Config{}, Outcome: Outcome{Score: 1000 * math.Exp(0.1414), MeanTPS: 1000 * math.Exp(0.1414)}, Repeat: Repeat{RepeatOf: 0}},
+	}
+	if got := PruneThreshold(GoalTPS, noisy); !(got > 0 && got < 0.75*1000*math.Exp(0.0707)) {
+		t.Fatalf("noisy threshold %.1f", got)
+	}
+	if got := PruneThreshold(GoalP95, noisy); got != 0 {
+		t.Fatalf("p95: threshold %.1f, want none", got)
+	}
+}

@@ -99,7 +99,8 @@ type Study struct {
 	// Prune lets the measurement stop a new configuration early when it
 	// is clearly worse than the incumbent: each such trial gets
 	// Trial.PruneBelow = PruneThreshold(Goal, history). Baseline and
-	// re-measurements are never pruned.
+	// re-measurements (a configuration with a complete measurement
+	// already, however it was proposed) are never pruned.
 	Prune bool
 	// Goal is the study's objective (for PruneThreshold; tps when empty).
 	Goal Goal
@@ -266,7 +267,10 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: s.params(p), Started: now(), Repeat: rep}
 		if !p.Kind.Extra() && p.Kind != Baseline {
 			t.ConfirmNeeded = s.Confirm.repeats()
-			if s.Prune {
+			// A configuration measured before is being re-measured (a
+			// strategy's repeat of its incumbent, a re-proposal): its
+			// estimate needs the whole run, or pruning would bias it.
+			if s.Prune && groupOf(trials, t.Params.Key()).all == 0 {
 				t.PruneBelow = PruneThreshold(s.Goal, trials)
 			}
 		}
@@ -370,7 +374,10 @@ func pending(trials []Trial) []Proposal {
 func estimate(trials []Trial) time.Duration {
 	var ds []time.Duration
 	for _, t := range trials {
-		if t.State == Complete || t.State == Failed || t.State == Pruned {
+		// Pruned trials are left out too: they stopped early, and the
+		// runs this estimate plans for (the final A/B runs above all)
+		// are never pruned.
+		if t.State == Complete || t.State == Failed {
 			ds = append(ds, t.Duration())
 		}
 	}

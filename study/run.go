@@ -250,7 +250,9 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err := saveImportance(ctx, db, cfg.Study, sp, res.Trials, prog.Writer()); err != nil {
 		return err
 	}
-	report.WriteGain(prog.Writer(), search.Goal(cfg.Measure.Objective), res.Trials, res.Best)
+	goal := search.Goal(cfg.Measure.Objective)
+	report.WriteGain(prog.Writer(), goal, res.Trials, res.Best)
+	report.WriteConclusion(prog.Writer(), goal, res.Trials, res.Best, fmt.Sprintf("write it as a my.cnf with autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB))
 	prog.Done(res, fmt.Sprintf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB))
 	return nil
 }

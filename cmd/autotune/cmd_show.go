@@ -102,6 +102,6 @@ func runShow(ctx context.Context, o *showOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	report.WriteShow(out, space.Lookup(), st.Name, bs, t, base, best, samples, o.samples)
+	report.WriteShow(out, space.Lookup(), st.Name, bs, t, base, best, trials, samples, o.samples)
 	return nil
 }
