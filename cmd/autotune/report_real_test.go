@@ -145,7 +145,7 @@ func checkEventStream(t *testing.T, out, dbPath string) {
 		if st != "complete" {
 			continue
 		}
-		if got := strings.Join(phases[n], ","); got != "restoring,starting,warming up,measuring,stopping" {
+		if got := strings.Join(phases[n], ","); got != "restoring,starting,preloading,warming up,measuring,stopping" {
 			t.Errorf("trial %d phases: %s", n, got)
 		}
 		db, err := openExisting(dbPath)
