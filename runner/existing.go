@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autotune/autotune/internal/secret"
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -56,10 +57,10 @@ type Existing struct {
 func OpenExisting(dsn, password string) (*Existing, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("--dsn %q: want USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/: %v", redactDSN(dsn), err)
+		return nil, fmt.Errorf("--dsn %q: want USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/: %v", secret.RedactDSN(dsn), err)
 	}
 	if cfg.Passwd != "" {
-		return nil, fmt.Errorf("--dsn %q holds a password: put it in $AUTOTUNE_PASSWORD or an option file given with --password-file, never on the command line", redactDSN(dsn))
+		return nil, fmt.Errorf("--dsn %q holds a password: put it in $AUTOTUNE_PASSWORD or an option file given with --password-file, never on the command line", secret.RedactDSN(dsn))
 	}
 	if cfg.User == "" {
 		return nil, fmt.Errorf("--dsn %q: no user: want USER@unix(/path/to/socket)/", dsn)
@@ -68,17 +69,6 @@ func OpenExisting(dsn, password string) (*Existing, error) {
 	cfg.DBName = ""
 	cfg.Timeout = 5 * time.Second
 	return &Existing{cfg: cfg, ReadyTimeout: 2 * time.Minute}, nil
-}
-
-func redactDSN(dsn string) string {
-	at := strings.LastIndex(dsn, "@")
-	if at < 0 {
-		return dsn
-	}
-	if i := strings.Index(dsn[:at], ":"); i >= 0 {
-		return dsn[:i] + ":xxx" + dsn[at:]
-	}
-	return dsn
 }
 
 // Addr returns where the server is, without credentials ("unix(/path)" or

@@ -201,33 +201,14 @@ func (g group) estimate() Estimate {
 // meanPenalties returns the mean penalties of runs (at least one): see
 // Estimate.Penalties.
 func meanPenalties(runs []Trial) Penalties {
-	var p Penalties
-	growth, nGrowth := 0.0, 0
-	for _, u := range runs {
-		q := u.Penalties
-		p.Variance += q.Variance
-		p.Dips += q.Dips
-		p.Stalls += q.Stalls
-		p.Errors += q.Errors
-		p.Purge += q.Purge
-		p.DipSeconds += q.DipSeconds
-		p.StallSeconds += q.StallSeconds
-		p.ErrPS += q.ErrPS
-		p.ReconnPS += q.ReconnPS
-		if !math.IsNaN(q.HLLGrowthPS) {
-			growth += q.HLLGrowthPS
-			nGrowth++
-		}
+	ps := make([]Penalties, len(runs))
+	for i, u := range runs {
+		ps[i] = u.Penalties
 	}
 	n := float64(len(runs))
-	p.Variance, p.Dips, p.Stalls, p.Errors, p.Purge = p.Variance/n, p.Dips/n, p.Stalls/n, p.Errors/n, p.Purge/n
-	p.ErrPS, p.ReconnPS = p.ErrPS/n, p.ReconnPS/n
+	p := sumPenalties(ps).amountsOver(n)
 	p.DipSeconds = int(math.Round(float64(p.DipSeconds) / n))
 	p.StallSeconds = int(math.Round(float64(p.StallSeconds) / n))
-	p.HLLGrowthPS = math.NaN()
-	if nGrowth > 0 {
-		p.HLLGrowthPS = growth / float64(nGrowth)
-	}
 	return p
 }
 

@@ -53,41 +53,19 @@ func (o *Outcome) Combine(goal Goal) {
 		return
 	}
 	var scores, tps, sd, p95 []float64
-	var p Penalties
-	growth, nGrowth := 0.0, 0
+	var ps []Penalties
 	o.Infeasible = false
 	for _, l := range o.Levels {
 		scores = append(scores, l.Score)
 		tps = append(tps, l.MeanTPS)
 		sd = append(sd, l.StdTPS)
 		p95 = append(p95, l.P95MS)
-		p.Variance += l.Variance
-		p.Dips += l.Dips
-		p.Stalls += l.Stalls
-		p.Errors += l.Errors
-		p.Purge += l.Purge
-		p.DipSeconds += l.DipSeconds
-		p.StallSeconds += l.StallSeconds
-		p.ErrPS += l.ErrPS
-		p.ReconnPS += l.ReconnPS
-		if !math.IsNaN(l.HLLGrowthPS) {
-			growth += l.HLLGrowthPS
-			nGrowth++
-		}
+		ps = append(ps, l.Penalties)
 		o.Infeasible = o.Infeasible || l.Infeasible
 	}
-	n := float64(len(o.Levels))
-	p.Variance /= n
-	p.Dips /= n
-	p.Stalls /= n
-	p.Errors /= n
-	p.Purge /= n
-	p.ErrPS /= n
-	p.ReconnPS /= n
-	p.HLLGrowthPS = math.NaN()
-	if nGrowth > 0 {
-		p.HLLGrowthPS = growth / float64(nGrowth)
-	}
+	// Amounts and rates are means over the levels, dip and stall seconds
+	// totals.
+	p := sumPenalties(ps).amountsOver(float64(len(o.Levels)))
 	o.Penalties = p
 	o.Score = AggregateScore(goal, scores)
 	if len(o.Levels) == 1 {
@@ -100,4 +78,39 @@ func (o *Outcome) Combine(goal Goal) {
 		o.P95MS = 0 // "not reported", as Score documents
 	}
 	o.WarmupS, o.WarmupCapped = o.Levels[0].WarmupS, o.Levels[0].WarmupCapped
+}
+
+// sumPenalties adds ps up; HLLGrowthPS is the mean over the ones that
+// sampled it (NaN when none did).
+func sumPenalties(ps []Penalties) Penalties {
+	var p Penalties
+	growth, nGrowth := 0.0, 0
+	for _, q := range ps {
+		p.Variance += q.Variance
+		p.Dips += q.Dips
+		p.Stalls += q.Stalls
+		p.Errors += q.Errors
+		p.Purge += q.Purge
+		p.DipSeconds += q.DipSeconds
+		p.StallSeconds += q.StallSeconds
+		p.ErrPS += q.ErrPS
+		p.ReconnPS += q.ReconnPS
+		if !math.IsNaN(q.HLLGrowthPS) {
+			growth += q.HLLGrowthPS
+			nGrowth++
+		}
+	}
+	p.HLLGrowthPS = math.NaN()
+	if nGrowth > 0 {
+		p.HLLGrowthPS = growth / float64(nGrowth)
+	}
+	return p
+}
+
+// amountsOver returns p with its amounts and rates divided by n (dip and
+// stall seconds unchanged).
+func (p Penalties) amountsOver(n float64) Penalties {
+	p.Variance, p.Dips, p.Stalls, p.Errors, p.Purge = p.Variance/n, p.Dips/n, p.Stalls/n, p.Errors/n, p.Purge/n
+	p.ErrPS, p.ReconnPS = p.ErrPS/n, p.ReconnPS/n
+	return p
 }

@@ -3,7 +3,6 @@ package study
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"gonum.org/v1/gonum/stat"
 )
 
 // BenchmarkRankAgreement asks whether short trials rank configurations as
@@ -114,22 +114,10 @@ func BenchmarkRankAgreement(b *testing.B) {
 }
 
 func meanSD(xs []float64) (float64, float64) {
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	m := 0.0
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
 	if len(xs) < 2 {
-		return m, 0
+		return stat.Mean(xs, nil), 0
 	}
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(ss / float64(len(xs)-1))
+	return stat.MeanStdDev(xs, nil)
 }
 
 // rankCorrelation returns Kendall's tau and Spearman's rho of two orders
