@@ -289,10 +289,14 @@ func Confirmations(trials []search.Trial, n int) int {
 }
 
 // KindText is the kind column of a trial line: "confirm#3" for a
-// re-measurement of trial 3.
+// re-measurement of trial 3, "seed(prod.cnf)" for the seed of
+// --seed-from prod.cnf.
 func KindText(t search.Trial) string {
 	if t.Kind.Extra() {
 		return fmt.Sprintf("%s#%d", t.Kind, t.RepeatOf)
+	}
+	if t.Kind == search.Seed && t.Source != "" {
+		return fmt.Sprintf("%s(%s)", t.Kind, t.Source)
 	}
 	return string(t.Kind)
 }
