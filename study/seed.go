@@ -290,3 +290,21 @@ func reasonOf(sp *space.Space, name, def string) string {
 	}
 	return def
 }
+
+// SplitSeedList splits --seed-from values given as comma lists into one
+// value each ("a.cnf,old.db:s1" is two seeds); a part that is a host
+// setting (ram=..., cores=...) stays with the value before it
+// ("prod.cnf:ram=64G,cores=16" is one seed).
+func SplitSeedList(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, part := range strings.Split(v, ",") {
+			if len(out) > 0 && (strings.HasPrefix(part, "ram=") || strings.HasPrefix(part, "cores=")) && strings.Contains(out[len(out)-1], ":") {
+				out[len(out)-1] += "," + part
+				continue
+			}
+			out = append(out, part)
+		}
+	}
+	return out
+}

@@ -27,6 +27,11 @@ func (l *logged) Logf(format string, a ...any) { l.lines = append(l.lines, fmt.S
 // seedDB writes a trials.db with study "old", run on a host with 64 GiB
 // and 16 cores, whose best trial (1) sets params.
 func seedDB(t *testing.T, dir string, params space.Config) string {
+	return seedDBOn(t, dir, params, 16, 64<<30)
+}
+
+// seedDBOn is seedDB on a host with cores and ram bytes.
+func seedDBOn(t *testing.T, dir string, params space.Config, cores int, ram int64) string {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(dir, "old.db")
@@ -36,7 +41,7 @@ func seedDB(t *testing.T, dir string, params space.Config) string {
 	}
 	defer db.Close()
 	if err := db.CreateStudy(ctx, storage.Study{Name: "old", Settings: `{"workload":"oltp_read_write","threads":16,"tables":8,"table_size":500000}`,
-		ServerVersion: "10.11.19-MariaDB", Cores: 16, RAMBytes: 64 << 30}); err != nil {
+		ServerVersion: "10.11.19-MariaDB", Cores: cores, RAMBytes: ram}); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
@@ -175,5 +180,13 @@ func TestSeedRefused(t *testing.T) {
 	r.cfg.DB, r.cfg.Study = db, "old"
 	if _, err := r.loadSeeds(context.Background()); err == nil || !strings.Contains(err.Error(), "cannot seed itself") {
 		t.Errorf("self seed: err %v", err)
+	}
+}
+
+func TestSplitSeedList(t *testing.T) {
+	got := SplitSeedList([]string{"a.cnf,old.db:s1", "prod.cnf:ram=64G,cores=16,b.cnf", "c.cnf"})
+	want := []string{"a.cnf", "old.db:s1", "prod.cnf:ram=64G,cores=16", "b.cnf", "c.cnf"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("%q, want %q", got, want)
 	}
 }
