@@ -260,6 +260,7 @@ func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
 		{[]string{"trials", "--study", "fix", "--db", db}, study, false},
 		{[]string{"show", "best", "--study", "fix", "--db", db}, with(study, "samples", "false"), false},
 		{[]string{"studies", "--db", db}, study, false},
+		{[]string{"compare", "--db", db, "fix", "small"}, study, false},
 		{[]string{"report", "--study", "fix", "--db", db, "--out", filepath.Join(work, "r1")}, with(study, "out", filepath.Join(work, "r2")), false},
 		{[]string{"diff", cnf, "--study", "fix", "--db", db}, with(study, "trial", "1"), false},
 		{[]string{"bench-search", "--objective-cmd", "wc -c", "--strategies", "random", "--seeds", "1", "--trials", "3", "--warm-start", "off"},
