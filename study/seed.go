@@ -216,8 +216,12 @@ func (r *run) studySeed(ctx context.Context, src SeedSource) (space.Config, spac
 	if best.Number < 0 {
 		return nil, space.Host{}, "", Usagef("--seed-from %q: study %q has no complete (and, with --confirm, confirmed) trial to seed from", src.Arg, src.Study)
 	}
-	what := fmt.Sprintf("best of study %q: trial %d (%s, estimate %.1f over %d runs) on %s, %d cores, %s RAM",
-		src.Study, best.Number, best.Kind, best.Score, search.EstimateOf(trials, best).N, orNone(st.ServerVersion), st.Cores, space.HumanBytes(st.RAMBytes))
+	runs := "runs"
+	if n := search.EstimateOf(trials, best).N; n == 1 {
+		runs = "run"
+	}
+	what := fmt.Sprintf("best of study %q: trial %d (%s, estimate %.1f over %d %s) on %s, %d cores, %s RAM",
+		src.Study, best.Number, best.Kind, best.Score, search.EstimateOf(trials, best).N, runs, orNone(st.ServerVersion), st.Cores, space.HumanBytes(st.RAMBytes))
 	return best.Params.Clone(), space.Host{RAMBytes: st.RAMBytes, Cores: st.Cores}, what, nil
 }
 

@@ -129,12 +129,13 @@ func TestStudySeedRescaledFromAnotherHost(t *testing.T) {
 		t.Fatalf("seeds %+v, want one seed %v from %s", seeds, want, db+":old")
 	}
 	log := strings.Join(prog.lines, "\n")
+	t.Logf("printed:\n%s", log)
 	for _, frag := range []string{
 		"seed " + db + ":old (measured right after the baseline): innodb_purge_threads=1 innodb_io_capacity=3000 innodb_buffer_pool_size=2G",
 		"rescaled for this host: innodb_buffer_pool_size 16G -> 2G (RAM 64.0G -> 8.0G (x0.125))",
 		"rescaled for this host: innodb_purge_threads 8 -> 1 (cores 16 -> 2 (x0.125))",
 		"left out: innodb_flush_log_at_trx_commit=2: pinned to 1",
-		`best of study "old": trial 1 (sampled, estimate 800.0 over 1 runs) on 10.11.19-MariaDB, 16 cores, 64.0G RAM`,
+		`best of study "old": trial 1 (sampled, estimate 800.0 over 1 run) on 10.11.19-MariaDB, 16 cores, 64.0G RAM`,
 	} {
 		if !strings.Contains(log, frag) {
 			t.Errorf("log lacks %q:\n%s", frag, log)
