@@ -158,6 +158,14 @@ func (r *run) loadSeeds(ctx context.Context) ([]search.Proposal, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(r.sp.ChangesFrom(r.base, r.base.Merge(cfg))) == 0 {
+			// Nothing left to measure: the baseline is this seed.
+			r.logf("seed %s: nothing to measure (every knob it sets is left out or at the baseline's value)", arg)
+			for _, d := range dropped {
+				r.logf("  left out: %s", d)
+			}
+			continue
+		}
 		r.logf("seed %s (measured right after the baseline): %s", arg, changesText(r.sp, r.base, r.base.Merge(cfg)))
 		for _, rs := range rescaled {
 			r.logf("  rescaled for this host: %s", rs)

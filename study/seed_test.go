@@ -191,3 +191,18 @@ func TestSplitSeedList(t *testing.T) {
 		t.Fatalf("%q, want %q", got, want)
 	}
 }
+
+// A seed with nothing left to measure (its only change is a pinned knob)
+// is skipped with a line, not measured as a copy of the baseline.
+func TestSeedWithNothingLeft(t *testing.T) {
+	dir := t.TempDir()
+	db := seedDB(t, dir, space.Config{"innodb_flush_log_at_trx_commit": "0"})
+	r, prog := seedRun(t, dir, db+":old")
+	seeds, err := r.loadSeeds(context.Background())
+	if err != nil || len(seeds) != 0 {
+		t.Fatalf("seeds %v, err %v; want none", seeds, err)
+	}
+	if log := strings.Join(prog.lines, "\n"); !strings.Contains(log, "nothing to measure") || !strings.Contains(log, "left out: innodb_flush_log_at_trx_commit=0") {
+		t.Errorf("log:\n%s", log)
+	}
+}
