@@ -57,7 +57,7 @@ func WriteCompare(out io.Writer, studies []ComparedStudy) {
 	row("host", func(_ int, s ComparedStudy) string {
 		return fmt.Sprintf("%d cores, %s RAM", s.Study.Cores, space.HumanBytes(s.Study.RAMBytes))
 	})
-	row("server", func(_ int, s ComparedStudy) string { return orDash(s.Study.ServerVersion) })
+	row("server", func(_ int, s ComparedStudy) string { return serverText(s.Study.ServerVersion) })
 	row("created", func(_ int, s ComparedStudy) string { return s.Study.Created.UTC().Format("2006-01-02 15:04") })
 	row("trials", func(_ int, s ComparedStudy) string {
 		n := 0
@@ -189,6 +189,16 @@ func writeConfigs(out io.Writer, title string, studies []ComparedStudy, ts []sea
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
+}
+
+// serverText is the flavour and release of a stored server version
+// ("mariadb 10.11.19" for `mariadbd --version` output), the text itself
+// when it does not parse, "-" when empty.
+func serverText(v string) string {
+	if ver, err := space.ParseVersion(v, ""); err == nil {
+		return ver.String()
+	}
+	return orDash(v)
 }
 
 func orDash(s string) string {

@@ -229,7 +229,7 @@ func (r *run) studySeed(ctx context.Context, src SeedSource) (space.Config, spac
 		runs = "run"
 	}
 	what := fmt.Sprintf("best of study %q: trial %d (%s, estimate %.1f over %d %s) on %s, %d cores, %s RAM",
-		src.Study, best.Number, best.Kind, best.Score, search.EstimateOf(trials, best).N, runs, orNone(st.ServerVersion), st.Cores, space.HumanBytes(st.RAMBytes))
+		src.Study, best.Number, best.Kind, best.Score, search.EstimateOf(trials, best).N, runs, serverOf(st.ServerVersion), st.Cores, space.HumanBytes(st.RAMBytes))
 	return best.Params.Clone(), space.Host{RAMBytes: st.RAMBytes, Cores: st.Cores}, what, nil
 }
 
@@ -319,4 +319,13 @@ func SplitSeedList(vals []string) []string {
 		}
 	}
 	return out
+}
+
+// serverOf is the flavour and release of a stored server version
+// ("mariadb 10.11.19"), the text itself when it does not parse.
+func serverOf(v string) string {
+	if ver, err := space.ParseVersion(v, ""); err == nil {
+		return ver.String()
+	}
+	return orNone(v)
 }

@@ -135,7 +135,7 @@ func TestStudySeedRescaledFromAnotherHost(t *testing.T) {
 		"rescaled for this host: innodb_buffer_pool_size 16G -> 2G (RAM 64.0G -> 8.0G (x0.125))",
 		"rescaled for this host: innodb_purge_threads 8 -> 1 (cores 16 -> 2 (x0.125))",
 		"left out: innodb_flush_log_at_trx_commit=2: pinned to 1",
-		`best of study "old": trial 1 (sampled, estimate 800.0 over 1 run) on 10.11.19-MariaDB, 16 cores, 64.0G RAM`,
+		`best of study "old": trial 1 (sampled, estimate 800.0 over 1 run) on mariadb 10.11.19, 16 cores, 64.0G RAM`,
 	} {
 		if !strings.Contains(log, frag) {
 			t.Errorf("log lacks %q:\n%s", frag, log)
