@@ -41,8 +41,12 @@ func warmStart(trials []Trial, queue []Proposal, ws []Proposal, params func(Prop
 			if q.Kind == Retry && q.Config.Key() == key {
 				queue[i] = p
 				replaced = true
-			} else if q.Kind != Retry && q.Kind != Baseline && (params == nil && q.Config.Key() == key || params != nil && params(q).Key() == key) {
-				queued = true
+			} else if q.Kind != Retry && q.Kind != Baseline {
+				qk := q.Config.Key()
+				if params != nil {
+					qk = params(q).Key()
+				}
+				queued = queued || qk == key
 			}
 		}
 		if !replaced && !queued {

@@ -230,6 +230,9 @@ func (r *run) studySeed(ctx context.Context, src SeedSource) (space.Config, spac
 	}
 	what := fmt.Sprintf("best of study %q: trial %d (%s, estimate %.1f over %d %s) on %s, %d cores, %s RAM",
 		src.Study, best.Number, best.Kind, best.Score, search.EstimateOf(trials, best).N, runs, serverOf(st.ServerVersion), st.Cores, space.HumanBytes(st.RAMBytes))
+	if st.RAMBytes == 0 || st.Cores == 0 {
+		what += " (its host's size is not fully stored: what it lacks is not rescaled)"
+	}
 	return best.Params.Clone(), space.Host{RAMBytes: st.RAMBytes, Cores: st.Cores}, what, nil
 }
 
