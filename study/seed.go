@@ -194,7 +194,9 @@ func changesText(sp *space.Space, base, c space.Config) string {
 // pooled estimate (search.Best), the size of the host it ran on and a
 // line saying which trial it is. The study may be this store's or
 // another's (a trials.db copied from another host); it must not be the
-// study being run.
+// study being run. (Once studies record a minimal configuration of their
+// own kind, it is the natural second seed of a study; only the best is
+// taken now.)
 func (r *run) studySeed(ctx context.Context, src SeedSource) (space.Config, space.Host, string, error) {
 	if !storage.IsMySQL(src.DB) {
 		if _, err := os.Stat(src.DB); err != nil {
