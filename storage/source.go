@@ -1,6 +1,6 @@
 package storage
 
-// The column of migration 00011 (trial_source): where a seeded trial's
+// The column of migration 00012 (trial_source): where a seeded trial's
 // configuration came from (search.Trial.Source). Written and read here,
 // next to the main trial row, like the measurement columns.
 

@@ -1,4 +1,4 @@
--- MySQL dialect of ../migrations/00011_trial_source.sql: where a seeded
+-- MySQL dialect of ../migrations/00012_trial_source.sql: where a seeded
 -- trial's configuration came from.
 
 -- +goose Up
