@@ -177,7 +177,16 @@ func TestSeedRefused(t *testing.T) {
 			t.Errorf("%s: err %v, want %q", arg, err, want)
 		}
 	}
-	r, _ := seedRun(t, dir, db+":old")
+	cnf := filepath.Join(dir, "prod.cnf")
+	if err := os.WriteFile(cnf, []byte("[mysqld]\ninnodb_io_capacity = 1000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := seedRun(t, dir, cnf)
+	r.cfg.Existing = &Existing{DSN: "root@tcp(127.0.0.1:3306)/"}
+	if _, err := r.loadSeeds(context.Background()); err == nil || !IsUsage(err) || !strings.Contains(err.Error(), "with --dsn seed from an earlier study") {
+		t.Errorf("my.cnf seed with --dsn: err %v", err)
+	}
+	r, _ = seedRun(t, dir, db+":old")
 	r.cfg.DB, r.cfg.Study = db, "old"
 	if _, err := r.loadSeeds(context.Background()); err == nil || !strings.Contains(err.Error(), "cannot seed itself") {
 		t.Errorf("self seed: err %v", err)
