@@ -158,7 +158,8 @@ func (r *run) loadSeeds(ctx context.Context) ([]search.Proposal, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(r.sp.ChangesFrom(r.base, r.base.Merge(cfg))) == 0 {
+		changes := r.sp.ChangesFrom(r.base, r.base.Merge(cfg))
+		if len(changes) == 0 {
 			// Nothing left to measure: the baseline is this seed.
 			r.logf("seed %s: nothing to measure (every knob it sets is left out or at the baseline's value)", arg)
 			for _, d := range dropped {
@@ -166,7 +167,7 @@ func (r *run) loadSeeds(ctx context.Context) ([]search.Proposal, error) {
 			}
 			continue
 		}
-		r.logf("seed %s (measured right after the baseline): %s", arg, changesText(r.sp, r.base, r.base.Merge(cfg)))
+		r.logf("seed %s (measured right after the baseline): %s", arg, strings.Join(changes, " "))
 		for _, rs := range rescaled {
 			r.logf("  rescaled for this host: %s", rs)
 		}
@@ -179,15 +180,6 @@ func (r *run) loadSeeds(ctx context.Context) ([]search.Proposal, error) {
 		out = append(out, search.Proposal{Config: cfg, Kind: search.Seed, Source: arg})
 	}
 	return out, nil
-}
-
-// changesText lists what c changes from base, "(no change)" when nothing.
-func changesText(sp *space.Space, base, c space.Config) string {
-	ch := sp.ChangesFrom(base, c)
-	if len(ch) == 0 {
-		return "(no change from the baseline)"
-	}
-	return strings.Join(ch, " ")
 }
 
 // studySeed returns the best configuration of an earlier study by its
