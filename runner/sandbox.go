@@ -84,6 +84,10 @@ type Dataset struct {
 	TableSize int `json:"table_size"`
 	// ServerVersion is the --version text of the binary that made it.
 	ServerVersion string `json:"server_version"`
+	// Dump is "sha256:HEX" of the logical dump loaded instead of sysbench
+	// tables (the replay driver), "" otherwise: a changed dump is a new
+	// dataset.
+	Dump string `json:"dump,omitempty"`
 	// PageList is set when the snapshot holds a buffer pool page list
 	// (Sandbox.WarmPool).
 	PageList bool `json:"page_list,omitempty"`
@@ -112,7 +116,8 @@ func (sb *Sandbox) Options(datadir, options, logName string, maxConn int) StartO
 }
 
 // BuildSnapshot initialises a fresh datadir, starts the server on it,
-// creates the sbtest schema, calls load (sysbench prepare) and stops the
+// creates the sbtest schema (not for a dump, ds.Dump, which brings its
+// own schemas), calls load (sysbench prepare, or the dump) and stops the
 // server cleanly; the datadir then becomes the snapshot. With ds.PageList
 // (which needs WarmPool > 0) the server runs with WarmOptions and reads
 // the dataset before it stops, so the snapshot keeps its page list.
@@ -148,8 +153,10 @@ func (sb *Sandbox) BuildSnapshot(ctx context.Context, ds Dataset, maxConn int, l
 			srv.kill()
 		}
 	}()
-	if err := srv.Exec(ctx, "CREATE DATABASE IF NOT EXISTS sbtest"); err != nil {
-		return fmt.Errorf("create sbtest schema: %w", err)
+	if ds.Dump == "" {
+		if err := srv.Exec(ctx, "CREATE DATABASE IF NOT EXISTS sbtest"); err != nil {
+			return fmt.Errorf("create sbtest schema: %w", err)
+		}
 	}
 	t1 := time.Now()
 	if err := load(ctx, srv); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/autotune/autotune/space"
@@ -141,4 +142,56 @@ func recordRetried(ctx context.Context, limit time.Duration, record func(context
 		time.Sleep(wait)
 		wait = min(2*wait, 5*time.Second)
 	}
+}
+
+// ErrorShare returns the share of t's work in its measurement window that
+// failed: the sum of the per-second errors over the sum of per-second
+// queries (tps for a benchmark without qps) and errors, over the samples
+// outside the warm-up. ok is false when the window holds neither.
+func ErrorShare(t Trial) (share float64, ok bool) {
+	var work, errs float64
+	for _, s := range t.Samples {
+		if s.Warmup {
+			continue
+		}
+		w := s.QPS
+		if w == 0 {
+			w = s.TPS
+		}
+		work += w
+		errs += s.ErrPS
+	}
+	if work+errs <= 0 {
+		return 0, false
+	}
+	return errs / (work + errs), true
+}
+
+// ErrorShift returns why the measured trial t (complete or pruned) is
+// invalid: its error share (ErrorShare) differs from the first complete
+// baseline's in trials by more than limit. "" when it does not, for that
+// baseline itself, and without a complete baseline (the first baseline
+// sets the reference). The failure says the benchmark no longer matches
+// its data: a replay whose statements fail more (or less) often than on
+// the baseline measures other work, so its score cannot be compared.
+func ErrorShift(trials []Trial, t Trial, limit float64) string {
+	if t.State != Complete && t.State != Pruned {
+		return ""
+	}
+	var base *Trial
+	for i := range trials {
+		if trials[i].Kind == Baseline && trials[i].State == Complete {
+			base = &trials[i]
+			break
+		}
+	}
+	if base == nil || base.Number == t.Number {
+		return ""
+	}
+	bs, ok1 := ErrorShare(*base)
+	ts, ok2 := ErrorShare(t)
+	if !ok1 || !ok2 || math.Abs(ts-bs) <= limit {
+		return ""
+	}
+	return fmt.Sprintf("invalid: %.2f %% of its statements failed against %.2f %% on the baseline (trial %d), more than %.1f percentage points apart: the replay no longer matches the data, so its score is not comparable", 100*ts, 100*bs, base.Number, 100*limit)
 }

@@ -106,6 +106,12 @@ type Study struct {
 	Prune bool
 	// Goal is the study's objective (for PruneThreshold; tps when empty).
 	Goal Goal
+	// MaxErrorShift, when > 0, fails a measured trial whose error share
+	// (ErrorShare) differs from the baseline's by more than this (a share:
+	// 0.01 is one percentage point), with a failure that says the
+	// benchmark no longer matches its data (see ErrorShift). Set for the
+	// replay driver.
+	MaxErrorShift float64
 }
 
 // StopReason says why Run returned without error.
@@ -282,6 +288,11 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		}
 		out, oerr := s.Objective(ctx, t)
 		t = conclude(t, out, oerr, now())
+		if s.MaxErrorShift > 0 && oerr == nil {
+			if why := ErrorShift(trials, t, s.MaxErrorShift); why != "" {
+				t.State, t.Failure = Failed, why
+			}
+		}
 		d := t.Ended.Sub(mark)
 		mark = t.Ended
 		spent += d

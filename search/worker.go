@@ -91,6 +91,9 @@ type Worker struct {
 	// WarmStart lists configurations measured right after the baseline,
 	// each once per study, whichever worker claims them.
 	WarmStart []Proposal
+	// MaxErrorShift fails a measured trial whose error share moves from
+	// the baseline's by more than this, as Study.MaxErrorShift (0: off).
+	MaxErrorShift float64
 	// OnTrial, OnStart and OnStale report progress (any may be nil).
 	OnTrial func(Event)
 	OnStart func(Trial)
@@ -127,9 +130,10 @@ func (w *Worker) Run(ctx context.Context) (WorkerResult, error) {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
+		var history []Trial
 		choose := func(trials []Trial, next int) (Proposal, Choice, error) {
 			p, c, r, err := w.choose(ctx, trials, next)
-			reason = r
+			reason, history = r, trials
 			return p, c, err
 		}
 		t, c, stale, err := w.Store.Claim(ctx, w.Name, choose)
@@ -159,7 +163,7 @@ func (w *Worker) Run(ctx context.Context) (WorkerResult, error) {
 		if w.OnStart != nil {
 			w.OnStart(t)
 		}
-		done, err := w.runOne(ctx, t)
+		done, err := w.runOne(ctx, t, history)
 		if err != nil {
 			return res, err
 		}
@@ -169,9 +173,10 @@ func (w *Worker) Run(ctx context.Context) (WorkerResult, error) {
 	}
 }
 
-// runOne measures a claimed trial with heartbeats and records it. done is
-// false when the claim was lost.
-func (w *Worker) runOne(ctx context.Context, t Trial) (done bool, err error) {
+// runOne measures a claimed trial with heartbeats and records it; history
+// is the study's trials as the claim saw them. done is false when the
+// claim was lost.
+func (w *Worker) runOne(ctx context.Context, t Trial, history []Trial) (done bool, err error) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	lost := make(chan struct{})
@@ -205,6 +210,12 @@ func (w *Worker) runOne(ctx context.Context, t Trial) (done bool, err error) {
 	default:
 	}
 	t = conclude(t, out, oerr, time.Now())
+	if w.MaxErrorShift > 0 && oerr == nil {
+		// The baseline (this worker's or another's) is in the history.
+		if why := ErrorShift(history, t, w.MaxErrorShift); why != "" {
+			t.State, t.Failure = Failed, why
+		}
+	}
 	err = recordRetried(ctx, w.StoreRetry, func(ctx context.Context) error { return w.Store.FinishClaimed(ctx, t, t.Duration()) })
 	if errors.Is(err, ErrClaimLost) {
 		return false, nil

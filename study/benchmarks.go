@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/autotune/autotune/runner/benchcmd"
+	"github.com/autotune/autotune/runner/replay"
 	"github.com/autotune/autotune/runner/sysbench"
 	"github.com/autotune/autotune/trial"
 )
@@ -17,6 +18,20 @@ import (
 var Drivers = map[string]func(Bench) (trial.Benchmark, error){
 	"sysbench": newSysbench,
 	"command":  newCommand,
+	"replay":   newReplay,
+}
+
+// ReplayPrefix starts a --workload that names a captured workload file
+// (replay:FILE): it selects the replay driver.
+const ReplayPrefix = "replay:"
+
+// DriverFor returns the driver a --workload value selects ("replay" for
+// replay:FILE) or driver unchanged.
+func DriverFor(workload, driver string) string {
+	if strings.HasPrefix(workload, ReplayPrefix) {
+		return "replay"
+	}
+	return driver
 }
 
 // NewBenchmark returns the benchmark b describes, or an error naming the
@@ -59,4 +74,12 @@ func newCommand(b Bench) (trial.Benchmark, error) {
 		return nil, err
 	}
 	return benchcmd.Command{Args: args, Tables: b.Tables, TableSize: b.TableSize, Loader: loader.(sysbench.Bench)}, nil
+}
+
+func newReplay(b Bench) (trial.Benchmark, error) {
+	file, ok := strings.CutPrefix(b.Workload, ReplayPrefix)
+	if !ok || file == "" {
+		return nil, fmt.Errorf("--workload %q: the replay driver wants replay:FILE, a workload file written by autotune capture", b.Workload)
+	}
+	return replay.New(replay.Options{File: file, Dump: b.Data, Speed: b.Speed, ReadOnly: b.ReadOnly})
 }

@@ -48,7 +48,8 @@ type Config struct {
 
 // Bench is the benchmark of a study.
 type Bench struct {
-	// Driver names the driver in Drivers ("sysbench", "command").
+	// Driver names the driver in Drivers ("sysbench", "command",
+	// "replay").
 	Driver string
 	// Path is the sysbench executable.
 	Path string
@@ -58,6 +59,13 @@ type Bench struct {
 	Tables, TableSize int
 	// Command is the --bench-cmd command line (driver "command").
 	Command string
+	// Data is the logical dump a replay loads (--data; driver "replay");
+	// Speed its pace (0: as fast as possible, 1: the captured pace);
+	// ReadOnly replays only read-only statements (set for an existing
+	// server).
+	Data     string
+	Speed    float64
+	ReadOnly bool
 	// Threads are the client thread levels, measured in order.
 	Threads []int
 }

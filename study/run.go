@@ -137,10 +137,15 @@ func (r *run) build(ctx context.Context) error {
 		// The first --benchmark-build is the default benchmark binary.
 		bench.Path = cfg.Space.BenchBuilds[0].Path
 	}
+	bench.ReadOnly = cfg.Existing != nil
 	b, err := NewBenchmark(bench)
 	if err != nil {
 		return UsageError{Err: err}
 	}
+	if err := r.fitBenchmark(b); err != nil {
+		return err
+	}
+	cfg = r.cfg
 	r.engine = &trial.Engine{Bench: b, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
 		OnPhase: prog.Phase, OnSample: prog.Sample}
 	if cfg.Existing != nil {
@@ -152,6 +157,49 @@ func (r *run) build(ctx context.Context) error {
 		return err
 	}
 	r.engine.Space = r.sp
+	return nil
+}
+
+// fixedConcurrency is a benchmark whose concurrency is its own (the
+// replay: one connection per captured connection), not --threads.
+type fixedConcurrency interface{ Connections() int }
+
+// noted is a benchmark with lines to print before the study (what it
+// runs, what it leaves out).
+type noted interface{ Notes() []string }
+
+// errorChecked is a benchmark whose trials are invalid when their error
+// rate moves from the baseline's by more than its limit
+// (search.Study.MaxErrorShift).
+type errorChecked interface{ ErrorShiftLimit() float64 }
+
+// errorShiftLimit returns the error-rate limit of the run's benchmark (0:
+// none).
+func (r *run) errorShiftLimit() float64 {
+	if ec, ok := r.engine.Bench.(errorChecked); ok {
+		return ec.ErrorShiftLimit()
+	}
+	return 0
+}
+
+// fitBenchmark adapts the run's settings to a benchmark that brings its
+// own concurrency (its connection count becomes the only thread level)
+// and prints its notes. A replay at a fixed pace needs --objective p95:
+// its throughput is the captured workload's, whatever the configuration.
+func (r *run) fitBenchmark(b trial.Benchmark) error {
+	fc, ok := b.(fixedConcurrency)
+	if !ok {
+		return nil
+	}
+	r.cfg.Bench.Threads = []int{fc.Connections()}
+	if r.cfg.Bench.Speed > 0 && r.cfg.Measure.Objective != string(search.GoalP95) {
+		return Usagef("--speed %g replays at the captured pace, a fixed load whose throughput is the workload's: score it on latency with --objective p95 (or replay as fast as possible with --speed max)", r.cfg.Bench.Speed)
+	}
+	if n, ok := b.(noted); ok {
+		for _, l := range n.Notes() {
+			r.logf("%s", l)
+		}
+	}
 	return nil
 }
 
@@ -243,6 +291,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 		OnPlan:    func(p search.Plan) { r.logPlan(p) },
 		OnTrial:   prog.Trial,
 		Prune:     cfg.Measure.Prune, Goal: search.Goal(cfg.Measure.Objective),
+		MaxErrorShift: r.errorShiftLimit(),
 	}
 	res, err := st.Run(ctx)
 	if err != nil {

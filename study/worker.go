@@ -72,6 +72,7 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 		Prepare:        func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
 		MaxTrials:      cfg.Trials,
 		Budget:         cfg.Budget,
+		MaxErrorShift:  r.errorShiftLimit(),
 		HeartbeatEvery: cfg.Heartbeat,
 		Started:        r.started,
 		OnStale: func(t search.Trial) {

@@ -16,9 +16,14 @@ import (
 
 // Benchmark is a benchmark driver: it loads its dataset once and then runs
 // against a ready server as often as the engine asks. Implemented by
-// runner/sysbench.Bench and runner/benchcmd.Command.
+// runner/sysbench.Bench, runner/benchcmd.Command and
+// runner/replay.Replay.
 type Benchmark interface {
-	// Prepare loads the dataset into srv, whose schema sbtest exists.
+	// Prepare loads the dataset into srv: a fresh server with an empty
+	// schema sbtest, or, for a dataset with a dump (runner.Dataset.Dump),
+	// a fresh server without it (the dump brings its own schemas). On a
+	// server autotune does not own it is called only when the data is
+	// not there (see Existing.Prepare).
 	Prepare(ctx context.Context, srv *runner.Server) error
 	// Run runs the benchmark as r says and calls onSample for every
 	// per-interval report as it arrives. It returns a *runner.BenchError

@@ -87,9 +87,15 @@ func OpenExisting(ctx context.Context, ex *runner.Existing, sp *space.Space, inc
 }
 
 // Prepare loads b's dataset into schema sbtest when the schema holds no
-// sbtest tables, and refuses a schema with fewer tables than b needs.
+// sbtest tables, and refuses a schema with fewer tables than b needs. A
+// benchmark without sbtest tables (Dataset.Tables 0: the replay, on the
+// data the server holds) prepares itself: b.Prepare checks its data is
+// there.
 func (r *Existing) Prepare(ctx context.Context, b Benchmark, logf func(string, ...any)) error {
 	ds := b.Dataset()
+	if ds.Tables == 0 {
+		return b.Prepare(ctx, r.ex.Target())
+	}
 	n, err := r.ex.QueryInt(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'sbtest' AND table_name LIKE 'sbtest%'")
 	if err != nil {
 		return err

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,11 +95,17 @@ type benchFlags struct {
 	warmup, duration time.Duration
 	warmupMax        time.Duration
 	coldStart        bool
+	data             string
+	speed            string
+	fs               *pflag.FlagSet // to tell which flags were given
 }
 
 func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.benchmark, "benchmark", "sysbench", "benchmark driver: "+strings.Join(study.DriverNames(), ", ")+" (--bench-cmd implies command)")
-	fs.StringVar(&o.workload, "workload", "oltp_read_write", "sysbench workload: "+strings.Join(sysbench.Workloads, ", "))
+	fs.StringVar(&o.workload, "workload", "oltp_read_write", "sysbench workload: "+strings.Join(sysbench.Workloads, ", ")+"; or "+study.ReplayPrefix+"FILE to replay a workload file of autotune capture (with --data; docs/workloads.md)")
+	fs.StringVar(&o.data, "data", "", "replay: the logical dump (mariadb-dump/mysqldump --single-transaction output, .sql or .sql.gz) loaded into the sandbox once, taken when the capture started")
+	fs.StringVar(&o.speed, "speed", "max", "replay: max (or 0) replays the statements back to back and scores statements/s; 1 replays at the captured pace, 2 twice as fast, ... (a fixed load: needs --objective p95)")
+	o.fs = fs
 	fs.IntSliceVar(&o.threads, "threads", []int{16}, "benchmark client threads; several levels such as 8,32,128 measure each trial at each (score aggregated)")
 	fs.IntVar(&o.tables, "tables", 8, "sysbench tables in the dataset")
 	fs.IntVar(&o.tableSize, "table-size", 500000, "rows per sysbench table (8 x 500000 is about 1.1 GB, more than the default 128M buffer pool)")
@@ -134,9 +142,16 @@ func (o *benchFlags) apply(c *study.Config) error {
 			return usagef("--threads %d: want 1..4096", n)
 		}
 	}
-	c.Bench = study.Bench{Driver: o.benchmark, Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize,
+	c.Bench = study.Bench{Driver: study.DriverFor(o.workload, o.benchmark), Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize,
 		Threads: o.threads, Command: o.benchCmd}
-	if o.benchCmd != "" {
+	if c.Bench.Driver == "replay" {
+		if err := o.applyReplay(c); err != nil {
+			return err
+		}
+	} else if err := refuse(o.fs, "needs --workload "+study.ReplayPrefix+"FILE (a replay)", "data", "speed"); err != nil {
+		return err
+	}
+	if o.benchCmd != "" && c.Bench.Driver != "replay" {
 		if o.benchmark != "sysbench" && o.benchmark != "command" {
 			return usagef("--bench-cmd: not with --benchmark %s (the command is the benchmark)", o.benchmark)
 		}
@@ -150,6 +165,32 @@ func (o *benchFlags) apply(c *study.Config) error {
 	c.Measure.Warmup, c.Measure.Duration, c.Measure.WarmupMax, c.Measure.ColdStart = o.warmup, o.duration, o.warmupMax, o.coldStart
 	if o.warmupMax == 0 {
 		c.Measure.WarmupMax = 3 * o.warmup
+	}
+	return nil
+}
+
+// applyReplay writes the replay's flags into c: the dump, the pace, and
+// read-only for a server autotune does not own (--dsn). The sysbench
+// dataset and concurrency flags are refused: the workload file is the
+// benchmark.
+func (o *benchFlags) applyReplay(c *study.Config) error {
+	if o.benchmark != "sysbench" && o.benchmark != "replay" {
+		return usagef("--benchmark %s: not with --workload %s (the workload file is the benchmark)", o.benchmark, o.workload)
+	}
+	if err := refuse(o.fs, "not with --workload "+study.ReplayPrefix+"FILE: the workload file is the benchmark (its connections are the concurrency, the --data dump the dataset)",
+		"threads", "tables", "table-size", "sysbench", "bench-cmd"); err != nil {
+		return err
+	}
+	switch sp, err := strconv.ParseFloat(o.speed, 64); {
+	case o.speed == "max":
+	case err != nil || sp < 0 || math.IsInf(sp, 0):
+		return usagef("--speed %q: want max (or 0) for as fast as possible, or a pace factor > 0 such as 1", o.speed)
+	default:
+		c.Bench.Speed = sp
+	}
+	c.Bench.Data, c.Bench.Tables, c.Bench.TableSize = o.data, 0, 0
+	if f := o.fs.Lookup("dsn"); f != nil && f.Value.String() != "" {
+		c.Bench.ReadOnly = true
 	}
 	return nil
 }

@@ -37,6 +37,8 @@ var rules = []rule{
 		why: "the harness drives the search on synthetic objectives; like search: never runner, storage, trial, study, report"},
 	{pkg: "runner/...", mayImport: []string{"space", "runner/...", "internal/..."},
 		why: "runner runs processes and measures; it knows nothing of the search, storage, the engine or reports: never search, storage, trial, study, report"},
+	{pkg: "runner/replay", mayImport: []string{"space", "runner/...", "internal/...", "workload"},
+		why: "the replay driver runs a captured workload file (package workload, which imports only space); like runner: never search, storage, trial, study, report"},
 	{pkg: "trial", mayImport: []string{"search", "space", "runner/...", "internal/..."},
 		why: "trial is the engine between the search and the runner; it does not store or render"},
 	{pkg: "storage", mayImport: []string{"search", "space", "internal/..."},
