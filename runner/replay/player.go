@@ -216,6 +216,9 @@ func (p *player) play(ctx context.Context, c conn, s session, start time.Time) e
 				p.record(st, 0, 0, err)
 				continue
 			}
+			if ctx.Err() != nil {
+				return nil
+			}
 			t0 := p.now()
 			sctx, cancel := context.WithTimeout(ctx, p.timeout)
 			err := c.Exec(sctx, st.sql, st.args...)
