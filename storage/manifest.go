@@ -43,6 +43,11 @@ type Manifest struct {
 	// not start ("" for a sandbox); AllowRestart is --allow-restart there.
 	Target       string `json:"target,omitempty"`
 	AllowRestart bool   `json:"allow_restart,omitempty"`
+	// Definition holds the settings of a benchmark driver that change
+	// what it measures beyond the fields above (the replay: the workload
+	// file's and the dump's SHA-256, the speed, read-only), by name;
+	// nil for sysbench and --bench-cmd.
+	Definition map[string]string `json:"definition,omitempty"`
 }
 
 // SpaceManifest are the space settings of a study.

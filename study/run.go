@@ -168,6 +168,10 @@ type fixedConcurrency interface{ Connections() int }
 // runs, what it leaves out).
 type noted interface{ Notes() []string }
 
+// defined is a benchmark with settings that change what it measures
+// beyond the study's Bench fields (storage.Manifest.Definition).
+type defined interface{ Definition() map[string]string }
+
 // errorChecked is a benchmark whose trials are invalid when their error
 // rate moves from the baseline's by more than its limit
 // (search.Study.MaxErrorShift).
@@ -351,6 +355,9 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 // manifest is what this run's study measures.
 func (r *run) manifest() storage.Manifest {
 	m := r.cfg.manifest(r.spaceM)
+	if d, ok := r.engine.Bench.(defined); ok {
+		m.Definition = d.Definition()
+	}
 	if x := r.cfg.Existing; x != nil {
 		m.Target, m.AllowRestart = "existing "+r.existingAddr(), x.AllowRestart
 	}

@@ -64,6 +64,7 @@ type Replay struct {
 	sessions []session
 	skipped  map[string]int
 	dumpSHA  string
+	fileSHA  string
 }
 
 // New reads the workload file and hashes the dump. Errors name the file
@@ -87,10 +88,14 @@ func New(o Options) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
+	fileSHA, err := fileSHA256(o.File)
+	if err != nil {
+		return nil, fmt.Errorf("workload file %s: %w", o.File, err)
+	}
 	if o.Speed > 0 && w.Resolution == 0 {
 		return nil, fmt.Errorf("--speed %g: workload file %s has no statement times (its log had none), so it has no captured pace: use --speed max", o.Speed, o.File)
 	}
-	r := &Replay{opts: o, w: w}
+	r := &Replay{opts: o, w: w, fileSHA: fileSHA}
 	r.sessions, r.skipped = buildPlan(w, o.ReadOnly)
 	if len(r.sessions) == 0 {
 		return nil, fmt.Errorf("workload file %s: none of its %d statements can be replayed (%s)", o.File, w.Statements(), describeSkipped(r.skipped))
@@ -156,6 +161,16 @@ func describeSkipped(m map[string]int) string {
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, "; ")
+}
+
+// Definition is what makes two replays measure the same thing, for the
+// study's manifest: the workload file's content (SHA-256), the dump's,
+// the speed, read-only, the statement timeout. The file names are left
+// out: the same content under another name is the same benchmark.
+func (r *Replay) Definition() map[string]string {
+	return map[string]string{"workload_sha256": r.fileSHA, "dump_sha256": r.dumpSHA,
+		"speed": strconv.FormatFloat(r.opts.Speed, 'g', -1, 64), "read_only": strconv.FormatBool(r.opts.ReadOnly),
+		"statement_timeout": r.opts.StatementTimeout.String()}
 }
 
 // ErrorShiftLimit is MaxErrorShift: a trial whose error rate moves more
