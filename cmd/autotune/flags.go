@@ -178,7 +178,7 @@ func (o *benchFlags) applyReplay(c *study.Config) error {
 		return usagef("--benchmark %s: not with --workload %s (the workload file is the benchmark)", o.benchmark, o.workload)
 	}
 	if err := refuse(o.fs, "not with --workload "+study.ReplayPrefix+"FILE: the workload file is the benchmark (its connections are the concurrency, the --data dump the dataset)",
-		"threads", "tables", "table-size", "sysbench", "bench-cmd"); err != nil {
+		"threads", "tables", "table-size", "sysbench", "bench-cmd", "benchmark-build"); err != nil {
 		return err
 	}
 	switch sp, err := strconv.ParseFloat(o.speed, 64); {

@@ -324,3 +324,51 @@ func runCommand(dir string, args []string) (string, error) {
 	})
 	return out.String(), err
 }
+
+func TestReplayFlags(t *testing.T) {
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "w.jsonl")
+	if err := os.WriteFile(wl, []byte(`{"format":"autotune-workload","version":1,"source":"slow-log","duration_us":1000,"resolution_us":1,"masked":false,"schemas":["shop"],"connections":1,"statements":1}
+{"connection":1,"schema":"shop","statements":1}
+{"at_us":0,"sql":"SELECT 1"}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(dir, "d.sql")
+	if err := os.WriteFile(dump, []byte("CREATE DATABASE shop;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	replay := []string{"--workload", "replay:" + wl, "--data", dump}
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{replay, ""},
+		{append(replay, "--speed", "1"), ""},
+		{append(replay, "--speed", "fast"), "--speed"},
+		{append(replay, "--speed", "-1"), "--speed"},
+		{append(replay, "--threads", "8"), "--threads: not with --workload replay:FILE"},
+		{append(replay, "--table-size", "10"), "--table-size: not with --workload replay:FILE"},
+		{append(replay, "--benchmark", "command"), "--benchmark command: not with --workload replay:"},
+		{[]string{"--workload", "replay:" + wl}, "needs --data DUMP.sql"},
+		{[]string{"--workload", "replay:" + filepath.Join(dir, "none.jsonl"), "--data", dump}, "workload file"},
+		{[]string{"--workload", "replay:" + wl, "--data", filepath.Join(dir, "none.sql")}, "--data"},
+		{[]string{"--data", dump}, "--data: needs --workload replay:FILE"},
+		{[]string{"--speed", "1"}, "--speed: needs --workload replay:FILE"},
+		{append(replay, "--dsn", "root@unix(/s)/", "--config-file", "x"), "--data " + dump + ": a server autotune does not own"},
+		{[]string{"--workload", "replay:" + wl, "--dsn", "root@unix(/s)/", "--config-file", "x"}, ""},
+	} {
+		cmd := newSearchCmd()
+		cmd.SetArgs(append([]string{"--trials", "3"}, tc.args...))
+		cmd.SetOut(new(bytes.Buffer))
+		cmd.SetErr(new(bytes.Buffer))
+		cmd.RunE = func(*cobra.Command, []string) error { return nil }
+		err := cmd.Execute()
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case tc.err != "" && (err == nil || !study.IsUsage(err) || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%v: error %v, want a usage error with %q", tc.args, err, tc.err)
+		}
+	}
+}
