@@ -38,7 +38,7 @@ func Noise(ctx context.Context, cfg Config, set []string, repeats int, prog Prog
 		desc = strings.Join(ch, " ")
 	}
 	r.logf("measuring %s %d times: %s, threads %v, warm-up cap %s + %s window, objective %s",
-		desc, repeats, cfg.Bench.Workload, cfg.Bench.Threads, cfg.Measure.Warmup, cfg.Measure.Duration, cfg.Measure.Objective)
+		desc, repeats, cfg.Bench.Workload, r.cfg.Bench.Threads, cfg.Measure.Warmup, cfg.Measure.Duration, cfg.Measure.Objective)
 	var runs []report.NoiseRun
 	for i := 1; i <= repeats; i++ {
 		t0 := time.Now()

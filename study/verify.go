@@ -58,7 +58,7 @@ func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progre
 	}
 	goal := search.Goal(cfg.Measure.Objective)
 	r.logf("verifying %s: %d interleaved pairs against %s; %s, threads %v, warm-up up to %s + %s window, objective %s",
-		file, pairs, baselineName(cfg), cfg.Bench.Workload, cfg.Bench.Threads, cfg.Measure.Warmup, cfg.Measure.Duration, goal)
+		file, pairs, baselineName(cfg), cfg.Bench.Workload, r.cfg.Bench.Threads, cfg.Measure.Warmup, cfg.Measure.Duration, goal)
 	for _, c := range r.sp.ChangesFrom(base, cand) {
 		r.logf("  %s", c)
 	}
