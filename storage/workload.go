@@ -14,8 +14,8 @@ import (
 // driver ("sysbench", "command" for --bench-cmd, or the driver named in
 // Manifest.Benchmark), the --bench-cmd command line, the sysbench
 // workload, the dataset (tables, rows per table), the client thread
-// levels and the objective (tps, qps or p95: a score of one is no score
-// of another). It is the one place that decides what "the same workload"
+// levels, the objective (tps, qps or p95: a score of one is no score
+// of another) and a driver's own definition (Manifest.Definition). It is the one place that decides what "the same workload"
 // means for autotune compare.
 func WorkloadDiff(a, b Manifest) []ManifestChange {
 	fa, fb := workloadFields(a), workloadFields(b)
@@ -23,6 +23,23 @@ func WorkloadDiff(a, b Manifest) []ManifestChange {
 	for i := range fa {
 		if fa[i][1] != fb[i][1] {
 			out = append(out, ManifestChange{Field: fa[i][0], Old: fa[i][1], New: fb[i][1]})
+		}
+	}
+	// A driver's own definition (Manifest.Definition: the replay's
+	// workload and dump contents, speed), key by key.
+	var keys []string
+	for k := range a.Definition {
+		keys = append(keys, k)
+	}
+	for k := range b.Definition {
+		if _, ok := a.Definition[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if a.Definition[k] != b.Definition[k] {
+			out = append(out, ManifestChange{Field: "definition." + k, Old: a.Definition[k], New: b.Definition[k]})
 		}
 	}
 	return out

@@ -25,6 +25,10 @@ func TestWorkloadDiff(t *testing.T) {
 			[]ManifestChange{{"benchmark", "sysbench", "command"}, {"bench_cmd", "", "mybench {threads}"}}},
 		"objective": {func(m Manifest) Manifest { m.Measure.Objective = "p95"; return m },
 			[]ManifestChange{{"objective", "tps", "p95"}}},
+		"replay definition": {func(m Manifest) Manifest {
+			m.Definition = map[string]string{"dump_sha256": "ab", "speed": "1"}
+			return m
+		}, []ManifestChange{{"definition.dump_sha256", "", "ab"}, {"definition.speed", "", "1"}}},
 	} {
 		if got := WorkloadDiff(base, tc.b(base)); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v, want %v", name, got, tc.want)
