@@ -71,6 +71,7 @@ func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progre
 			order = []bool{false, true}
 		}
 		var a, b float64
+		var pair [2]search.Trial // the file's run, the baseline's
 		for _, isA := range order {
 			n++
 			kind, params := search.ABBase, base
@@ -90,9 +91,17 @@ func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progre
 			}
 			v := search.ObjectiveValue(goal, search.Trial{Outcome: oc})
 			if isA {
-				a = v
+				a, pair[0] = v, search.Trial{Number: n, Kind: kind, State: search.Complete, Outcome: oc}
 			} else {
-				b = v
+				b, pair[1] = v, search.Trial{Number: n, Kind: search.Baseline, State: search.Complete, Outcome: oc}
+			}
+		}
+		// The file's run is compared with its pair's baseline run, as a
+		// study's trials are with its baseline (search.ErrorShift).
+		if lim := r.errorShiftLimit(); lim > 0 && a > 0 && b > 0 {
+			if why := search.ErrorShift(pair[1:], pair[0], lim); why != "" {
+				r.logf("pair %d not counted: the file's run is %s", i+1, why)
+				continue
 			}
 		}
 		if a > 0 && b > 0 {
