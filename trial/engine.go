@@ -22,8 +22,10 @@ type Benchmark interface {
 	// Prepare loads the dataset into srv: a fresh server with an empty
 	// schema sbtest, or, for a dataset with a dump (runner.Dataset.Dump),
 	// a fresh server without it (the dump brings its own schemas). On a
-	// server autotune does not own it is called only when the data is
-	// not there (see Existing.Prepare).
+	// server autotune does not own it is called when the sbtest tables
+	// are missing, and always for a dataset without them (Tables 0: the
+	// replay, which then only checks that its schemas are there); see
+	// Existing.Prepare.
 	Prepare(ctx context.Context, srv *runner.Server) error
 	// Run runs the benchmark as r says and calls onSample for every
 	// per-interval report as it arrives. It returns a *runner.BenchError
