@@ -98,7 +98,7 @@ func altValues(t *testing.T) map[string]string {
 		"dsn": "root@tcp(127.0.0.1:3307)/", "config-file": "y.cnf", "restart-cmd": "/bin/restart now", "allow-restart": "true",
 		"i-understand-this-is-not-a-sandbox": "true", "password-file": "pw.cnf",
 		"seed-from": cnf,
-		"data": "dump.sql", "speed": "1", "heartbeat": "5s", "repeats": "3", "set": "innodb_io_capacity=1000", "pairs": "3",
+		"data":      "dump.sql", "speed": "1", "heartbeat": "5s", "repeats": "3", "set": "innodb_io_capacity=1000", "pairs": "3",
 	}
 }
 
