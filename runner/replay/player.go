@@ -92,8 +92,8 @@ type KindCount struct {
 	Errors     int64 `json:"errors"`
 }
 
-// record counts one ended statement: its kind, latency (from its
-// scheduled start) and error.
+// record counts one ended statement: its kind, latency, lateness behind
+// its schedule, and error.
 func (p *player) record(st step, lat time.Duration, late time.Duration, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -164,10 +164,12 @@ func percentile(v []float64, q float64) float64 {
 }
 
 // play replays session s on c from start until ctx ends. At the captured
-// pace each statement waits for start + (loop×period + at)/speed and its
-// latency counts from that scheduled time (a server that falls behind
-// shows it in the latency of the statements that waited); back to back,
-// latency is the statement's own. A connection that reaches its last
+// pace each statement waits for start + (loop×period + at)/speed, or for
+// the previous statement's end when that is later (a connection runs one
+// statement at a time, as the application did); back to back, each
+// follows the previous one. A statement's latency is its own, from its
+// start to its end; how late it started behind its schedule is counted
+// apart (Summary.LateMS). A connection that reaches its last
 // statement goes back to its first (a new loop). It returns nil when ctx
 // ends, or the error that made the session stop: its first USE failed or
 // its connection was lost (runner.StaleConnection).
@@ -228,7 +230,7 @@ func (p *player) play(ctx context.Context, c conn, s session, start time.Time) e
 				return nil
 			}
 			end := p.now()
-			p.record(st, end.Sub(sched), max(0, t0.Sub(sched)), err)
+			p.record(st, end.Sub(t0), max(0, t0.Sub(sched)), err)
 			if runner.ClassifyClientError(err) == runner.StaleConnection {
 				return fmt.Errorf("connection %d lost: %w", s.id, err)
 			}
