@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,6 +78,36 @@ type Plan struct {
 	NoiseSD        float64
 	NoiseMeasured  bool
 	PairsFor10     int
+	// Minimize is the plan of the minimisation (nil: Study.Minimize is
+	// off).
+	Minimize *MinimizePlan
+}
+
+// MinimizePlan is the budget plan of the minimisation phase.
+type MinimizePlan struct {
+	// On reports that it runs: without a budget always; with one when its
+	// share holds at least Need runs.
+	On bool
+	// Runs is the number of runs its share of the budget holds (0 without
+	// a budget), Share that share.
+	Runs  int
+	Share float64
+	// Need is the fewest runs it needs: one step and the final check, each
+	// Pairs pairs.
+	Need, Pairs int
+}
+
+// String renders the minimisation plan in one line.
+func (m MinimizePlan) String() string {
+	switch {
+	case m.On && m.Runs == 0:
+		return fmt.Sprintf("plan: then the best is minimised (--minimize): its changes that do not pay are reverted, %d pairs a step, until every change is decided", m.Pairs)
+	case m.On:
+		return fmt.Sprintf("plan: then the best is minimised (--minimize): %d runs reserved (--minimize-share %g of the budget), %d pairs (%d runs) a step and %d runs for the final check",
+			m.Runs, m.Share, m.Pairs, 2*m.Pairs, 2*m.Pairs)
+	}
+	return fmt.Sprintf("plan: the best is not minimised: its share of the budget (--minimize-share %g) holds %d runs and it needs at least %d (a step and the final check, %d pairs each); run autotune minimize on the finished study, or give a larger --budget",
+		m.Share, m.Runs, m.Need, m.Pairs)
 }
 
 // AssumedNoiseSD is the run-to-run noise of one configuration's mean tps
@@ -234,6 +265,9 @@ func (p Plan) String() string {
 	default:
 		fmt.Fprintf(&b, "plan: no budget or trial cap")
 	}
+	if p.Minimize != nil {
+		b.WriteString("\n" + p.Minimize.String())
+	}
 	if p.ABPairs > 0 {
 		src := "assumed"
 		if p.NoiseMeasured {
@@ -268,6 +302,8 @@ type studyPlan struct {
 	final time.Duration
 	// printed is the planned total at the last OnPlan call (-1: never).
 	printed int
+	// minimize reports that the minimisation runs (Plan.Minimize.On).
+	minimize bool
 }
 
 // plan re-plans over trials with spent of the budget used. The
@@ -294,6 +330,28 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 	sp.final = 0
 	if s.Budget > 0 {
 		sp.final = time.Duration(in.FinalRuns) * pl.TrialCost
+	}
+	sp.minimize = false
+	if m := s.Minimize; m != nil && !s.MinimizeOnly {
+		mp := &MinimizePlan{On: true, Share: m.Share, Pairs: m.pairsPerStep()}
+		mp.Need = 4 * mp.Pairs
+		if s.Budget > 0 {
+			mp.Runs = int(float64(s.Budget) * m.Share / float64(pl.TrialCost))
+			mp.On = mp.Runs >= mp.Need
+			if mp.On {
+				// Held back like the A/B runs, less the runs already made.
+				held := mp.Runs
+				if slices.ContainsFunc(trials, func(t Trial) bool { return t.Kind.Minimizing() }) {
+					if st := Minimize(trials, m, s.Goal); st.Done {
+						held = 0
+					} else {
+						held -= st.Runs
+					}
+				}
+				sp.final += time.Duration(max(0, held)) * pl.TrialCost
+			}
+		}
+		pl.Minimize, sp.minimize = mp, mp.On
 	}
 	if h, ok := s.Strategy.(Horizoner); ok && pl.LimitedBy != "none" && pl.Total > 0 {
 		h.SetHorizon(pl.Total)
