@@ -102,12 +102,16 @@ const (
 // waterfallSVG draws the way from the baseline to the minimal
 // configuration, change by change: one bar per kept change from the gain
 // before it to the gain after it (gains compound: each step's ratio
-// multiplies), with its 95 % interval as a whisker, then the minimal
-// configuration's total. Empty when nothing measured was kept.
+// multiplies), labelled with the step's own contribution and with its 95 %
+// interval as a whisker, then the minimal configuration's total (the
+// product of the steps' ratios; the contributions were each measured
+// against the configuration of their step, so the total is an estimate,
+// the final check the measurement). Empty when nothing measured was kept.
 func waterfallSVG(sp *space.Space, m search.Minimized) template.HTML {
 	type bar struct {
 		label        string
 		from, to     float64 // gain in percent over the baseline
+		pct          float64 // the bar's own share: the step's contribution, or the total
 		lo, hi       float64 // whisker, percent over the baseline
 		total, whisk bool
 	}
@@ -126,12 +130,12 @@ func waterfallSVG(sp *space.Space, m search.Minimized) template.HTML {
 				label += "=" + k.Render(s.Values[s.Knobs[0]])
 			}
 		}
-		bars = append(bars, bar{label: label, from: from, to: (ratio - 1) * 100, lo: (lo - 1) * 100, hi: (hi - 1) * 100, whisk: true})
+		bars = append(bars, bar{label: label, from: from, to: (ratio - 1) * 100, pct: s.Pct, lo: (lo - 1) * 100, hi: (hi - 1) * 100, whisk: true})
 	}
 	if len(bars) == 0 {
 		return ""
 	}
-	bars = append(bars, bar{label: "minimal configuration", from: 0, to: (ratio - 1) * 100, total: true})
+	bars = append(bars, bar{label: "minimal configuration", from: 0, to: (ratio - 1) * 100, pct: (ratio - 1) * 100, total: true})
 	ymin, ymax := 0.0, 0.0
 	for _, b := range bars {
 		ymin = math.Min(ymin, math.Min(math.Min(b.from, b.to), b.lo))
@@ -166,7 +170,7 @@ func waterfallSVG(sp *space.Space, m search.Minimized) template.HTML {
 			fill = rgb(colBar)
 		}
 		fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %+.1f %%</title></rect>`+"\n",
-			x, top, w, math.Max(1, bot-top), fill, esc(br.label), br.to-br.from)
+			x, top, w, math.Max(1, bot-top), fill, esc(br.label), br.pct)
 		if br.whisk {
 			cx := x + w/2
 			fmt.Fprintf(&b, `<line class="ci" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#000000"/>`+"\n", cx, cx, y(br.hi), y(br.lo))
@@ -175,7 +179,7 @@ func waterfallSVG(sp *space.Space, m search.Minimized) template.HTML {
 			nx := float64(wfLeft) + float64(i+1)*slot + slot*0.15
 			fmt.Fprintf(&b, `<line class="link" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#7f7f7f" stroke-dasharray="3,3"/>`+"\n", x+w, nx, y(br.to), y(br.to))
 		}
-		fmt.Fprintf(&b, `<text class="value" x="%.1f" y="%.1f" font-size="11" text-anchor="middle">%+.0f %%</text>`+"\n", x+w/2, top-4, br.to-br.from)
+		fmt.Fprintf(&b, `<text class="value" x="%.1f" y="%.1f" font-size="11" text-anchor="middle">%+.0f %%</text>`+"\n", x+w/2, top-4, br.pct)
 		lx, ly := x+w/2, float64(wfHeight-wfBottom)+12
 		fmt.Fprintf(&b, `<text class="label" x="%.1f" y="%.1f" font-size="11" text-anchor="end" transform="rotate(-35 %.1f %.1f)">%s</text>`+"\n", lx, ly, lx, ly, esc(br.label))
 	}
