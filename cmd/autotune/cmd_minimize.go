@@ -51,7 +51,7 @@ pairs). A final check measures the minimal configuration against the full best.
 The study's flags (benchmark, measurement, space) must be those it was run with,
 as for a resumed search. A killed minimize resumes where it stopped with the same
 command. autotune export then writes the minimal configuration with each kept
-change's measured contribution (docs/strategies.md#minimisation).`,
+change's measured contribution (docs/strategies.md#minimisation-of-the-best).`,
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) (err error) {
 			cfg, err = o.config(cmd.Flags())
