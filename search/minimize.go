@@ -86,7 +86,9 @@ const (
 	// are reverted for good.
 	MinReverted MinStatus = "reverted"
 	// MinSplit: reverting several groups at once costs more than the
-	// noise: the block is split and its halves are tried in later steps.
+	// noise: the block is split and its halves are tried in later steps
+	// (or, when fewer than two of its pairs completed, its groups one by
+	// one).
 	MinSplit MinStatus = "split"
 	// MinUntested: the budget ran out before the change was tried; it
 	// stays, without a measured contribution.
@@ -173,11 +175,6 @@ type minRun struct {
 	next  Proposal
 	rep   Repeat
 	more  bool // next is valid
-	// stepRuns is how many more runs the step in progress needs, checkRuns
-	// how many the final check needs (for the budget).
-	stepRuns, checkRuns int
-	// stepping reports that next is a step's run (not the final check).
-	stepping bool
 }
 
 // Minimize returns the state of the minimisation of the best trial of
@@ -504,8 +501,9 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 		done := len(stepRuns) >= 2*pairs || failedRuns(stepRuns) > pairs
 		if !done {
 			need := 2*pairs - len(stepRuns)
-			if cutShort || (len(stepRuns) == 0 && left < need+2*pairs) || left < need+2*pairs {
-				// The budget leaves room for the final check only.
+			if cutShort || left < need+2*pairs {
+				// The budget leaves room for the final check only (or
+				// the final check has begun: the budget did then).
 				for _, g := range undecided {
 					st.Steps = append(st.Steps, MinStep{Knobs: g, Values: values(g), Status: MinUntested})
 				}
@@ -513,7 +511,6 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 				break
 			}
 			r.next, r.rep, r.more = alternate(stepRuns, MinCurrent, cur, MinRevert, cand), Repeat{RepeatOf: best.Number}, true
-			r.stepping, r.stepRuns = true, need
 			st.Config = cur
 			return r
 		}
@@ -522,6 +519,9 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 		lastNum := stepRuns[len(stepRuns)-1].Number
 		j, err := judge(goal, ps, upTo(trials, lastNum))
 		switch {
+		case err != nil && block > 1:
+			// An unmeasured block: its groups are tried one by one.
+			step.Status = MinSplit
 		case err != nil:
 			step.Status = MinUnmeasured
 		case !(j.LoPct > 0):
@@ -541,13 +541,12 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 			undecided = undecided[block:]
 			block = (len(undecided) + 1) / 2
 		case MinSplit:
-			block = (block + 1) / 2
-		default: // kept or unmeasured: the first group stays
-			if block > 1 {
-				// An unmeasured block: its groups are tried one by one.
+			if err != nil {
 				block = 1
-				continue
+			} else {
+				block = (block + 1) / 2
 			}
+		default: // kept or unmeasured: the group stays
 			undecided = undecided[1:]
 			block = (len(undecided) + 1) / 2
 		}
@@ -571,7 +570,6 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 		return r
 	}
 	r.next, r.rep, r.more = alternate(check, Minimal, cur, MinFull, best.Params), Repeat{RepeatOf: best.Number}, true
-	r.checkRuns = need
 	return r
 }
 
@@ -708,6 +706,9 @@ func StepText(s MinStep, goal Goal) string {
 		return "minimize: " + what + ": not tried (budget used), kept"
 	case MinUnmeasured:
 		return "minimize: " + what + ": the reverted configuration could not be measured (fewer than 2 complete pairs), kept"
+	}
+	if s.Status == MinSplit && s.Pairs == 0 {
+		return "minimize: " + what + ": the reverted configuration could not be measured (fewer than 2 complete pairs): tried one group at a time"
 	}
 	verdict := map[MinStatus]string{MinKept: "kept", MinReverted: "reverted", MinSplit: "some of them pay: the block is split"}[s.Status]
 	return fmt.Sprintf("minimize: reverting %s costs %+.1f %% %s (95 %% interval %+.1f .. %+.1f %%, %d pairs): %s",

@@ -379,3 +379,40 @@ func TestMinimizePlan(t *testing.T) {
 		}
 	}
 }
+
+// A change whose revert the server refuses (here: the configuration
+// without innodb_flush_neighbors=0 fails) cannot be measured reverted: it
+// is kept, marked unmeasured, and the block it was in is tried one group
+// at a time; the changes that do not matter are still reverted.
+func TestMinimizeKeepsWhatCannotBeReverted(t *testing.T) {
+	store := newMemStore()
+	inner := twoMatter(9, 0.06)
+	obj := func(ctx context.Context, tr Trial) (Outcome, error) {
+		if tr.Kind == MinRevert && tr.Params["innodb_flush_neighbors"] != "0" {
+			return Outcome{Failure: "server refused the configuration"}, nil
+		}
+		return inner(ctx, tr)
+	}
+	s := minimizeStudy(store, obj)
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Minimize(res.Trials, s.Minimize, GoalTPS)
+	if !m.Done || !m.Accepted {
+		t.Fatalf("done %v accepted %v:\n%s", m.Done, m.Accepted, stepsText(m))
+	}
+	want := []string{"innodb_buffer_pool_size", "innodb_flush_neighbors"}
+	if got := keptKnobs(m); !reflect.DeepEqual(got, want) {
+		t.Fatalf("kept %v, want %v:\n%s", got, want, stepsText(m))
+	}
+	unmeasured := false
+	for _, st := range m.Steps {
+		if st.Status == MinUnmeasured && reflect.DeepEqual(st.Knobs, []string{"innodb_flush_neighbors"}) {
+			unmeasured = true
+		}
+	}
+	if !unmeasured {
+		t.Fatalf("innodb_flush_neighbors not kept as unmeasured:\n%s", stepsText(m))
+	}
+}

@@ -265,9 +265,6 @@ func (p Plan) String() string {
 	default:
 		fmt.Fprintf(&b, "plan: no budget or trial cap")
 	}
-	if p.Minimize != nil {
-		b.WriteString("\n" + p.Minimize.String())
-	}
 	if p.ABPairs > 0 {
 		src := "assumed"
 		if p.NoiseMeasured {
@@ -283,6 +280,9 @@ func (p Plan) String() string {
 					(time.Duration(2*p.PairsFor10) * p.TrialCost).Round(time.Minute), p.PairsFor10)
 			}
 		}
+	}
+	if p.Minimize != nil {
+		b.WriteString("\n" + p.Minimize.String())
 	}
 	return b.String()
 }
