@@ -131,6 +131,9 @@ func (s exportSelection) minimalHeader(best search.Trial) []string {
 		}
 	}
 	txt := fmt.Sprintf("minimal: keeps the %d of trial %d's %d changes that pay", kept, best.Number, m.Changes)
+	if kept == 0 {
+		txt = fmt.Sprintf("minimal: none of trial %d's %d changes was shown to pay", best.Number, m.Changes)
+	}
 	if untried > 0 {
 		txt += fmt.Sprintf(", and %d not measured", untried)
 	}
