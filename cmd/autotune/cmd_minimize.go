@@ -62,6 +62,12 @@ change's measured contribution (docs/strategies.md#minimisation-of-the-best).`,
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	for _, n := range minimizeRefused {
+		// Refused when given (config); left out of the help and the docs.
+		if err := cmd.Flags().MarkHidden(n); err != nil {
+			panic(err) // a name of minimizeRefused that search does not define
+		}
+	}
 	return cmd
 }
 
