@@ -30,12 +30,17 @@ const minWidth = 60
 // TrialLine formats the report of a finished trial: a first line with its
 // outcome, the best so far and the budget left; a second with the knobs it
 // set differently from the baseline, cut to width columns ("… +N more":
-// autotune show lists them all); then, when there is one, the failure
+// autotune show lists them all), after a line naming a seed's source;
+// then, when there is one, the failure
 // reason, the thread levels and what a re-measurement settled.
 func TrialLine(sp *space.Space, e search.Event, width int) string {
 	t := e.Trial
 	var b strings.Builder
-	fmt.Fprintf(&b, "trial %3d %-10s ", t.Number, KindText(t))
+	kind := KindText(t)
+	if t.Kind == search.Seed {
+		kind = string(t.Kind) // its source gets a line of its own
+	}
+	fmt.Fprintf(&b, "trial %3d %-10s ", t.Number, kind)
 	switch {
 	case t.State == search.Complete && t.WarmupCapped:
 		fmt.Fprintf(&b, "tps %8.1f  score %8.1f  NOT STEADY ", t.MeanTPS, t.Score)
@@ -62,6 +67,9 @@ func TrialLine(sp *space.Space, e search.Event, width int) string {
 			left = 0
 		}
 		fmt.Fprintf(&b, " | budget left %s", left.Round(time.Second))
+	}
+	if t.Kind == search.Seed && t.Source != "" {
+		b.WriteString("\n      seed from " + t.Source)
 	}
 	b.WriteString("\n" + knobLine(sp, e, width))
 	if t.State == search.Failed || t.State == search.Rejected {
@@ -289,10 +297,14 @@ func Confirmations(trials []search.Trial, n int) int {
 }
 
 // KindText is the kind column of a trial line: "confirm#3" for a
-// re-measurement of trial 3.
+// re-measurement of trial 3, "seed(prod.cnf)" for the seed of
+// --seed-from prod.cnf.
 func KindText(t search.Trial) string {
 	if t.Kind.Extra() {
 		return fmt.Sprintf("%s#%d", t.Kind, t.RepeatOf)
+	}
+	if t.Kind == search.Seed && t.Source != "" {
+		return fmt.Sprintf("%s(%s)", t.Kind, t.Source)
 	}
 	return string(t.Kind)
 }

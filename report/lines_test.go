@@ -100,12 +100,16 @@ func TestTrialLinesGolden(t *testing.T) {
 		Outcome: search.Outcome{Score: 775.2, MeanTPS: 781.9}}
 	recheck := search.Trial{Number: 6, Kind: search.Recheck, State: search.Complete, Params: pins, Repeat: search.Repeat{RepeatOf: 0},
 		Outcome: search.Outcome{Score: 470.0, MeanTPS: 499.0}}
+	seed := search.Trial{Number: 1, Kind: search.Seed, Source: "prod.cnf:ram=64G,cores=16", State: search.Complete,
+		Params:  pins.Merge(space.Config{"innodb_buffer_pool_size": "1073741824"}),
+		Outcome: search.Outcome{Score: 700.4, MeanTPS: 712.0}}
 	var out bytes.Buffer
 	for _, tc := range []struct {
 		name  string
 		e     search.Event
 		width int
 	}{
+		{"a seed names its source", search.Event{Trial: seed, Best: base, Baseline: base}, 120},
 		{"baseline", search.Event{Trial: base, Best: base, Baseline: base}, 120},
 		{"every knob changed, 120 columns", search.Event{Trial: wide, Best: base, Baseline: base}, 120},
 		{"every knob changed, 80 columns", search.Event{Trial: wide, Best: base, Baseline: base}, 80},

@@ -38,7 +38,10 @@ type progressEvent struct {
 	// Trial is the trial number (phase, sample and trial events).
 	Trial *int `json:"trial,omitempty"`
 	// Kind is who proposed the trial: baseline, sampled, retry.
-	Kind   string          `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty"`
+	// Source is where a seed trial came from (its --seed-from value;
+	// trial events of kind seed only).
+	Source string          `json:"source,omitempty"`
 	Phase  string          `json:"phase,omitempty"`
 	Sample *progressSample `json:"sample,omitempty"`
 	Result *progressResult `json:"result,omitempty"`
@@ -251,7 +254,7 @@ func (t *Progress) Trial(e search.Event) {
 		}
 	}
 	n := tr.Number
-	t.emit(progressEvent{Event: evTrial, Trial: &n, Kind: string(tr.Kind), Result: res, src: e})
+	t.emit(progressEvent{Event: evTrial, Trial: &n, Kind: string(tr.Kind), Source: tr.Source, Result: res, src: e})
 }
 
 // done reports the end of the study and closes the display; hint is the

@@ -190,7 +190,11 @@ func Build(in Input) (*Report, error) {
 
 	top := topTrials(in.Trials, TopN)
 	for i, t := range top {
-		page.Top = append(page.Top, trialRow(in.Space, t, base, i+1))
+		r := trialRow(in.Space, t, base, i+1)
+		if e := search.EstimateOf(in.Trials, t); e.N > 0 {
+			r.Estimate = fmt.Sprintf("%s (%d)", f1(e.Score), e.N)
+		}
+		page.Top = append(page.Top, r)
 	}
 	page.Diff = diffTable(in.Space, top)
 
@@ -311,8 +315,11 @@ type row struct {
 	Rank, Number                        int
 	Kind, Score, TPS, SD, P95, Duration string
 	ScoreVsBase, TPSVsBase              string
-	Changes                             []string
-	Gain                                float64
+	// Estimate is the configuration's pooled score over all its
+	// measurements and their number, "score (runs)" (search.EstimateOf).
+	Estimate string
+	Changes  []string
+	Gain     float64
 }
 
 // counts are the study's trials by state; Finished counts the states
@@ -361,7 +368,7 @@ func pct(v, base float64) string {
 func trialRow(sp *space.Space, t, base search.Trial, rank int) row {
 	r := row{Rank: rank, Number: t.Number, Kind: string(t.Kind), Score: f1(t.Score), TPS: f1(t.MeanTPS),
 		SD: f1(t.StdTPS), P95: f1(t.P95MS), Duration: t.Duration().Round(time.Second).String(),
-		ScoreVsBase: "-", TPSVsBase: "-", Changes: changes(sp, t.Params)}
+		ScoreVsBase: "-", TPSVsBase: "-", Estimate: "-", Changes: changes(sp, t.Params)}
 	if base.Number >= 0 {
 		r.ScoreVsBase, r.TPSVsBase = pct(t.Score, base.Score), pct(t.MeanTPS, base.MeanTPS)
 	}

@@ -104,3 +104,28 @@ func TestBuildCountsRejectedAsFinished(t *testing.T) {
 		}
 	}
 }
+
+// TestTopTableShowsPooledEstimate: the top table gives each trial's
+// configuration estimate pooled over all its runs, so a lucky single run
+// is seen next to what its configuration measures on average.
+func TestTopTableShowsPooledEstimate(t *testing.T) {
+	mk := func(n int, score float64, p space.Config) search.Trial {
+		return search.Trial{Number: n, State: search.Complete, Kind: search.Sampled, Params: p,
+			Started: time.Unix(0, 0), Ended: time.Unix(20, 0),
+			Outcome: search.Outcome{Score: score, MeanTPS: score}}
+	}
+	base := mk(0, 100, space.Config{})
+	base.Kind = search.Baseline
+	off := space.Config{"innodb_doublewrite": "OFF"}
+	trials := []search.Trial{base, mk(1, 150, off), mk(2, 130, off), mk(3, 110, off), mk(4, 120, space.Config{"innodb_doublewrite": "ON"})}
+	r, err := Build(Input{Study: "s", Trials: trials})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(r.HTML)
+	for _, want := range []string{"<th>config est (runs)</th>", "<td>150.0</td><td>&#43;50.0 %</td><td>130.0 (3)</td>", "<td>120.0</td><td>&#43;20.0 %</td><td>120.0 (1)</td>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q:\n%s", want, html[strings.Index(html, "<table id=\"top\">"):])
+		}
+	}
+}

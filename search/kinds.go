@@ -18,12 +18,16 @@ const (
 	// Refine is a local refinement: the incumbent with one or two knobs
 	// nudged.
 	Refine Kind = "refine"
+	// Seed is a configuration the user handed to the study (--seed-from: a
+	// my.cnf or the best of an earlier study), measured right after the
+	// baseline; Trial.Source names where it came from.
+	Seed Kind = "seed"
 )
 
 // Known reports whether k is a trial kind this program writes.
 func (k Kind) Known() bool {
 	switch k {
-	case Baseline, Sampled, Retry, Expert, Screen, Step, Remeasure, Refine:
+	case Baseline, Sampled, Retry, Expert, Screen, Step, Remeasure, Refine, Seed:
 		return true
 	}
 	return false

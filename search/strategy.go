@@ -20,6 +20,10 @@ type Proposal struct {
 	Config space.Config
 	// Kind says who proposed it.
 	Kind Kind
+	// Source names where a seed came from (Kind Seed: the --seed-from
+	// argument as given, e.g. "prod.cnf" or "old.db:study1"); "" otherwise.
+	// It is recorded with the trial (Trial.Source).
+	Source string
 	// handle identifies the proposal inside the strategy (goptuna trial ID),
 	// -1 for proposals the study queued itself.
 	handle int

@@ -77,8 +77,10 @@ type Study struct {
 	// the store fails (e.g. another process holds a write lock on
 	// trials.db) before the study stops; 0 means one minute.
 	StoreRetry time.Duration
-	// WarmStart lists configurations measured right after the baseline
-	// (e.g. the expert warm start), each once per study (see warmStart).
+	// WarmStart lists configurations measured right after the baseline, in
+	// order (the seeds of --seed-from, then the expert warm start), each
+	// once per study (see warmStart). The strategy is told their values
+	// like any trial's.
 	WarmStart []Proposal
 	// PriorCost is the wall-clock cost of one trial the budget plan
 	// assumes before any trial finished (e.g. the warm-up cap plus the
@@ -290,7 +292,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			}
 			return res(""), fmt.Errorf("propose trial %d: %w", next, err)
 		}
-		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Params: s.params(p), Started: now(), Repeat: rep}
+		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Source: p.Source, Params: s.params(p), Started: now(), Repeat: rep}
 		if !p.Kind.Extra() && p.Kind != Baseline {
 			t.ConfirmNeeded = s.Confirm.repeats()
 			// A configuration measured before is being re-measured (a

@@ -117,6 +117,9 @@ type Trial struct {
 	State State
 	// Kind says who proposed the trial.
 	Kind Kind
+	// Source names the seed a Seed trial measures (the --seed-from
+	// argument as given: "prod.cnf", "old.db:study1"); "" for other kinds.
+	Source string
 	// Params is the configuration; empty for the baseline.
 	Params space.Config
 	// Started and Ended bound the trial in wall-clock time (Ended is zero

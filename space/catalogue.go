@@ -231,8 +231,9 @@ func Catalogue() []Knob {
 		{
 			Name: "innodb_purge_threads", Seed: "4.13", Group: "innodb", Kind: Int,
 			Min: 1, Max: 32, Scale: Linear, Step: 1, Default: "4", Unit: "threads", Dynamic: true,
-			Source: kbInnoDB + "innodb_purge_threads (1-32, default 4; dynamic since 10.5.2)",
-			Help:   "threads that purge old row versions",
+			PerHost: HostCores,
+			Source:  kbInnoDB + "innodb_purge_threads (1-32, default 4; dynamic since 10.5.2)",
+			Help:    "threads that purge old row versions",
 		},
 		{
 			Name: "innodb_sync_spin_loops", Seed: "4.14", Group: "innodb", Kind: Int,
@@ -255,8 +256,9 @@ func Catalogue() []Knob {
 		{
 			Name: "innodb_buffer_pool_size", Seed: "4.16", Group: "innodb", Kind: Bytes,
 			Min: 64 * mib, Max: 16 * gib, Scale: Log, Step: mib, Default: "134217728", Unit: "bytes", Dynamic: true,
-			Source: kbInnoDB + "innodb_buffer_pool_size (default 128M; resizable online since 10.2)",
-			Help:   "memory for cached data and index pages; the largest single effect when data exceeds it",
+			PerHost: HostRAM,
+			Source:  kbInnoDB + "innodb_buffer_pool_size (default 128M; resizable online since 10.2)",
+			Help:    "memory for cached data and index pages; the largest single effect when data exceeds it",
 		},
 		{
 			Name: "innodb_max_dirty_pages_pct", Seed: "4.17", Group: "innodb", Kind: Float,
@@ -286,8 +288,9 @@ func Catalogue() []Knob {
 				{Flavor: MariaDB, Until: "10.6.0", Gone: "removed in MariaDB 10.6.0 (MariaDB's counterpart is thread_handling=pool-of-threads with thread_pool_size, both searched); " + goneNoOp1011, Tolerated: true},
 				{Flavor: MySQL},
 			},
-			Source: kbInnoDB + "innodb_thread_concurrency (deprecated 10.5.5, removed 10.6.0); " + myInnoDB + "innodb_thread_concurrency (0-1000, default 0 = unlimited)",
-			Help:   "cap on threads inside InnoDB at once; 0 is unlimited",
+			PerHost: HostCores,
+			Source:  kbInnoDB + "innodb_thread_concurrency (deprecated 10.5.5, removed 10.6.0); " + myInnoDB + "innodb_thread_concurrency (0-1000, default 0 = unlimited)",
+			Help:    "cap on threads inside InnoDB at once; 0 is unlimited",
 		},
 		{
 			Name: "innodb_flush_log_at_trx_commit", Seed: "4.21", Group: "innodb", Kind: Enum,
@@ -299,14 +302,16 @@ func Catalogue() []Knob {
 		{
 			Name: "innodb_read_io_threads", Seed: "4.22", Group: "innodb", Kind: Int,
 			Min: 1, Max: 32, Scale: Linear, Step: 1, Default: "4", Unit: "threads", Dynamic: true,
-			Source: kbInnoDB + "innodb_read_io_threads (1-64, default 4; dynamic since 10.11)",
-			Help:   "threads for asynchronous reads (read-ahead)",
+			PerHost: HostCores,
+			Source:  kbInnoDB + "innodb_read_io_threads (1-64, default 4; dynamic since 10.11)",
+			Help:    "threads for asynchronous reads (read-ahead)",
 		},
 		{
 			Name: "innodb_write_io_threads", Seed: "4.22", Group: "innodb", Kind: Int,
 			Min: 2, Max: 32, Scale: Linear, Step: 1, Default: "4", Unit: "threads", Dynamic: true,
-			Source: kbInnoDB + "innodb_write_io_threads (2-64, default 4; dynamic since 10.11)",
-			Help:   "threads for asynchronous page writes",
+			PerHost: HostCores,
+			Source:  kbInnoDB + "innodb_write_io_threads (2-64, default 4; dynamic since 10.11)",
+			Help:    "threads for asynchronous page writes",
 		},
 
 		// ---- Extras from later reports ----
@@ -375,9 +380,10 @@ func Catalogue() []Knob {
 		{
 			Name: "thread_pool_size", Group: "server", Kind: Int,
 			Min: 1, Max: 64, Scale: Log, Step: 1, Default: "2", Unit: "groups", Dynamic: true,
-			Avail:  []Avail{{Flavor: MariaDB}, {Flavor: Percona, Since: "5.5.29"}},
-			Source: kbPool + "thread_pool_size (1-100000, default: number of CPUs; dynamic; used with thread_handling=pool-of-threads)",
-			Help:   "thread groups of the pool (only matters with thread_handling=pool-of-threads)",
+			Avail:   []Avail{{Flavor: MariaDB}, {Flavor: Percona, Since: "5.5.29"}},
+			PerHost: HostCores,
+			Source:  kbPool + "thread_pool_size (1-100000, default: number of CPUs; dynamic; used with thread_handling=pool-of-threads)",
+			Help:    "thread groups of the pool (only matters with thread_handling=pool-of-threads)",
 		},
 		{
 			Name: "innodb_log_files_in_group", Group: "innodb", Kind: Int,

@@ -164,6 +164,11 @@ type Knob struct {
 	// Via names the knob that stands for this one in the search, when there
 	// is one: the compile-time knobs are searched as "server_build".
 	Via string
+	// PerHost says how a value carries over to a host with other RAM or
+	// cores (seeds from another machine, Space.Rescale): HostRAM for
+	// memory sizes, HostCores for thread counts, HostFixed (the zero
+	// value) for everything else.
+	PerHost HostScale
 	// Source names the manual section that gives the range and default.
 	Source string
 	// Help is a one-line description.

@@ -557,7 +557,10 @@ func (db *DB) BeginTrial(ctx context.Context, t search.Trial) error {
 		if err != nil {
 			return err
 		}
-		return saveMeasurement(ctx, tx, t)
+		if err := saveMeasurement(ctx, tx, t); err != nil {
+			return err
+		}
+		return saveSource(ctx, tx, t)
 	})
 	if err != nil {
 		return fail(err)
@@ -617,6 +620,9 @@ func (db *DB) finishTx(ctx context.Context, tx *sql.Tx, t search.Trial, args []a
 			return fmt.Errorf("trial row: %w", err)
 		}
 		if err := saveMeasurement(ctx, tx, t); err != nil {
+			return err
+		}
+		if err := saveSource(ctx, tx, t); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE study = ? AND trial = ?`, t.Study, t.Number); err != nil {
@@ -716,7 +722,10 @@ func queryTrials(ctx context.Context, q querier, where string, args ...any) ([]s
 		return nil, err
 	}
 	rows.Close()
-	return out, loadMeasurements(ctx, q, out, where, args...)
+	if err := loadMeasurements(ctx, q, out, where, args...); err != nil {
+		return nil, err
+	}
+	return out, loadSources(ctx, q, out, where, args...)
 }
 
 // Samples returns the per-second samples of trial number of study in the

@@ -37,6 +37,10 @@ type Config struct {
 	// measures an expert configuration right after the baseline.
 	Strategy  string
 	WarmStart bool
+	// SeedFrom are the --seed-from values (ParseSeedFrom): my.cnf files
+	// and earlier studies whose configurations are measured right after
+	// the baseline, before the warm start (search only).
+	SeedFrom []string
 	// Existing, when set, tunes a server autotune did not start.
 	Existing *Existing
 	// Heartbeat is a worker's heartbeat period (Worker only).

@@ -47,7 +47,7 @@ func BenchmarkRankAgreement(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, warm, err := newStrategy(ctx, "random", true, r.sp, 1, 1, r.facts, r.logf)
+		_, warm, err := newStrategy(ctx, "random", true, nil, r.sp, 1, 1, r.facts, r.logf)
 		if err != nil || len(warm) == 0 {
 			b.Fatalf("expert warm start: %v", err)
 		}

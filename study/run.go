@@ -71,11 +71,12 @@ type run struct {
 	spaceM  *storage.SpaceManifest
 	version string
 	facts   expertFacts
-	notes   func()           // prints what the study searches
-	undo    []func() error   // run in reverse order by close
-	mode    string           // "search", "worker" or "noise", for the resume hint
-	info    space.ServerInfo // the sandbox's server (onSandbox)
-	bin     runner.Binary    // its binary (onSandbox)
+	notes   func()            // prints what the study searches
+	seeds   []search.Proposal // the --seed-from seeds (search)
+	undo    []func() error    // run in reverse order by close
+	mode    string            // "search", "worker" or "noise", for the resume hint
+	info    space.ServerInfo  // the sandbox's server (onSandbox)
+	bin     runner.Binary     // its binary (onSandbox)
 }
 
 func (r *run) logf(format string, a ...any) { r.prog.Logf(format, a...) }
@@ -209,7 +210,7 @@ func (r *run) onSandbox(ctx context.Context) error {
 }
 
 // Search runs (or resumes) the study of cfg until its budget or trial cap:
-// the baseline, the warm start, the strategy's proposals and the
+// the baseline, the seeds (cfg.SeedFrom), the warm start, the strategy's proposals and the
 // re-measurements, each committed to the store as it ends. It returns
 // context.Canceled (via prog.Interrupted) when interrupted, a UsageError for
 // a bad combination of settings, and other errors when the study cannot go
@@ -222,7 +223,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	}
 	// Vary the seed on each resume so a resumed sampler does not replay the
 	// random draws of the first run.
-	strategy, warm, err := newStrategy(ctx, cfg.Strategy, cfg.WarmStart, r.sp, op.Study.Seed+int64(op.Next), cfg.Trials, r.facts, r.logf)
+	strategy, warm, err := newStrategy(ctx, cfg.Strategy, cfg.WarmStart, r.seeds, r.sp, op.Study.Seed+int64(op.Next), cfg.Trials, r.facts, r.logf)
 	if err != nil {
 		return r.interrupted(ctx, err)
 	}
@@ -330,6 +331,15 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 	r.undo = append(r.undo, func() error { release(); return nil })
 	if err := r.build(ctx); err != nil {
 		return r, db, Opened{}, err
+	}
+	// Seeds are read and checked before the study is created or its
+	// dataset loaded: a refused seed costs nothing.
+	if mode == "search" {
+		if r.seeds, err = r.loadSeeds(ctx); err != nil {
+			return r, db, Opened{}, err
+		}
+	} else if len(cfg.SeedFrom) > 0 {
+		return r, db, Opened{}, Usagef("--seed-from: only autotune search seeds a study")
 	}
 	op, err := Open(ctx, db, OpenRequest{Name: cfg.Study, Manifest: r.manifest(), Seed: cfg.Seed,
 		ServerVersion: r.version, Host: r.host, AllowChanges: cfg.AllowChanges, Worker: worker, MustExist: mode == "minimize",

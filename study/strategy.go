@@ -19,13 +19,18 @@ type expertFacts struct {
 	fsyncPS   func(ctx context.Context) (float64, error)
 }
 
-// newStrategy returns the strategy of a study run and, with warm start
-// on, its warm-start proposals: the expert configuration from the host's
-// RAM (the buffer pool knob's range is already limited to the memory
-// budget), the dataset's size and an fsync probe of the datadir's disk.
-func newStrategy(ctx context.Context, name string, warmStart bool, sp *space.Space, seed int64, horizon int, facts expertFacts, logf func(string, ...any)) (search.Strategy, []search.Proposal, error) {
-	var warm []search.Proposal
+// newStrategy returns the strategy of a study run and the proposals
+// measured right after the baseline: the seeds (--seed-from, in order),
+// then, with warm start on, the expert configuration from the host's RAM
+// (the buffer pool knob's range is already limited to the memory budget),
+// the dataset's size and an fsync probe of the datadir's disk. Coordinate
+// descent may start from any of them.
+func newStrategy(ctx context.Context, name string, warmStart bool, seeds []search.Proposal, sp *space.Space, seed int64, horizon int, facts expertFacts, logf func(string, ...any)) (search.Strategy, []search.Proposal, error) {
+	warm := append([]search.Proposal(nil), seeds...)
 	var starts []space.Config
+	for _, p := range seeds {
+		starts = append(starts, p.Config)
+	}
 	if warmStart {
 		in := search.ExpertInput{RAMBytes: facts.ramBytes}
 		if k, ok := sp.Knob("innodb_buffer_pool_size"); ok {

@@ -48,7 +48,7 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 		return err
 	}
 	r.logf("worker %s joins study %q", id, cfg.Study)
-	_, warm, err := newStrategy(ctx, cfg.Strategy, cfg.WarmStart, r.sp, op.Study.Seed, cfg.Trials, r.facts, r.logf)
+	_, warm, err := newStrategy(ctx, cfg.Strategy, cfg.WarmStart, nil, r.sp, op.Study.Seed, cfg.Trials, r.facts, r.logf)
 	if err != nil {
 		return r.interrupted(ctx, err)
 	}

@@ -19,7 +19,7 @@ type minimizeOptions struct {
 }
 
 // minimizeRefused are search flags minimize cannot honour.
-var minimizeRefused = []string{"budget", "trials", "seed", "strategy", "warm-start", "prune", "minimize", "minimize-share"}
+var minimizeRefused = []string{"budget", "trials", "seed", "strategy", "warm-start", "prune", "seed-from", "minimize", "minimize-share"}
 
 func (o *minimizeOptions) config(fs *pflag.FlagSet) (study.Config, error) {
 	if err := refuse(fs, "minimize runs no search: it measures the minimisation of the finished study's best to its end (search's --minimize runs it within a budget)", minimizeRefused...); err != nil {

@@ -70,7 +70,8 @@ func newSearchCmdWith(o *searchOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search",
 		Short: "Run (or resume) a tuning study on a sandboxed server",
-		Long: `search measures the baseline (server defaults), an expert configuration derived
+		Long: `search measures the baseline (server defaults), the seeds of --seed-from (a my.cnf
+or an earlier study's best, rescaled to this host), an expert configuration derived
 from the host and the dataset, and then configurations proposed by the search
 strategy (--strategy, hybrid by default), one trial at a time: restore the dataset
 snapshot, start the server with the trial's my.cnf, warm up, measure, stop. Each

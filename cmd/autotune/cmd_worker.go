@@ -35,6 +35,7 @@ var workerRefused = []struct {
 	{"workers do not re-measure (no confirmation, baseline rechecks or final A/B runs): their trials count on one measurement", []string{"confirm", "recheck-every", "ab-pairs", "ab-share"}},
 	{"workers measure every trial in full (no early stopping)", []string{"prune"}},
 	{"workers do not minimise the best: run autotune minimize on the finished study", []string{"minimize", "minimize-pairs", "minimize-share"}},
+	{"workers do not seed a study: seed it with the autotune search that starts it, or start it with one", []string{"seed-from"}},
 }
 
 func (o *workerOptions) config(fs *pflag.FlagSet) (study.Config, error) {

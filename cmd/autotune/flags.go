@@ -209,6 +209,7 @@ type searchFlags struct {
 	abPairs      int
 	abShare      float64
 	prune        bool
+	seedFrom     []string
 	minimize
 }
 
@@ -248,6 +249,7 @@ func (o *searchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.recheckEvery, "recheck-every", 10, "re-measure the baseline after every N trials so drift of the machine shows (0 = never)")
 	fs.IntVar(&o.abPairs, "ab-pairs", 6, "final interleaved best/baseline pairs (A B, B A, ...) that give the gain on the objective with a 95 % confidence interval; 6 pairs give about ±10 % at this kind of machine's 7 % run-to-run noise (0 with --ab-share 0 = none)")
 	fs.Float64Var(&o.abShare, "ab-share", 0.1, "share of --budget reserved for the final A/B pairs (at least --ab-pairs of them)")
+	fs.StringArrayVar(&o.seedFrom, "seed-from", nil, "seed the study with what is known: "+study.SeedForms+"; repeatable or a comma list. Each seed is measured right after the baseline (before the warm start) and the strategy learns from it; memory and thread knobs from another host are rescaled to this one")
 	fs.BoolVar(&o.prune, "prune", true, "stop a trial early when, after its warm-up, its throughput stays clearly below the best (at least 20 % and 3 x the measured noise); --prune=false measures every trial in full")
 	o.minimize.addFlags(fs, true)
 }
@@ -264,6 +266,12 @@ func (o *searchFlags) apply(c *study.Config) error {
 		return usagef("--ab-pairs %d: want 0..%d", o.abPairs, search.MaxABPairs)
 	case o.abShare < 0 || o.abShare >= 0.9:
 		return usagef("--ab-share %g: want 0 <= share < 0.9", o.abShare)
+	}
+	c.SeedFrom = study.SplitSeedList(o.seedFrom)
+	for _, v := range c.SeedFrom {
+		if _, err := study.ParseSeedFrom(v); err != nil {
+			return err
+		}
 	}
 	c.Strategy, c.WarmStart, c.Measure.Prune = o.strategy, o.warmStart, o.prune
 	c.Measure.Confirm, c.Measure.RecheckEvery, c.Measure.ABPairs, c.Measure.ABShare = o.confirm, o.recheckEvery, o.abPairs, o.abShare

@@ -101,6 +101,7 @@ func altValues(t *testing.T) map[string]string {
 		"server-build": "a=/bin/true", "benchmark-build": "b=/bin/true", "memory-budget": "50%", "apply": "dynamic", "baseline-cnf": cnf,
 		"dsn": "root@tcp(127.0.0.1:3307)/", "config-file": "y.cnf", "restart-cmd": "/bin/restart now", "allow-restart": "true",
 		"i-understand-this-is-not-a-sandbox": "true", "password-file": "pw.cnf",
+		"seed-from": cnf,
 		"heartbeat": "5s", "repeats": "3", "set": "innodb_io_capacity=1000", "pairs": "3",
 		"minimize": "false", "minimize-pairs": "3", "minimize-share": "0.4",
 	}
@@ -266,6 +267,7 @@ func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
 		{[]string{"trials", "--study", "fix", "--db", db}, study, false},
 		{[]string{"show", "best", "--study", "fix", "--db", db}, with(study, "samples", "false"), false},
 		{[]string{"studies", "--db", db}, study, false},
+		{[]string{"compare", "--db", db, "fix", "small"}, study, false},
 		{[]string{"report", "--study", "fix", "--db", db, "--out", filepath.Join(work, "r1")}, with(study, "out", filepath.Join(work, "r2")), false},
 		{[]string{"diff", cnf, "--study", "fix", "--db", db}, with(study, "trial", "1"), false},
 		{[]string{"bench-search", "--objective-cmd", "wc -c", "--strategies", "random", "--seeds", "1", "--trials", "3", "--warm-start", "off"},

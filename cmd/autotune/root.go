@@ -23,6 +23,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted (run the same command to res
 	})
 	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd(), newKnobsCmd(), newWorkerCmd(), newBenchSearchCmd(), newDiffCmd(), newNoiseCmd(), newVerifyCmd(), newMinimizeCmd())
 	root.AddCommand(newReportCmd(), newStudiesCmd(), newShowCmd(), newCaptureCmd(), newGenDocsCmd())
+	root.AddCommand(newCompareCmd())
 	// No generated completion command: every command and flag is documented
 	// in docs/cli and checked by the flag tests.
 	root.CompletionOptions.DisableDefaultCmd = true

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study"
+)
+
+// addAB appends final A/B pairs of trial best to study in db: best runs
+// at a[i] tps, baseline runs at b[i].
+func addAB(t *testing.T, db, name string, best int, a, b []float64) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := storage.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n, err := s.NextTrialNumber(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := fixtureT0.Add(2 * time.Hour)
+	for i := range a {
+		for j, kind := range []search.Kind{search.ABBest, search.ABBase} {
+			v := []float64{a[i], b[i]}[j]
+			tr := search.Trial{Study: name, Number: n, State: search.Complete, Kind: kind, Started: at, Ended: at.Add(time.Minute),
+				Repeat: search.Repeat{RepeatOf: best}, Outcome: search.Outcome{Score: v - 10, MeanTPS: v}}
+			if err := s.FinishTrial(ctx, tr, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			n++
+			at = at.Add(time.Minute)
+		}
+	}
+}
+
+// otherHostDB copies the fixture trials.db to other.db next to it and
+// makes its studies ones of a 16-core, 64 GiB host.
+func otherHostDB(t *testing.T, db string) string {
+	t.Helper()
+	b, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(filepath.Dir(db), "other.db")
+	if err := os.WriteFile(other, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sql.Open("sqlite3", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Exec(`UPDATE studies SET host_cores = 16, host_ram_bytes = ?, server_version = '11.4.2-MariaDB'`, int64(64)<<30); err != nil {
+		t.Fatal(err)
+	}
+	return other
+}
+
+func compareOut(t *testing.T, args []string, db string) (string, error) {
+	t.Helper()
+	o := &compareOptions{db: db}
+	refs, err := o.refs(args)
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	err = runCompare(context.Background(), refs, &out)
+	return out.String(), err
+}
+
+func TestCompareGolden(t *testing.T) {
+	db := fixtureDB(t)
+	// fix's best (#10) with 4 final A/B pairs; small without any.
+	otherHostDB(t, db)
+	addAB(t, db, "fix", 10, []float64{1450, 1502, 1471, 1490}, []float64{505, 498, 511, 490})
+	addAB(t, filepath.Join(filepath.Dir(db), "other.db"), "fix", 10, []float64{2950, 3020, 2990, 3001}, []float64{1010, 1003, 990, 1012})
+	// Run where the stores are, so the columns name them as a user would
+	// (the golden files are checked after the subtest restores the
+	// working directory).
+	var one, two string
+	t.Run("in the stores' directory", func(t *testing.T) {
+		t.Chdir(filepath.Dir(db))
+		var err error
+		if one, err = compareOut(t, []string{"fix", "small"}, "trials.db"); err != nil {
+			t.Fatal(err)
+		}
+		// Two stores: columns are named FILE:STUDY.
+		if two, err = compareOut(t, []string{"fix", "other.db:fix"}, "trials.db"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	golden(t, "compare.golden", []byte(one))
+	got := two
+	golden(t, "compare-two-dbs.golden", []byte(got))
+}
+
+// Studies of different workload definitions are refused with a usage
+// error (exit code 2) naming each differing field.
+func TestCompareRefusesOtherWorkloads(t *testing.T) {
+	ctx := context.Background()
+	db := fixtureDB(t)
+	ro := filepath.Join(t.TempDir(), "ro.db")
+	s, err := storage.Open(ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateStudy(ctx, storage.Study{Name: "ro", Settings: `{"workload":"oltp_read_only","threads":32,"tables":8,"table_size":500000,"measure":{"objective":"qps"}}`,
+		Cores: 2, RAMBytes: 24 << 30, Created: fixtureT0}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = compareOut(t, []string{"fix", "small", ro + ":ro"}, db)
+	if err == nil || !study.IsUsage(err) {
+		t.Fatalf("err %v, want a usage error", err)
+	}
+	golden(t, "compare-refused.golden", []byte(strings.NewReplacer(db, "trials.db", ro, "ro.db").Replace(err.Error())+"\n"))
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fix"}, "want two or more studies"},
+		{[]string{"fix", "nope"}, `no study "nope"`},
+		{[]string{"fix", db + ".missing:fix"}, `.missing:fix" in`}, // not a store: a study name
+	} {
+		if _, err := compareOut(t, tc.args, db); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := compareOut(t, []string{"fix", "small"}, db+".missing"); err == nil || !strings.Contains(err.Error(), "--db") {
+		t.Errorf("missing --db: err %v", err)
+	}
+}

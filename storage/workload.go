@@ -1,0 +1,77 @@
+package storage
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// WorkloadDiff returns the fields of the workload definition in which
+// study manifests a and b differ (Old from a, New from b), in a fixed
+// order; none when scores of the two studies measure the same thing and
+// may be ranked against each other. The definition is the benchmark
+// driver ("sysbench", "command" for --bench-cmd, or the driver named in
+// Manifest.Benchmark), the --bench-cmd command line, the sysbench
+// workload, the dataset (tables, rows per table), the client thread
+// levels and the objective (tps, qps or p95: a score of one is no score
+// of another). It is the one place that decides what "the same workload"
+// means for autotune compare.
+func WorkloadDiff(a, b Manifest) []ManifestChange {
+	fa, fb := workloadFields(a), workloadFields(b)
+	var out []ManifestChange
+	for i := range fa {
+		if fa[i][1] != fb[i][1] {
+			out = append(out, ManifestChange{Field: fa[i][0], Old: fa[i][1], New: fb[i][1]})
+		}
+	}
+	return out
+}
+
+// workloadFields lists the workload definition of m as (field, value)
+// pairs in WorkloadDiff's order.
+func workloadFields(m Manifest) [][2]string {
+	driver := m.Benchmark
+	switch {
+	case driver != "":
+	case m.Measure.BenchCmd != "":
+		driver = "command"
+	default:
+		driver = "sysbench"
+	}
+	levels := m.ThreadLevels
+	if len(levels) == 0 && m.Threads > 0 {
+		levels = []int{m.Threads}
+	}
+	var ls []string
+	for _, l := range slices.Clone(levels) {
+		ls = append(ls, strconv.Itoa(l))
+	}
+	objective := m.Measure.Objective
+	if objective == "" {
+		objective = "tps" // studies made before --objective existed
+	}
+	return [][2]string{
+		{"benchmark", driver},
+		{"bench_cmd", m.Measure.BenchCmd},
+		{"workload", m.Workload},
+		{"tables", strconv.Itoa(m.Tables)},
+		{"table_size", strconv.Itoa(m.TableSize)},
+		{"threads", strings.Join(ls, ",")},
+		{"objective", objective},
+	}
+}
+
+// WorkloadText summarises the workload definition of m in one line:
+// "sysbench oltp_read_write, 8 x 500000 rows, threads 16, objective tps".
+func WorkloadText(m Manifest) string {
+	f := map[string]string{}
+	for _, kv := range workloadFields(m) {
+		f[kv[0]] = kv[1]
+	}
+	what := f["benchmark"] + " " + f["workload"]
+	if f["bench_cmd"] != "" {
+		what = "command " + strconv.Quote(f["bench_cmd"])
+	}
+	return fmt.Sprintf("%s, %s x %s rows, threads %s, objective %s", what, f["tables"], f["table_size"], f["threads"], f["objective"])
+}

@@ -1,0 +1,115 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/autotune/autotune/report"
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/storage"
+)
+
+// StudyRef names a study in a store.
+type StudyRef struct {
+	// DB is the store (an SQLite file or a mysql:// URL); Name the study.
+	DB, Name string
+}
+
+// String is "NAME" or, with file, "DB:NAME".
+func (r StudyRef) String() string { return r.DB + ":" + r.Name }
+
+// ParseStudyRef reads a study argument of autotune compare: "STUDY" (in
+// defaultDB) or "DB:STUDY", where DB is an SQLite trials.db (also one
+// copied from another host) or a mysql:// store. An argument whose part
+// before the last colon is neither is a study name in defaultDB. It
+// returns a UsageError for an empty name.
+func ParseStudyRef(arg, defaultDB string) (StudyRef, error) {
+	if i := strings.LastIndex(arg, ":"); i > 0 && i < len(arg)-1 {
+		if path := arg[:i]; storage.IsMySQL(path) || isSQLite(path) {
+			return StudyRef{DB: path, Name: arg[i+1:]}, nil
+		}
+	}
+	if arg == "" {
+		return StudyRef{}, Usagef("study %q: want STUDY or TRIALS.DB:STUDY", arg)
+	}
+	return StudyRef{DB: defaultDB, Name: arg}, nil
+}
+
+// Compare lists the studies refs side by side (report.WriteCompare): two
+// or more, from one store or several. Studies of different workload
+// definitions (storage.WorkloadDiff) are refused with a UsageError naming
+// each differing field: their scores do not rank against each other. A
+// missing store or study is an error naming it.
+func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
+	if len(refs) < 2 {
+		return Usagef("compare: want two or more studies (STUDY or TRIALS.DB:STUDY), got %d", len(refs))
+	}
+	dbs := map[string]*storage.DB{}
+	defer func() {
+		for _, db := range dbs {
+			db.Close()
+		}
+	}()
+	oneDB := true
+	for _, r := range refs {
+		oneDB = oneDB && r.DB == refs[0].DB
+	}
+	var cols []report.ComparedStudy
+	var manifests []storage.Manifest
+	for _, r := range refs {
+		db := dbs[r.DB]
+		if db == nil {
+			if !storage.IsMySQL(r.DB) {
+				if _, err := os.Stat(r.DB); err != nil {
+					return fmt.Errorf("compare %s: no study store %s (--db, or the TRIALS.DB of TRIALS.DB:STUDY): %w", r, r.DB, err)
+				}
+			}
+			var err error
+			if db, err = storage.Open(r.DB); err != nil {
+				return fmt.Errorf("compare %s: %w", r, err)
+			}
+			dbs[r.DB] = db
+		}
+		st, found, err := db.Study(ctx, r.Name)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("compare: no study %q in %s (autotune studies --db %s lists them)", r.Name, r.DB, r.DB)
+		}
+		m, err := st.Manifest()
+		if err != nil {
+			return err
+		}
+		trials, err := db.Trials(ctx, r.Name)
+		if err != nil {
+			return err
+		}
+		label := r.Name
+		if !oneDB {
+			label = r.String()
+		}
+		cols = append(cols, report.ComparedStudy{Label: label, Study: st, Trials: trials, Minimal: search.Trial{Number: -1}})
+		manifests = append(manifests, m)
+	}
+	var diffs []string
+	for i := 1; i < len(cols); i++ {
+		d := storage.WorkloadDiff(manifests[0], manifests[i])
+		if len(d) == 0 {
+			continue
+		}
+		var fs []string
+		for _, c := range d {
+			fs = append(fs, fmt.Sprintf("%s %s vs %s", c.Field, orNone(c.Old), orNone(c.New)))
+		}
+		diffs = append(diffs, fmt.Sprintf("\n  %s vs %s: %s", cols[0].Label, cols[i].Label, strings.Join(fs, "; ")))
+	}
+	if len(diffs) > 0 {
+		return Usagef("compare: the studies measure different workloads:%s\ntheir scores do not rank against each other: compare studies of one workload definition (autotune studies shows each study's workload)", strings.Join(diffs, ""))
+	}
+	report.WriteCompare(out, cols)
+	return nil
+}
