@@ -154,6 +154,9 @@ type Minimized struct {
 	Accepted bool
 	// Runs is the number of finished minimisation runs: the cost in trials.
 	Runs int
+	// Pairs is the pairs per step it runs with (Minimization.Pairs): a
+	// minimisation resumes only with the same.
+	Pairs int
 }
 
 // KeptSteps returns the steps whose changes the minimal configuration
@@ -436,6 +439,7 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 		return r
 	}
 	pairs := m.pairsPerStep()
+	r.state.Pairs = pairs
 	var runs, check []Trial
 	firstRun := math.MaxInt
 	for _, t := range trials {

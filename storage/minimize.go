@@ -43,9 +43,9 @@ func (db *DB) SaveMinimization(ctx context.Context, study string, m search.Minim
 		if c := m.Check; c != nil {
 			check = []any{nullFloat(c.Pct), nullFloat(c.LoPct), nullFloat(c.HiPct), c.Pairs}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO minimizations (study, best, goal, changes, config, done, accepted, runs,
-			check_pct, check_lo, check_hi, check_pairs, computed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			study, m.Best, string(m.Goal), m.Changes, string(cfg), boolInt(m.Done), boolInt(m.Accepted), m.Runs,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO minimizations (study, best, goal, changes, config, done, accepted, runs, pairs,
+			check_pct, check_lo, check_hi, check_pairs, computed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			study, m.Best, string(m.Goal), m.Changes, string(cfg), boolInt(m.Done), boolInt(m.Accepted), m.Runs, m.Pairs,
 			check[0], check[1], check[2], check[3], now); err != nil {
 			return err
 		}
@@ -85,8 +85,8 @@ func (db *DB) Minimization(ctx context.Context, study string) (m search.Minimize
 	var done, accepted int
 	var cp, clo, chi sql.NullFloat64
 	var cpairs sql.NullInt64
-	err = db.sql.QueryRowContext(ctx, `SELECT best, goal, changes, config, done, accepted, runs, check_pct, check_lo, check_hi, check_pairs
-		FROM minimizations WHERE study = ?`, study).Scan(&m.Best, &goal, &m.Changes, &cfg, &done, &accepted, &m.Runs, &cp, &clo, &chi, &cpairs)
+	err = db.sql.QueryRowContext(ctx, `SELECT best, goal, changes, config, done, accepted, runs, pairs, check_pct, check_lo, check_hi, check_pairs
+		FROM minimizations WHERE study = ?`, study).Scan(&m.Best, &goal, &m.Changes, &cfg, &done, &accepted, &m.Runs, &m.Pairs, &cp, &clo, &chi, &cpairs)
 	if errors.Is(err, sql.ErrNoRows) {
 		return search.Minimized{Best: -1}, false, nil
 	}

@@ -26,7 +26,7 @@ func TestMinimizationRoundTrip(t *testing.T) {
 			{Knobs: []string{"innodb_buffer_pool_size"}, Values: space.Config{"innodb_buffer_pool_size": "1073741824"}, Status: search.MinKept, Pct: 48, LoPct: 40, HiPct: 56, Pairs: 2},
 			{Knobs: []string{"innodb_old_blocks_pct"}, Values: space.Config{"innodb_old_blocks_pct": "50"}, Status: search.MinUntested},
 		},
-		Check: &search.MinCheck{Pct: -0.5, LoPct: -7, HiPct: 6, Pairs: 2}, Done: true, Accepted: true, Runs: 12}
+		Check: &search.MinCheck{Pct: -0.5, LoPct: -7, HiPct: 6, Pairs: 2}, Done: true, Accepted: true, Runs: 12, Pairs: 2}
 	if err := db.SaveMinimization(ctx, "s", search.Minimized{Best: 7, Goal: search.GoalTPS, Config: space.Config{}, Steps: m.Steps[:1]}); err != nil {
 		t.Fatal(err)
 	}

@@ -246,6 +246,9 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	}
 	if cfg.Minimize {
 		st.Minimize = cfg.minimization(sp)
+		if err := samePairs(ctx, db, cfg, history); err != nil {
+			return err
+		}
 	}
 	res, err := st.Run(ctx)
 	if err != nil {
@@ -288,6 +291,9 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 	prog.SetTrialLength(cfg.Measure.Warmup, cfg.Measure.Duration)
 	goal := search.Goal(cfg.Measure.Objective)
 	pol := cfg.minimization(r.sp)
+	if err := samePairs(ctx, db, cfg, history); err != nil {
+		return err
+	}
 	m := search.Minimize(history, pol, goal)
 	switch {
 	case m.Best < 0:
@@ -310,6 +316,21 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 	report.WriteMinimization(prog.Writer(), r.sp, m)
 	prog.Done(res, fmt.Sprintf("write the minimal configuration as a my.cnf with: autotune export --study %s --db %s -o minimal.cnf", cfg.Study, cfg.DB))
 	return nil
+}
+
+// samePairs refuses to resume a minimisation of the study's best begun
+// with other --minimize-pairs: its steps are read back from its runs in
+// groups of that many pairs.
+func samePairs(ctx context.Context, db *storage.DB, cfg Config, history []search.Trial) error {
+	m, found, err := db.Minimization(ctx, cfg.Study)
+	if err != nil || !found || m.Pairs == 0 || m.Pairs == cfg.MinimizePairs {
+		return err
+	}
+	if best, _ := search.Best(history); best.Number != m.Best {
+		return nil // a new best: a new minimisation
+	}
+	return Usagef("--minimize-pairs %d: the minimisation of trial %d in study %q was begun with %d pairs a step; resume it with --minimize-pairs %d",
+		cfg.MinimizePairs, m.Best, cfg.Study, m.Pairs, m.Pairs)
 }
 
 // start builds the run, opens the store and opens (or creates) the study;

@@ -20,6 +20,8 @@ CREATE TABLE minimizations (
     accepted    INTEGER NOT NULL CHECK (accepted IN (0, 1)),
     -- finished minimisation runs: the cost in trials
     runs        INTEGER NOT NULL CHECK (runs >= 0),
+    -- interleaved pairs per step (--minimize-pairs): it resumes with these
+    pairs       INTEGER NOT NULL CHECK (pairs >= 0),
     -- final check, minimal against the full best, percent (NULL: not run)
     check_pct   REAL,
     check_lo    REAL,

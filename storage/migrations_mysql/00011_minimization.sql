@@ -11,6 +11,7 @@ CREATE TABLE minimizations (
     done        TINYINT      NOT NULL CHECK (done IN (0, 1)),
     accepted    TINYINT      NOT NULL CHECK (accepted IN (0, 1)),
     runs        INT          NOT NULL CHECK (runs >= 0),
+    pairs       INT          NOT NULL CHECK (pairs >= 0),
     check_pct   DOUBLE,
     check_lo    DOUBLE,
     check_hi    DOUBLE,
