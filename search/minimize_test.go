@@ -371,6 +371,9 @@ func TestMinimizePlan(t *testing.T) {
 		if !strings.Contains(txt, want) {
 			t.Fatalf("plan text lacks %q:\n%s", want, txt)
 		}
+		if p := plans[0]; tc.on && (p.Reserve < p.Minimize.Runs || !strings.Contains(txt, "reserved for confirmation and minimisation")) {
+			t.Fatalf("plan reserves %d runs, the minimisation's share %d:\n%s", p.Reserve, p.Minimize.Runs, txt)
+		}
 		if tc.on {
 			m := Minimize(res.Trials, s.Minimize, GoalTPS)
 			if !m.Done {

@@ -255,8 +255,12 @@ func (p Plan) String() string {
 	fmt.Fprintf(&b, "plan: a trial costs %s (%s)\n", p.TrialCost.Round(100*time.Millisecond), src)
 	switch p.LimitedBy {
 	case "budget":
-		fmt.Fprintf(&b, "plan: %s of budget left: %d more search trials (%d planned in all), %d trials (%s) reserved for confirmation",
-			p.Left.Round(time.Second), p.Search, p.Total, p.Reserve, p.ReserveTime.Round(time.Second))
+		what := "confirmation"
+		if p.Minimize != nil && p.Minimize.On {
+			what = "confirmation and minimisation"
+		}
+		fmt.Fprintf(&b, "plan: %s of budget left: %d more search trials (%d planned in all), %d trials (%s) reserved for %s",
+			p.Left.Round(time.Second), p.Search, p.Total, p.Reserve, p.ReserveTime.Round(time.Second), what)
 	case "trials":
 		fmt.Fprintf(&b, "plan: the trial cap allows %d more trials (%d in all)", p.Search, p.Total)
 		if p.Left > 0 {
@@ -314,12 +318,17 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 	s := sp.s
 	in := PlanInput{Budget: s.Budget, Spent: spent, MaxTrials: s.MaxTrials, Trials: trials, PriorCost: s.PriorCost}
 	pl := MakePlan(in)
+	mp, minRuns := sp.minimizePlan(trials, pl.TrialCost)
 	if s.Confirm != nil {
 		per := estimate(trials)
 		if per <= 0 {
 			per = pl.TrialCost
 		}
 		in.ConfirmRuns, in.FinalRuns = s.Confirm.plannedRuns(trials, pl.Finished, pl.Search, s.Budget, per)
+	}
+	if s.Confirm != nil || minRuns > 0 {
+		// The minimisation's runs are held back like the final A/B runs.
+		in.ConfirmRuns, in.FinalRuns = in.ConfirmRuns+minRuns, in.FinalRuns+minRuns
 		pl = MakePlan(in)
 	}
 	per := estimate(trials)
@@ -331,32 +340,42 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 	if s.Budget > 0 {
 		sp.final = time.Duration(in.FinalRuns) * pl.TrialCost
 	}
-	sp.minimize = false
-	if m := s.Minimize; m != nil && !s.MinimizeOnly {
-		mp := &MinimizePlan{On: true, Share: m.Share, Pairs: m.pairsPerStep()}
-		mp.Need = 4 * mp.Pairs
-		if s.Budget > 0 {
-			mp.Runs = int(float64(s.Budget) * m.Share / float64(pl.TrialCost))
-			mp.On = mp.Runs >= mp.Need
-			if mp.On {
-				// Held back like the A/B runs, less the runs already made.
-				held := mp.Runs
-				if slices.ContainsFunc(trials, func(t Trial) bool { return t.Kind.Minimizing() }) {
-					if st := Minimize(trials, m, s.Goal); st.Done {
-						held = 0
-					} else {
-						held -= st.Runs
-					}
-				}
-				sp.final += time.Duration(max(0, held)) * pl.TrialCost
-			}
-		}
-		pl.Minimize, sp.minimize = mp, mp.On
-	}
+	pl.Minimize, sp.minimize = mp, mp != nil && mp.On
 	if h, ok := s.Strategy.(Horizoner); ok && pl.LimitedBy != "none" && pl.Total > 0 {
 		h.SetHorizon(pl.Total)
 	}
 	return pl
+}
+
+// minimizePlan returns the plan of the minimisation (nil when Minimize is
+// off or with MinimizeOnly) at cost a trial, and the runs of it the
+// budget must still hold back: its share of the budget less the runs
+// already made, none once it is done or without a budget.
+func (sp *studyPlan) minimizePlan(trials []Trial, cost time.Duration) (*MinimizePlan, int) {
+	s := sp.s
+	m := s.Minimize
+	if m == nil || s.MinimizeOnly {
+		return nil, 0
+	}
+	mp := &MinimizePlan{On: true, Share: m.Share, Pairs: m.pairsPerStep()}
+	mp.Need = 4 * mp.Pairs
+	if s.Budget <= 0 || cost <= 0 {
+		return mp, 0
+	}
+	mp.Runs = int(float64(s.Budget) * m.Share / float64(cost))
+	mp.On = mp.Runs >= mp.Need
+	if !mp.On {
+		return mp, 0
+	}
+	held := mp.Runs
+	if slices.ContainsFunc(trials, func(t Trial) bool { return t.Kind.Minimizing() }) {
+		if st := Minimize(trials, m, s.Goal); st.Done {
+			held = 0
+		} else {
+			held -= st.Runs
+		}
+	}
+	return mp, max(0, held)
 }
 
 // start plans before the first trial of a run; a resumed study whose
