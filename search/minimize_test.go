@@ -363,6 +363,17 @@ func TestMinimizePlan(t *testing.T) {
 		if res.Spent > s.Budget {
 			t.Fatalf("spent %s of %s", res.Spent, s.Budget)
 		}
+		// Once the final phases begin, no search trial comes between
+		// their runs.
+		final := false
+		for _, tr := range res.Trials {
+			switch {
+			case tr.Kind == ABBest || tr.Kind == ABBase || tr.Kind.Minimizing():
+				final = true
+			case final:
+				t.Fatalf("share %g: %s trial %d after the final phases began", tc.share, tr.Kind, tr.Number)
+			}
+		}
 		txt := plans[0].String()
 		want := "then the best is minimised"
 		if !tc.on {

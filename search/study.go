@@ -247,6 +247,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		}
 	}
 	plan := &studyPlan{s: s, printed: -1}
+	inFinal := StopReason("") // why this run began the final phases (A/B, minimisation), "" before
 	plan.start(trials, spent+now().Sub(mark))
 	for {
 		if err := ctx.Err(); err != nil {
@@ -269,6 +270,12 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			stop = StopMinimized
 		case s.Budget > 0 && used+estimate(trials) > s.Budget:
 			stop = StopBudget
+		case inFinal != "":
+			// Once the final phases began, the search does not resume
+			// when a re-plan finds room again: an A/B pair or a
+			// minimisation step is measured without search trials
+			// between its runs.
+			stop = inFinal
 		case follow:
 		case s.MaxTrials > 0 && finished >= s.MaxTrials:
 			stop = StopTrials
@@ -282,6 +289,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			if p, rep, ok = s.finalRun(trials, used, plan.minimize); !ok || (s.Budget > 0 && used+estimate(trials) > s.Budget) {
 				return res(stop), nil
 			}
+			inFinal = stop
 		} else if follow {
 			p = fp
 		} else if len(queue) > 0 {
