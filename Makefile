@@ -23,7 +23,7 @@ build:
 # re-measurement to confirm a new best, and 3 final interleaved best/baseline
 # pairs that give the gain with its interval and the conclusion.
 demo: deps build
-	./$(BIN) search --study demo --db $(DEMO_DB) --trials 5 --warmup 10s --duration 20s --confirm 1 --ab-pairs 3
+	./$(BIN) search --study demo --db $(DEMO_DB) --trials 5 --warmup 10s --duration 20s --confirm 1 --ab-pairs 3 --minimize=false
 	./$(BIN) trials --study demo --db $(DEMO_DB)
 	./$(BIN) export --study demo --db $(DEMO_DB) -o best.cnf
 	cat best.cnf

@@ -25,12 +25,47 @@ func WriteExport(w io.Writer, format string, sp *space.Space, st storage.Study, 
 	if !slices.Contains(ExportFormats, format) {
 		return fmt.Errorf("export format %q: want one of %s", format, strings.Join(ExportFormats, ", "))
 	}
+	return writeExport(w, format, sp, st, best, base, trials, now, selectExport(sp, st, best, base))
+}
+
+// WriteMinimalExport renders the minimal configuration of m, the done and
+// accepted minimisation of best (search.Minimized), in format: the same
+// forms as WriteExport, over the knobs of m.Config that differ from the
+// baseline, each change the minimisation kept followed by its measured
+// contribution as a comment (KeptChanges: "+48 % tps (±6 %)"). It returns
+// an error when m is not a done, accepted minimisation of best.
+func WriteMinimalExport(w io.Writer, format string, sp *space.Space, st storage.Study, m search.Minimized, best, base search.Trial, trials []search.Trial, now time.Time) error {
+	if !slices.Contains(ExportFormats, format) {
+		return fmt.Errorf("export format %q: want one of %s", format, strings.Join(ExportFormats, ", "))
+	}
+	if m.Best != best.Number || !m.Done || !m.Accepted {
+		return fmt.Errorf("the minimisation of trial %d (done %v, accepted %v) is not a result for trial %d", m.Best, m.Done, m.Accepted, best.Number)
+	}
+	minimal := best
+	minimal.Params = m.Config.Clone()
+	sel := selectExport(sp, st, minimal, base)
+	sel.Minimal = &m
+	sel.Contrib = map[string]string{}
+	for _, k := range KeptChanges(sp, m) {
+		sel.Contrib[k.Name] = k.Comment
+	}
+	return writeExport(w, format, sp, st, minimal, base, trials, now, sel)
+}
+
+// MinimalResult returns the minimisation an export writes by default: m
+// when it was stored (found), is done and accepted, and minimised best;
+// false otherwise (then the export writes best in full).
+func MinimalResult(m search.Minimized, found bool, best search.Trial) (search.Minimized, bool) {
+	return m, found && m.Done && m.Accepted && m.Best == best.Number && best.Number >= 0
+}
+
+// writeExport renders the knobs sel chose of best in format.
+func writeExport(w io.Writer, format string, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, sel exportSelection) error {
 	for _, n := range best.Params.Names() {
 		if _, ok := sp.Knob(n); !ok {
 			return fmt.Errorf("trial %d: unknown knob %q", best.Number, n)
 		}
 	}
-	sel := selectExport(sp, st, best, base)
 	switch format {
 	case "cnf":
 		return writeCnf(w, sp, st, best, base, trials, now, sel)
@@ -64,7 +99,64 @@ type exportSelection struct {
 	Unknown string
 	// Show is the command that lists every knob of the trial.
 	Show string
+	// Minimal, when set, is the minimisation whose minimal configuration
+	// is written; Contrib maps each kept change to its contribution
+	// comment (KeptChange.Comment).
+	Minimal *search.Minimized
+	Contrib map[string]string
 }
+
+// what names the written configuration in a header: "best" or "minimal".
+func (s exportSelection) what() string {
+	if s.Minimal != nil {
+		return "minimal"
+	}
+	return "best"
+}
+
+// minimalHeader returns the header lines that say what the minimisation
+// kept and how the minimal configuration compares with the full best
+// (none for a full export).
+func (s exportSelection) minimalHeader(best search.Trial) []string {
+	m := s.Minimal
+	if m == nil {
+		return nil
+	}
+	kept, untried := 0, 0
+	for _, st := range m.KeptSteps() {
+		if st.Pairs == 0 {
+			untried += len(st.Knobs)
+		} else {
+			kept += len(st.Knobs)
+		}
+	}
+	txt := fmt.Sprintf("minimal: keeps the %d of trial %d's %d changes that pay", kept, best.Number, m.Changes)
+	if kept == 0 {
+		txt = fmt.Sprintf("minimal: none of trial %d's %d changes was shown to pay", best.Number, m.Changes)
+	}
+	if untried > 0 {
+		txt += fmt.Sprintf(", and %d not measured", untried)
+	}
+	out := []string{txt + "; the others are at the baseline's value (--full writes them all)",
+		fmt.Sprintf("minimisation: %d runs; %s", m.Runs, search.MinimizeRule)}
+	if m.Check != nil {
+		out = append(out, strings.TrimPrefix(search.CheckText(*m, m.Goal), "minimize: "))
+	}
+	out = append(out, "each kept change: its measured contribution (what reverting it cost, ± half the 95 % interval)")
+	return out
+}
+
+// from prefixes the trial line of a minimal export: its score is the
+// full best's.
+func (s exportSelection) from() string {
+	if s.Minimal != nil {
+		return "minimised from "
+	}
+	return ""
+}
+
+// comment returns the contribution comment of knob n ("" when none).
+func (s exportSelection) comment(n string) string { return s.Contrib[n] }
 
 // exportedKnob is one knob an export writes.
 type exportedKnob struct {
@@ -186,8 +278,11 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 		verb = "SET PERSIST"
 	}
 	bs, _ := st.Manifest()
-	fmt.Fprintf(w, "-- autotune: best configuration of study %q as %s statements\n", st.Name, verb)
-	fmt.Fprintf(w, "-- trial %d (%s), score %.1f, %.1f tps, p95 %.1f ms\n", best.Number, best.Kind, best.Score, best.MeanTPS, best.P95MS)
+	fmt.Fprintf(w, "-- autotune: %s configuration of study %q as %s statements\n", sel.what(), st.Name, verb)
+	fmt.Fprintf(w, "-- %strial %d (%s), score %.1f, %.1f tps, p95 %.1f ms\n", sel.from(), best.Number, best.Kind, best.Score, best.MeanTPS, best.P95MS)
+	for _, l := range sel.minimalHeader(best) {
+		fmt.Fprintf(w, "-- %s\n", l)
+	}
 	if base.Number >= 0 {
 		text, _ := GainText(GoalOf(st), trials, best)
 		fmt.Fprintf(w, "-- baseline (server defaults): trial %d, %.1f tps\n-- gain over the baseline: %s\n", base.Number, base.MeanTPS, text)
@@ -217,7 +312,7 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 			static = append(static, k)
 			continue
 		}
-		fmt.Fprintf(w, "-- %s\n%s %s = %s;\n", k.note(), verb, k.Name, sqlValue(k.Knob, k.Value))
+		fmt.Fprintf(w, "-- %s\n%s %s = %s;%s\n", k.note(), verb, k.Name, sqlValue(k.Knob, k.Value), inline("  -- ", sel.comment(k.Name)))
 	}
 	if len(opts) == 0 {
 		fmt.Fprintln(w, "-- nothing to change: the trial's options are the baseline's")
@@ -225,7 +320,7 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 	if len(static) > 0 {
 		fmt.Fprintln(w, "-- static knobs: not settable at runtime, they need the option file and a server restart:")
 		for _, k := range static {
-			fmt.Fprintf(w, "--   %s = %s  -- %s\n", k.Name, k.Render(k.Value), k.note())
+			fmt.Fprintf(w, "--   %s = %s  -- %s%s\n", k.Name, k.Render(k.Value), k.note(), inline("; ", sel.comment(k.Name)))
 		}
 		if persist {
 			fmt.Fprintln(w, "-- (on MySQL 8.0+, SET PERSIST_ONLY name = value; records them for the next restart)")
@@ -257,7 +352,7 @@ func writeExportJSON(w io.Writer, st storage.Study, best, base search.Trial, tri
 	for _, k := range sel.Knobs {
 		d.Params[k.Name] = k.Value
 		ek := exportKnob{Name: k.Name, Value: k.Render(k.Value), Default: k.Render(k.Default), Unit: k.Unit, About: k.Help,
-			Changed: k.Value != k.Default, Dynamic: k.Dynamic, Pinned: k.Pinned}
+			Changed: k.Value != k.Default, Dynamic: k.Dynamic, Pinned: k.Pinned, Contribution: sel.comment(k.Name)}
 		if k.InFile != "" {
 			ek.InFile = k.Render(k.InFile)
 		}
@@ -269,6 +364,19 @@ func writeExportJSON(w io.Writer, st storage.Study, best, base search.Trial, tri
 		if g, ok := search.ABGain(GoalOf(st), trials, best.Number); ok {
 			d.Gain = &exportGain{Objective: string(g.Goal), Pct: round1(g.Pct), LoPct: round1(g.LoPct), HiPct: round1(g.HiPct),
 				Pairs: g.Pairs, P: g.P, Significant: g.Significant}
+		}
+	}
+	if m := sel.Minimal; m != nil {
+		d.Minimal = &exportMinimal{Trial: m.Best, Changes: m.Changes, Runs: m.Runs, Rule: search.MinimizeRule, Steps: []exportStep{}}
+		for _, st := range m.Steps {
+			es := exportStep{Knobs: st.Knobs, Status: string(st.Status), Pairs: st.Pairs}
+			if st.Pairs > 0 {
+				es.Pct, es.LoPct, es.HiPct = ptr(round1(st.Pct)), ptr(round1(st.LoPct)), ptr(round1(st.HiPct))
+			}
+			d.Minimal.Steps = append(d.Minimal.Steps, es)
+		}
+		if c := m.Check; c != nil {
+			d.Minimal.Check = &exportStep{Status: "check", Pairs: c.Pairs, Pct: ptr(round1(c.Pct)), LoPct: ptr(round1(c.LoPct)), HiPct: ptr(round1(c.HiPct))}
 		}
 	}
 	if json.Valid([]byte(st.Settings)) {
@@ -298,8 +406,11 @@ func CompleteTrial(trials []search.Trial, n int) (search.Trial, error) {
 // [mysqld] group, each option after a comment saying what it is.
 func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, sel exportSelection) error {
 	bs, _ := st.Manifest()
-	fmt.Fprintf(w, "# autotune: best configuration of study %q\n", st.Name)
-	fmt.Fprintf(w, "# trial %d (%s), score %.1f, %.1f tps, p95 %.1f ms\n", best.Number, best.Kind, best.Score, best.MeanTPS, best.P95MS)
+	fmt.Fprintf(w, "# autotune: %s configuration of study %q\n", sel.what(), st.Name)
+	fmt.Fprintf(w, "# %strial %d (%s), score %.1f, %.1f tps, p95 %.1f ms\n", sel.from(), best.Number, best.Kind, best.Score, best.MeanTPS, best.P95MS)
+	for _, l := range sel.minimalHeader(best) {
+		fmt.Fprintf(w, "# %s\n", l)
+	}
 	if base.Number >= 0 {
 		what := "server defaults"
 		if bs.Space != nil && bs.Space.Baseline != nil {
@@ -334,7 +445,7 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	}
 	fmt.Fprintln(w, "[mysqld]")
 	for _, k := range opts {
-		fmt.Fprintf(w, "# %s\n%s = %s\n", k.note(), k.Name, space.FormatOptionValue(k.Render(k.Value)))
+		fmt.Fprintf(w, "# %s\n%s = %s%s\n", k.note(), k.Name, space.FormatOptionValue(k.Render(k.Value)), inline("  # ", sel.comment(k.Name)))
 	}
 	return nil
 }
@@ -411,6 +522,10 @@ type exportDoc struct {
 	// A/B pairs.
 	Gain          *exportGain `json:"gain,omitempty"`
 	ServerVersion string      `json:"server_version"`
+	// Minimal, present when the export is the minimal configuration,
+	// holds the minimisation: every step with the knobs it reverted, its
+	// verdict and its measured contribution (percent, 95 % interval).
+	Minimal *exportMinimal `json:"minimal,omitempty"`
 	// Settings is the study's benchmark settings as stored.
 	Settings json.RawMessage `json:"settings,omitempty"`
 	Exported time.Time       `json:"exported"`
@@ -431,6 +546,40 @@ type exportKnob struct {
 	// Pinned reports that the baseline ran with the same value (a knob
 	// held for every trial).
 	Pinned bool `json:"pinned,omitempty"`
+	// Contribution is, in a minimal export, the kept change's measured
+	// contribution (KeptChange.Comment).
+	Contribution string `json:"contribution,omitempty"`
+}
+
+// exportMinimal is the JSON form of a minimisation (search.Minimized).
+type exportMinimal struct {
+	Trial   int          `json:"trial"`
+	Changes int          `json:"changes"`
+	Runs    int          `json:"runs"`
+	Rule    string       `json:"rule"`
+	Steps   []exportStep `json:"steps"`
+	Check   *exportStep  `json:"check,omitempty"`
+}
+
+// exportStep is one step (or the final check) of a minimisation:
+// percentages rounded to 0.1, absent when not measured.
+type exportStep struct {
+	Knobs  []string `json:"knobs,omitempty"`
+	Status string   `json:"status"`
+	Pct    *float64 `json:"pct,omitempty"`
+	LoPct  *float64 `json:"ci95_lo_pct,omitempty"`
+	HiPct  *float64 `json:"ci95_hi_pct,omitempty"`
+	Pairs  int      `json:"pairs"`
+}
+
+func ptr(f float64) *float64 { return &f }
+
+// inline returns sep+text, or "" for an empty text.
+func inline(sep, text string) string {
+	if text == "" {
+		return ""
+	}
+	return sep + text
 }
 
 type exportBaseline struct {

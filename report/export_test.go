@@ -128,3 +128,67 @@ func TestExportReproducesTheTrial(t *testing.T) {
 		}
 	}
 }
+
+// minimizedCase is a minimised study on a MariaDB 10.11 sandbox with the
+// server defaults as the baseline: of the best's five changes, the buffer
+// pool and the io capacity pair (one dependency group) were kept,
+// innodb_flush_neighbors reverted, the log file size left untried.
+func minimizedCase() (exportCase, search.Minimized) {
+	pins := space.Config{"innodb_doublewrite": "ON", "innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1"}
+	best := pins.Merge(space.Config{"innodb_buffer_pool_size": "4294967296", "innodb_io_capacity": "2000", "innodb_io_capacity_max": "4000",
+		"innodb_flush_neighbors": "0", "innodb_log_file_size": "268435456"})
+	m := storage.Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 500000, WarmupS: 30, DurationS: 60, Lambda: 0.5,
+		Space: &storage.SpaceManifest{Durability: "strict"}}
+	c := exportCase{name: "minimal", st: storage.Study{Name: "min", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: m.JSON()},
+		best: search.Trial{Number: 7, Kind: search.Sampled, State: search.Complete, Params: best, Outcome: search.Outcome{Score: 1150, MeanTPS: 1210, P95MS: 12.5}},
+		base: search.Trial{Number: 0, Kind: search.Baseline, State: search.Complete, Params: pins, Outcome: search.Outcome{Score: 950, MeanTPS: 1000, P95MS: 20}}}
+	cfg := best.Clone()
+	delete(cfg, "innodb_flush_neighbors")
+	return c, search.Minimized{Best: 7, Goal: search.GoalTPS, Changes: 5, Config: cfg, Runs: 20, Done: true, Accepted: true,
+		Steps: []search.MinStep{
+			{Knobs: []string{"innodb_flush_neighbors", "innodb_log_file_size"}, Values: space.Config{"innodb_flush_neighbors": "0", "innodb_log_file_size": "268435456"},
+				Status: search.MinSplit, Pct: 9.1, LoPct: 1.2, HiPct: 17.6, Pairs: 2},
+			{Knobs: []string{"innodb_flush_neighbors"}, Values: space.Config{"innodb_flush_neighbors": "0"}, Status: search.MinReverted, Pct: 1.4, LoPct: -6.1, HiPct: 9.4, Pairs: 2},
+			{Knobs: []string{"innodb_io_capacity", "innodb_io_capacity_max"}, Values: space.Config{"innodb_io_capacity": "2000", "innodb_io_capacity_max": "4000"},
+				Status: search.MinKept, Pct: 8.3, LoPct: 1.1, HiPct: 16.0, Pairs: 2},
+			{Knobs: []string{"innodb_buffer_pool_size"}, Values: space.Config{"innodb_buffer_pool_size": "4294967296"}, Status: search.MinKept, Pct: 48.2, LoPct: 40.1, HiPct: 56.9, Pairs: 2},
+			{Knobs: []string{"innodb_log_file_size"}, Values: space.Config{"innodb_log_file_size": "268435456"}, Status: search.MinUntested},
+		},
+		Check: &search.MinCheck{Pct: -1.2, LoPct: -8.0, HiPct: 6.1, Pairs: 2}}
+}
+
+// TestMinimalExportGolden: by default export writes the minimal
+// configuration, one line per kept change with its measured contribution
+// and interval as a comment, in every format.
+func TestMinimalExportGolden(t *testing.T) {
+	now := time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC)
+	c, m := minimizedCase()
+	var out bytes.Buffer
+	for _, f := range []string{"cnf", "sql", "json"} {
+		fmt.Fprintf(&out, "==== minimal, --format %s\n", f)
+		if err := WriteMinimalExport(&out, f, space.Lookup(), c.st, m, c.best, c.base, []search.Trial{c.base, c.best}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden.Check(t, "export-minimal.golden", out.Bytes())
+	// Every kept change is written with its contribution; the reverted one
+	// is not written.
+	txt := out.String()
+	for _, want := range []string{"innodb_buffer_pool_size = 4G  # +48 % tps (±8 %)", "innodb_io_capacity = 2000  # +8 % tps (±7 %), with innodb_io_capacity_max",
+		"innodb_io_capacity_max = 4000  # reverts together with innodb_io_capacity", "# kept untried"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("minimal export lacks %q", want)
+		}
+	}
+	if strings.Contains(txt, "\ninnodb_flush_neighbors =") {
+		t.Error("the reverted innodb_flush_neighbors is written")
+	}
+	// Not a result: refused.
+	m.Accepted = false
+	if err := WriteMinimalExport(&out, "cnf", space.Lookup(), c.st, m, c.best, c.base, nil, now); err == nil {
+		t.Fatal("a minimisation not accepted must not be exported as the result")
+	}
+	if _, ok := MinimalResult(m, true, c.best); ok {
+		t.Fatal("MinimalResult accepts a rejected minimisation")
+	}
+}

@@ -46,6 +46,10 @@ type Input struct {
 	// BaselineSamples and BestSamples are the per-second samples of the
 	// baseline and of the best trial (warm-up included).
 	BaselineSamples, BestSamples []search.Sample
+	// Minimized is the stored minimisation of the best trial (nil: none):
+	// the page then shows its steps and a waterfall from the baseline to
+	// the minimal configuration.
+	Minimized *search.Minimized
 }
 
 // Image is one rendered plot.
@@ -180,6 +184,10 @@ func Build(in Input) (*Report, error) {
 			"Knobs with a share of at least %.0f %% get a plot of their own.", page.Counts.Complete, importantShare*100)
 	}
 
+	if in.Minimized != nil {
+		page.Minimal = minimalPage(in.Space, *in.Minimized, best)
+	}
+
 	top := topTrials(in.Trials, TopN)
 	for i, t := range top {
 		r := trialRow(in.Space, t, base, i+1)
@@ -245,6 +253,55 @@ type pageData struct {
 	Top                                                  []row
 	Diff                                                 diff
 	Failed                                               []failedRow
+	Minimal                                              *minimalSection
+}
+
+// minimalSection is the page's account of the minimisation.
+type minimalSection struct {
+	// Summary says what was kept and how the result compares with the
+	// full best.
+	Summary string
+	// Waterfall is the inline SVG (waterfallSVG), empty when no measured
+	// change was kept.
+	Waterfall template.HTML
+	// Steps are the steps in order.
+	Steps []minStepRow
+	// Kept are the kept changes with their contributions.
+	Kept []KeptChange
+}
+
+type minStepRow struct {
+	N                   int
+	Knobs, Status, Gain string
+}
+
+// minimalPage builds the page's minimisation section of m (the best is
+// trial best).
+func minimalPage(sp *space.Space, m search.Minimized, best search.Trial) *minimalSection {
+	if m.Best < 0 || m.Best != best.Number {
+		return nil
+	}
+	kept := KeptChanges(sp, m)
+	sec := &minimalSection{Waterfall: waterfallSVG(sp, m), Kept: kept}
+	switch {
+	case !m.Done:
+		sec.Summary = fmt.Sprintf("The minimisation of trial %d is not finished (%d runs so far): autotune minimize resumes it.", m.Best, m.Runs)
+	case m.Accepted:
+		sec.Summary = fmt.Sprintf("Trial %d changes %d knobs from the baseline; the minimal configuration keeps %d of them (%d runs). %s", m.Best, m.Changes, len(kept), m.Runs, search.MinimizeRule+".")
+	default:
+		sec.Summary = fmt.Sprintf("The minimal configuration of trial %d was worse than the full best: export writes the full best (%d runs).", m.Best, m.Runs)
+	}
+	if m.Check != nil {
+		sec.Summary += " " + strings.TrimPrefix(search.CheckText(m, m.Goal), "minimize: ") + "."
+	}
+	for i, s := range m.Steps {
+		r := minStepRow{N: i + 1, Knobs: strings.Join(s.Knobs, ", "), Status: string(s.Status)}
+		if s.Pairs > 0 {
+			r.Gain = fmt.Sprintf("%+.1f %% (95 %% interval %+.1f .. %+.1f %%, %d pairs)", s.Pct, s.LoPct, s.HiPct, s.Pairs)
+		}
+		sec.Steps = append(sec.Steps, r)
+	}
+	return sec
 }
 
 type kv struct{ Key, Value string }

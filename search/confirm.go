@@ -27,21 +27,24 @@ const (
 )
 
 // Extra reports whether k is a re-measurement kind (Confirm, Recheck,
-// ABBest, ABBase).
+// ABBest, ABBase) or a minimisation kind (Minimizing: runs derived from
+// the best trial): scheduled by the study's policies, linked to a trial
+// by RepeatOf, measured as recorded, never counted towards the trial cap.
 func (k Kind) Extra() bool {
 	switch k {
 	case Confirm, Recheck, ABBest, ABBase:
 		return true
 	}
-	return false
+	return k.Minimizing()
 }
 
 // Repeat links a trial to the measurements that repeat it.
 type Repeat struct {
 	// RepeatOf is, for the Extra kinds, the number of the trial whose
 	// configuration is re-measured: the candidate for Confirm, the
-	// baseline for Recheck, and the best trial under test for both ABBest
-	// and ABBase. It is meaningless (and stored NULL) for other kinds.
+	// baseline for Recheck, the best trial under test for both ABBest
+	// and ABBase, and the minimised best trial for the minimisation kinds.
+	// It is meaningless (and stored NULL) for other kinds.
 	RepeatOf int
 	// ConfirmNeeded is how many Confirm re-measurements this trial needs
 	// before it may become the best: the study's --confirm when the trial
@@ -138,8 +141,10 @@ type group struct {
 }
 
 // measures reports whether u is a measurement that may count towards its
-// configuration's estimate: not a final A/B run.
-func measures(u Trial) bool { return u.Kind != ABBest && u.Kind != ABBase }
+// configuration's estimate: not a final A/B run and not a minimisation
+// run (both judge the chosen configuration; a minimisation must not
+// change which configuration it minimises).
+func measures(u Trial) bool { return u.Kind != ABBest && u.Kind != ABBase && !u.Kind.Minimizing() }
 
 // groupOf collects the measurements of configuration key.
 func groupOf(trials []Trial, key string) group {

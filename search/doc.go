@@ -25,4 +25,11 @@
 // the Confirmation policy re-measures winners, rechecks the baseline and
 // runs the final interleaved A/B phase (confirm.go), and Welch gives the
 // gain with its 95 % confidence interval (abtest.go).
+//
+// Minimisation (minimize.go) is the study's last phase: the Minimization
+// policy reverts the best trial's changes that do not pay, in dependency
+// groups derived from the space's repair, least important first, each
+// step measured in interleaved pairs, and checks the minimal configuration
+// against the full best; its state (Minimized) is derived from the trials
+// alone, so it resumes like the rest.
 package search

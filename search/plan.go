@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,6 +78,36 @@ type Plan struct {
 	NoiseSD        float64
 	NoiseMeasured  bool
 	PairsFor10     int
+	// Minimize is the plan of the minimisation (nil: Study.Minimize is
+	// off).
+	Minimize *MinimizePlan
+}
+
+// MinimizePlan is the budget plan of the minimisation phase.
+type MinimizePlan struct {
+	// On reports that it runs: without a budget always; with one when its
+	// share holds at least Need runs.
+	On bool
+	// Runs is the number of runs its share of the budget holds (0 without
+	// a budget), Share that share.
+	Runs  int
+	Share float64
+	// Need is the fewest runs it needs: one step and the final check, each
+	// Pairs pairs.
+	Need, Pairs int
+}
+
+// String renders the minimisation plan in one line.
+func (m MinimizePlan) String() string {
+	switch {
+	case m.On && m.Runs == 0:
+		return fmt.Sprintf("plan: then the best is minimised (--minimize): its changes that do not pay are reverted, %d pairs a step, until every change is decided", m.Pairs)
+	case m.On:
+		return fmt.Sprintf("plan: then the best is minimised (--minimize): %d runs reserved (--minimize-share %g of the budget), %d pairs (%d runs) a step and %d runs for the final check",
+			m.Runs, m.Share, m.Pairs, 2*m.Pairs, 2*m.Pairs)
+	}
+	return fmt.Sprintf("plan: the best is not minimised: its share of the budget (--minimize-share %g) holds %d runs and it needs at least %d (a step and the final check, %d pairs each); run autotune minimize on the finished study, or give a larger --budget",
+		m.Share, m.Runs, m.Need, m.Pairs)
 }
 
 // AssumedNoiseSD is the run-to-run noise of one configuration's mean tps
@@ -224,8 +255,12 @@ func (p Plan) String() string {
 	fmt.Fprintf(&b, "plan: a trial costs %s (%s)\n", p.TrialCost.Round(100*time.Millisecond), src)
 	switch p.LimitedBy {
 	case "budget":
-		fmt.Fprintf(&b, "plan: %s of budget left: %d more search trials (%d planned in all), %d trials (%s) reserved for confirmation",
-			p.Left.Round(time.Second), p.Search, p.Total, p.Reserve, p.ReserveTime.Round(time.Second))
+		what := "confirmation"
+		if p.Minimize != nil && p.Minimize.On {
+			what = "confirmation and minimisation"
+		}
+		fmt.Fprintf(&b, "plan: %s of budget left: %d more search trials (%d planned in all), %d trials (%s) reserved for %s",
+			p.Left.Round(time.Second), p.Search, p.Total, p.Reserve, p.ReserveTime.Round(time.Second), what)
 	case "trials":
 		fmt.Fprintf(&b, "plan: the trial cap allows %d more trials (%d in all)", p.Search, p.Total)
 		if p.Left > 0 {
@@ -250,6 +285,9 @@ func (p Plan) String() string {
 			}
 		}
 	}
+	if p.Minimize != nil {
+		b.WriteString("\n" + p.Minimize.String())
+	}
 	return b.String()
 }
 
@@ -268,6 +306,8 @@ type studyPlan struct {
 	final time.Duration
 	// printed is the planned total at the last OnPlan call (-1: never).
 	printed int
+	// minimize reports that the minimisation runs (Plan.Minimize.On).
+	minimize bool
 }
 
 // plan re-plans over trials with spent of the budget used. The
@@ -278,12 +318,17 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 	s := sp.s
 	in := PlanInput{Budget: s.Budget, Spent: spent, MaxTrials: s.MaxTrials, Trials: trials, PriorCost: s.PriorCost}
 	pl := MakePlan(in)
+	mp, minRuns := sp.minimizePlan(trials, pl.TrialCost)
 	if s.Confirm != nil {
 		per := estimate(trials)
 		if per <= 0 {
 			per = pl.TrialCost
 		}
 		in.ConfirmRuns, in.FinalRuns = s.Confirm.plannedRuns(trials, pl.Finished, pl.Search, s.Budget, per)
+	}
+	if s.Confirm != nil || minRuns > 0 {
+		// The minimisation's runs are held back like the final A/B runs.
+		in.ConfirmRuns, in.FinalRuns = in.ConfirmRuns+minRuns, in.FinalRuns+minRuns
 		pl = MakePlan(in)
 	}
 	per := estimate(trials)
@@ -295,10 +340,42 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 	if s.Budget > 0 {
 		sp.final = time.Duration(in.FinalRuns) * pl.TrialCost
 	}
+	pl.Minimize, sp.minimize = mp, mp != nil && mp.On
 	if h, ok := s.Strategy.(Horizoner); ok && pl.LimitedBy != "none" && pl.Total > 0 {
 		h.SetHorizon(pl.Total)
 	}
 	return pl
+}
+
+// minimizePlan returns the plan of the minimisation (nil when Minimize is
+// off or with MinimizeOnly) at cost a trial, and the runs of it the
+// budget must still hold back: its share of the budget less the runs
+// already made, none once it is done or without a budget.
+func (sp *studyPlan) minimizePlan(trials []Trial, cost time.Duration) (*MinimizePlan, int) {
+	s := sp.s
+	m := s.Minimize
+	if m == nil || s.MinimizeOnly {
+		return nil, 0
+	}
+	mp := &MinimizePlan{On: true, Share: m.Share, Pairs: m.pairsPerStep()}
+	mp.Need = 4 * mp.Pairs
+	if s.Budget <= 0 || cost <= 0 {
+		return mp, 0
+	}
+	mp.Runs = int(float64(s.Budget) * m.Share / float64(cost))
+	mp.On = mp.Runs >= mp.Need
+	if !mp.On {
+		return mp, 0
+	}
+	held := mp.Runs
+	if slices.ContainsFunc(trials, func(t Trial) bool { return t.Kind.Minimizing() }) {
+		if st := Minimize(trials, m, s.Goal); st.Done {
+			held = 0
+		} else {
+			held -= st.Runs
+		}
+	}
+	return mp, max(0, held)
 }
 
 // start plans before the first trial of a run; a resumed study whose

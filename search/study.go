@@ -34,7 +34,8 @@ type Event struct {
 }
 
 // Study runs trials until its budget or trial cap is reached. Fields are
-// set by the caller; Strategy, Objective and Store are required.
+// set by the caller; Strategy, Objective and Store are required (Strategy
+// not with MinimizeOnly).
 type Study struct {
 	// Name is the study name in the store.
 	Name string
@@ -112,6 +113,26 @@ type Study struct {
 	// benchmark no longer matches its data (see ErrorShift). Set for the
 	// replay driver.
 	MaxErrorShift float64
+	// Minimize is the minimisation policy (minimize.go): the last phase,
+	// after the final A/B runs, that reverts the best trial's changes that
+	// do not pay. Nil turns it off. With a Budget it runs only when its
+	// share of the budget fits a step and the final check (see
+	// Plan.Minimize); the search stops short of the budget for it as for
+	// the A/B runs. Without a budget it runs to its end.
+	Minimize *Minimization
+	// MinimizeOnly runs nothing but the minimisation of the study's best
+	// trial (autotune minimize on a finished study): no search trial, no
+	// re-measurement, no A/B run. It needs Minimize.
+	MinimizeOnly bool
+}
+
+// MinimizationStore is a Store that also keeps the state of a study's
+// minimisation (storage.DB), so exports and reports can show each
+// change's measured contribution. Study saves it after every
+// minimisation run when its Store implements it.
+type MinimizationStore interface {
+	// SaveMinimization replaces the stored minimisation of study by m.
+	SaveMinimization(ctx context.Context, study string, m Minimized) error
 }
 
 // StopReason says why Run returned without error.
@@ -125,7 +146,10 @@ const (
 	// StopReserve: what is left of the budget is reserved for the final
 	// A/B runs of the confirmation policy (Study.Confirm; never when it is
 	// nil).
-	StopReserve StopReason = "search budget used (the rest is reserved for the final A/B runs)"
+	StopReserve StopReason = "search budget used (the rest is reserved for the final A/B runs and the minimisation)"
+	// StopMinimized: Study.MinimizeOnly ran the minimisation to its end
+	// (or there was nothing to minimise).
+	StopMinimized StopReason = "minimisation done"
 )
 
 // Result sums up a study after Run.
@@ -229,6 +253,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		}
 	}
 	plan := &studyPlan{s: s, printed: -1}
+	inFinal := StopReason("") // why this run began the final phases (A/B, minimisation), "" before
 	plan.start(trials, spent+now().Sub(mark))
 	for {
 		if err := ctx.Err(); err != nil {
@@ -247,8 +272,16 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		fp, rep, follow := s.Confirm.followUp(trials)
 		stop := StopReason("")
 		switch {
+		case s.MinimizeOnly:
+			stop = StopMinimized
 		case s.Budget > 0 && used+estimate(trials) > s.Budget:
 			stop = StopBudget
+		case inFinal != "":
+			// Once the final phases began, the search does not resume
+			// when a re-plan finds room again: an A/B pair or a
+			// minimisation step is measured without search trials
+			// between its runs.
+			stop = inFinal
 		case follow:
 		case s.MaxTrials > 0 && finished >= s.MaxTrials:
 			stop = StopTrials
@@ -259,9 +292,10 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		}
 		if stop != "" {
 			var ok bool
-			if p, rep, ok = s.Confirm.nextAB(trials, s.Budget); !ok || (s.Budget > 0 && used+estimate(trials) > s.Budget) {
+			if p, rep, ok = s.finalRun(trials, used, plan.minimize); !ok || (s.Budget > 0 && used+estimate(trials) > s.Budget) {
 				return res(stop), nil
 			}
+			inFinal = stop
 		} else if follow {
 			p = fp
 		} else if len(queue) > 0 {
@@ -311,15 +345,47 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		if baselineFailed(t) {
 			return res(""), fmt.Errorf("%w: %s", ErrBaselineFailed, t.Failure)
 		}
-		if err := s.Strategy.Tell(ctx, p, toldValue(trials, t)); err != nil {
+		if s.Strategy == nil {
+			// MinimizeOnly: no strategy learns.
+		} else if err := s.Strategy.Tell(ctx, p, toldValue(trials, t)); err != nil {
 			return res(""), fmt.Errorf("tell trial %d: %w", t.Number, err)
+		}
+		note := Verdict(trials, t)
+		if t.Kind.Minimizing() {
+			note = minNote(trials, t, s.Minimize, s.Goal)
+			if ms, ok := s.Store.(MinimizationStore); ok {
+				m := Minimize(trials, s.Minimize, s.Goal)
+				if err := recordRetried(ctx, s.StoreRetry, func(ctx context.Context) error { return ms.SaveMinimization(ctx, s.Name, m) }); err != nil {
+					return res(""), fmt.Errorf("record the minimisation after trial %d: %w", t.Number, err)
+				}
+			}
 		}
 		if s.OnTrial != nil {
 			best, base := Best(trials)
-			s.OnTrial(Event{Trial: t, Best: best, Baseline: base, Spent: spent, Budget: s.Budget, Note: Verdict(trials, t)})
+			s.OnTrial(Event{Trial: t, Best: best, Baseline: base, Spent: spent, Budget: s.Budget, Note: note})
 		}
 		plan.after(trials, spent)
 	}
+}
+
+// finalRun returns the next run of the final phases once the search has
+// stopped: the final A/B runs (not with MinimizeOnly), then the
+// minimisation when it is on (minimize: the plan found room for it, or
+// MinimizeOnly), within what is left of the budget after used.
+func (s *Study) finalRun(trials []Trial, used time.Duration, minimize bool) (Proposal, Repeat, bool) {
+	if !s.MinimizeOnly {
+		if p, rep, ok := s.Confirm.nextAB(trials, s.Budget); ok {
+			return p, rep, true
+		}
+	}
+	if s.Minimize == nil || !(minimize || s.MinimizeOnly) {
+		return Proposal{}, Repeat{}, false
+	}
+	left := math.MaxInt
+	if per := estimate(trials); s.Budget > 0 && per > 0 {
+		left = int(max(0, s.Budget-used) / per)
+	}
+	return s.Minimize.next(trials, s.Goal, left)
 }
 
 // params returns the configuration a trial of proposal p measures: a
@@ -447,6 +513,13 @@ func PruneThreshold(goal Goal, trials []Trial) float64 {
 // the run-to-run noise of this machine as a share (0.05 = 5 %). 0 when no
 // configuration was measured twice.
 func NoiseSD(goal Goal, trials []Trial) float64 {
+	sd, _ := noiseStats(goal, trials)
+	return sd
+}
+
+// noiseStats returns NoiseSD and its degrees of freedom (the number of
+// measurements behind it less the number of configurations).
+func noiseStats(goal Goal, trials []Trial) (sd float64, df int) {
 	byKey := map[string][]float64{}
 	for _, u := range trials {
 		if u.State != Complete || u.Infeasible {
@@ -458,7 +531,6 @@ func NoiseSD(goal Goal, trials []Trial) float64 {
 		}
 	}
 	var ss float64
-	df := 0
 	for _, vs := range byKey {
 		if len(vs) < 2 {
 			continue
@@ -470,7 +542,7 @@ func NoiseSD(goal Goal, trials []Trial) float64 {
 		df += len(vs) - 1
 	}
 	if df == 0 {
-		return 0
+		return 0, 0
 	}
-	return math.Sqrt(ss / float64(df))
+	return math.Sqrt(ss / float64(df)), df
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
 )
 
@@ -44,6 +45,18 @@ type Config struct {
 	Existing *Existing
 	// Heartbeat is a worker's heartbeat period (Worker only).
 	Heartbeat time.Duration
+	// Minimize minimises the best as the search's last phase
+	// (search.Study.Minimize); MinimizePairs are the pairs of each step
+	// (search.Minimization.Pairs) and MinimizeShare its share of Budget.
+	// Minimize (the mode) uses MinimizePairs whatever Minimize says.
+	Minimize      bool
+	MinimizePairs int
+	MinimizeShare float64
+}
+
+// minimization returns the minimisation policy over the knob space sp.
+func (c Config) minimization(sp *space.Space) *search.Minimization {
+	return &search.Minimization{Pairs: c.MinimizePairs, Share: c.MinimizeShare, Space: sp}
 }
 
 // Bench is the benchmark of a study.

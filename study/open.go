@@ -33,6 +33,9 @@ type OpenRequest struct {
 	// tell dead ones), a creation race with another worker is not an
 	// error, and any change is refused.
 	Worker bool
+	// MustExist refuses to create the study: the mode works on a study
+	// that exists (autotune minimize).
+	MustExist bool
 	// Started is when this run began.
 	Started time.Time
 	// Logf reports what happened (created, resumed, stale trials).
@@ -59,6 +62,9 @@ func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) 
 	st, found, err := db.Study(ctx, req.Name)
 	if err != nil {
 		return o, err
+	}
+	if !found && req.MustExist {
+		return o, Usagef("--study %q: no such study in --db %s (minimize works on a study that search ran)", req.Name, db.Path())
 	}
 	if !found {
 		seed := req.Seed

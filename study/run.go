@@ -297,6 +297,12 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 		Prune:     cfg.Measure.Prune, Goal: search.Goal(cfg.Measure.Objective),
 		MaxErrorShift: r.errorShiftLimit(),
 	}
+	if cfg.Minimize {
+		st.Minimize = cfg.minimization(sp)
+		if err := samePairs(ctx, db, cfg, history); err != nil {
+			return err
+		}
+	}
 	res, err := st.Run(ctx)
 	if err != nil {
 		return r.interrupted(ctx, err)
@@ -307,8 +313,77 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	goal := search.Goal(cfg.Measure.Objective)
 	report.WriteGain(prog.Writer(), goal, res.Trials, res.Best)
 	report.WriteConclusion(prog.Writer(), goal, res.Trials, res.Best, fmt.Sprintf("write it as a my.cnf with autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB))
+	if st.Minimize != nil {
+		if m := search.Minimize(res.Trials, st.Minimize, goal); m.Runs > 0 {
+			report.WriteMinimization(prog.Writer(), sp, m)
+		}
+	}
 	prog.Done(res, fmt.Sprintf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB))
 	return nil
+}
+
+// Minimize minimises the best trial of the study cfg.Study, which search
+// ran (search.Study.MinimizeOnly, the same phase search ends with): it
+// resumes a minimisation that stopped part-way, runs it to its end (no
+// budget) and prints its steps and result. The study must exist and the
+// run's settings match its manifest, as for a resumed search. It returns
+// context.Canceled (via prog.Interrupted) when interrupted, a UsageError
+// for a missing study or changed settings, and other errors when the
+// store or the sandbox fails.
+func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
+	r, db, op, err := start(ctx, cfg, prog, "minimize")
+	defer r.closeInto(&err)
+	if err != nil {
+		return r.interrupted(ctx, err)
+	}
+	history, err := db.Trials(ctx, cfg.Study)
+	if err != nil {
+		return err
+	}
+	prog.Configure(cfg.Study, 0, 0, op.Study.Spent, r.started, r.sp, history)
+	prog.SetTrialLength(cfg.Measure.Warmup, cfg.Measure.Duration)
+	goal := search.Goal(cfg.Measure.Objective)
+	pol := cfg.minimization(r.sp)
+	if err := samePairs(ctx, db, cfg, history); err != nil {
+		return err
+	}
+	m := search.Minimize(history, pol, goal)
+	switch {
+	case m.Best < 0:
+		return Usagef("study %q: nothing to minimise (no complete best trial other than the baseline, or the best changes nothing)", cfg.Study)
+	case m.Done:
+		r.logf("study %q: the minimisation of trial %d is done (%d runs)", cfg.Study, m.Best, m.Runs)
+	default:
+		r.logf("minimising trial %d of study %q: %d changes from the baseline, %d pairs a step; %s", m.Best, cfg.Study, m.Changes, pol.Pairs, search.MinimizeRule)
+	}
+	st := &search.Study{Name: cfg.Study, Objective: r.engine.Run, Store: db, Spent: op.Study.Spent, Start: r.started,
+		Base: r.base, OnTrial: prog.Trial, Goal: goal, Minimize: pol, MinimizeOnly: true}
+	res, err := st.Run(ctx)
+	if err != nil {
+		return r.interrupted(ctx, err)
+	}
+	m = search.Minimize(res.Trials, pol, goal)
+	if err := db.SaveMinimization(ctx, cfg.Study, m); err != nil {
+		return err
+	}
+	report.WriteMinimization(prog.Writer(), r.sp, m)
+	prog.Done(res, fmt.Sprintf("write the minimal configuration as a my.cnf with: autotune export --study %s --db %s -o minimal.cnf", cfg.Study, cfg.DB))
+	return nil
+}
+
+// samePairs refuses to resume a minimisation of the study's best begun
+// with other --minimize-pairs: its steps are read back from its runs in
+// groups of that many pairs.
+func samePairs(ctx context.Context, db *storage.DB, cfg Config, history []search.Trial) error {
+	m, found, err := db.Minimization(ctx, cfg.Study)
+	if err != nil || !found || m.Pairs == 0 || m.Pairs == cfg.MinimizePairs {
+		return err
+	}
+	if best, _ := search.Best(history); best.Number != m.Best {
+		return nil // a new best: a new minimisation
+	}
+	return Usagef("--minimize-pairs %d: the minimisation of trial %d in study %q was begun with %d pairs a step; resume it with --minimize-pairs %d",
+		cfg.MinimizePairs, m.Best, cfg.Study, m.Pairs, m.Pairs)
 }
 
 // start builds the run, opens the store and opens (or creates) the study;
@@ -341,7 +416,7 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 		return r, db, Opened{}, Usagef("--seed-from: only autotune search seeds a study")
 	}
 	op, err := Open(ctx, db, OpenRequest{Name: cfg.Study, Manifest: r.manifest(), Seed: cfg.Seed,
-		ServerVersion: r.version, Host: r.host, AllowChanges: cfg.AllowChanges, Worker: worker,
+		ServerVersion: r.version, Host: r.host, AllowChanges: cfg.AllowChanges, Worker: worker, MustExist: mode == "minimize",
 		Started: r.started, Logf: r.logf})
 	if err != nil {
 		return r, db, op, err
@@ -381,6 +456,8 @@ func (r *run) interrupted(ctx context.Context, err error) error {
 	switch {
 	case r.mode == "noise":
 		return r.prog.Interrupted("interrupted: the running measurement was abandoned and the server stopped")
+	case r.mode == "minimize":
+		return r.prog.Interrupted(fmt.Sprintf("interrupted: the running minimisation run was abandoned and the server stopped.\nresume with the same command: autotune minimize --study %s --db %s ...", c.Study, c.DB))
 	case r.mode == "worker":
 		return r.prog.Interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted) and the server stopped.\nrestart the worker with the same command to rejoin study %q", c.Study))
 	case c.Existing != nil:

@@ -25,13 +25,14 @@ type exportOptions struct {
 	out    string
 	format string // one of report.ExportFormats
 	trial  int    // trial to export; -1: the best
+	full   bool   // the full best even when a minimisation is stored
 }
 
 func newExportCmd() *cobra.Command {
 	o := &exportOptions{}
 	cmd := &cobra.Command{
 		Use:   "export",
-		Short: "Write the best trial of a study as a ready my.cnf",
+		Short: "Write the best (or minimal) configuration of a study as a ready my.cnf",
 		Long: `export writes the best complete trial of a study as a [mysqld] option group holding
 the options that trial sets differently from the baseline (the server defaults,
 or your --baseline-cnf), each after a comment saying what it is: unit, server
@@ -39,6 +40,12 @@ default, description. Comments head the file: study, trial, score, the baseline
 and the gain over it, server version, date, and how many options were left out
 at the baseline's value (autotune show lists every knob of a trial). Without -o
 it prints to standard output.
+
+When the best was minimised (search --minimize, autotune minimize) and the
+minimal configuration was not worse than the full best, export writes the
+minimal configuration: only the changes that pay, each followed by its measured
+contribution and interval as a comment ("# +48 % tps (±6 %)"). --full writes
+the full best instead.
 
 --format picks the form, each with the same options: cnf (the option file,
 default), sql (SET GLOBAL statements for the dynamic knobs; the static ones are
@@ -49,6 +56,9 @@ options and their notes, score and gain).`,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			if o.trial < -1 {
 				return usagef("--trial %d: want a trial number (0, 1, ...)", o.trial)
+			}
+			if o.full && o.trial >= 0 {
+				return usagef("--full: --trial exports that trial in full already")
 			}
 			return validateExportFormat(o.format)
 		},
@@ -61,6 +71,7 @@ options and their notes, score and gain).`,
 	cmd.Flags().StringVarP(&o.out, "output", "o", "", "file to write (mode 0644); default standard output")
 	cmd.Flags().StringVar(&o.format, "format", "cnf", "output form: "+strings.Join(report.ExportFormats, ", "))
 	cmd.Flags().IntVar(&o.trial, "trial", -1, "export this complete trial instead of the best")
+	cmd.Flags().BoolVar(&o.full, "full", false, "write the full best configuration even when its minimisation is stored (by default the minimal one: the changes that pay, with their contributions)")
 	return cmd
 }
 
@@ -109,19 +120,38 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 			return err
 		}
 	}
+	m, found, err := db.Minimization(ctx, o.study)
+	if err != nil {
+		return err
+	}
+	m, minimal := report.MinimalResult(m, found && o.trial < 0, best)
+	if o.full && !minimal {
+		return usagef("--full: study %q has no accepted minimisation of its best trial: the export is the full best already", o.study)
+	}
+	minimal = minimal && !o.full
 	// Stored trials may name any catalogue knob (whatever the server that
 	// measured them had), so they are rendered against the whole catalogue.
+	write := func(w io.Writer) error {
+		if minimal {
+			return report.WriteMinimalExport(w, o.format, space.Lookup(), st, m, best, base, trials, now)
+		}
+		return report.WriteExport(w, o.format, space.Lookup(), st, best, base, trials, now)
+	}
 	if o.out == "" {
-		return report.WriteExport(stdout, o.format, space.Lookup(), st, best, base, trials, now)
+		return write(stdout)
 	}
 	var body bytes.Buffer
-	if err := report.WriteExport(&body, o.format, space.Lookup(), st, best, base, trials, now); err != nil {
+	if err := write(&body); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteFile(o.out, body.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("-o %q: %w", o.out, err)
 	}
-	fmt.Fprintf(stdout, "wrote %s: trial %d, %.1f tps\n", o.out, best.Number, best.MeanTPS)
+	what := "trial"
+	if minimal {
+		what = "the minimal configuration of trial"
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s %d, %.1f tps\n", o.out, what, best.Number, best.MeanTPS)
 	report.WriteGain(stdout, report.GoalOf(st), trials, best)
 	return nil
 }

@@ -91,5 +91,10 @@ func buildReport(ctx context.Context, dbPath, study string, now time.Time) (*rep
 	if in.BestSamples, err = db.Samples(ctx, study, best.Number); err != nil {
 		return nil, err
 	}
+	if m, found, err := db.Minimization(ctx, study); err != nil {
+		return nil, err
+	} else if found {
+		in.Minimized = &m
+	}
 	return report.Build(in)
 }

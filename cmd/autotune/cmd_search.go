@@ -43,6 +43,16 @@ func (o *searchOptions) config(fs *pflag.FlagSet) (study.Config, error) {
 			return c, err
 		}
 	}
+	if !c.Minimize {
+		if err := refuse(fs, "needs --minimize (it is off)", "minimize-pairs", "minimize-share"); err != nil {
+			return c, err
+		}
+	}
+	if c.Budget == 0 {
+		if err := refuse(fs, "a share of --budget: without one the minimisation runs to its end after the trial cap", "minimize-share"); err != nil {
+			return c, err
+		}
+	}
 	if c.Bench.Driver == "command" && len(c.Space.BenchBuilds) > 0 {
 		return c, usagef("--benchmark-build: not with --bench-cmd (the command is the benchmark; sysbench only loads its dataset)")
 	}

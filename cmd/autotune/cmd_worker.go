@@ -34,6 +34,7 @@ var workerRefused = []struct {
 	{"workers refuse any change of a study's settings (scores under different settings do not compare): start a new study", []string{"allow-changes"}},
 	{"workers do not re-measure (no confirmation, baseline rechecks or final A/B runs): their trials count on one measurement", []string{"confirm", "recheck-every", "ab-pairs", "ab-share"}},
 	{"workers measure every trial in full (no early stopping)", []string{"prune"}},
+	{"workers do not minimise the best: run autotune minimize on the finished study", []string{"minimize", "minimize-pairs", "minimize-share"}},
 	{"workers do not seed a study: seed it with the autotune search that starts it, or start it with one", []string{"seed-from"}},
 }
 
@@ -55,6 +56,7 @@ func (o *workerOptions) config(fs *pflag.FlagSet) (study.Config, error) {
 	}
 	c.Heartbeat = o.heartbeat
 	c.Measure.Confirm, c.Measure.RecheckEvery, c.Measure.ABPairs, c.Measure.ABShare = 0, 0, 0, 0
+	c.Minimize = false
 	return c, nil
 }
 

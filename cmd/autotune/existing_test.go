@@ -151,7 +151,7 @@ func (s *existingServer) args(db string, trials int) []string {
 	for _, a := range s.restartArgs() {
 		quoted = append(quoted, "'"+a+"'")
 	}
-	return []string{"search", "--dsn", s.dsn(), "--config-file", s.include,
+	return []string{"search", "--minimize=false", "--dsn", s.dsn(), "--config-file", s.include,
 		"--restart-cmd", strings.Join(quoted, " "), "--allow-restart",
 		"--db", db, "--study", "ex", "--trials", strconv.Itoa(trials), "--seed", "3",
 		"--tables", "1", "--table-size", "1000", "--threads", "2", "--warmup", "1s", "--duration", "3s",

@@ -56,7 +56,7 @@ func TestFaultKillAutotuneAtManyMoments(t *testing.T) {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "sb")
 	dbPath := filepath.Join(dir, "trials.db")
-	args := []string{"search", "--study", "kill", "--db", dbPath, "--workdir", work, "--trials", "6",
+	args := []string{"search", "--minimize=false", "--study", "kill", "--db", dbPath, "--workdir", work, "--trials", "6",
 		"--tables", "1", "--table-size", "2000", "--threads", "2", "--warmup", "1s", "--duration", "3s", "--seed", "5",
 		"--confirm", "0", "--recheck-every", "0", "--ab-pairs", "0"} // no re-measurements: every trial counts towards --trials
 
@@ -173,7 +173,7 @@ esac
 exec %[2]s "$@"
 `, dir, sysbench))
 
-	args := []string{"search", "--study", "faults", "--db", dbPath, "--workdir", work, "--trials", "7",
+	args := []string{"search", "--minimize=false", "--study", "faults", "--db", dbPath, "--workdir", work, "--trials", "7",
 		"--tables", "1", "--table-size", "2000", "--threads", "2", "--warmup", "1s", "--duration", "4s", "--seed", "3", "--confirm", "0", "--recheck-every", "0", "--ab-pairs", "0",
 		"--mysqld", mysqld, "--sysbench", bench, "--space", spaceFile}
 	p := startAutotune(t, bin, args...)
@@ -254,7 +254,7 @@ func TestFaultSandboxDiskFull(t *testing.T) {
 	mountSmallDisk(t, disk, "6G")
 	work := filepath.Join(disk, "sb")
 	dbPath := filepath.Join(dir, "trials.db") // the database is on another disk
-	args := []string{"search", "--study", "full", "--db", dbPath, "--workdir", work, "--trials", "3",
+	args := []string{"search", "--minimize=false", "--study", "full", "--db", dbPath, "--workdir", work, "--trials", "3",
 		"--tables", "1", "--table-size", "2000", "--threads", "2", "--warmup", "1s", "--duration", "3s", "--seed", "9",
 		"--confirm", "0", "--recheck-every", "0", "--ab-pairs", "0"}
 	p := startAutotune(t, bin, append(args[:len(args):len(args)], "--trials", "1")...)
@@ -309,10 +309,10 @@ func TestFaultDatabaseLockedByAnotherProcess(t *testing.T) {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "sb")
 	dbPath := filepath.Join(dir, "trials.db")
-	args := []string{"search", "--study", "locked", "--db", dbPath, "--workdir", work, "--trials", "1",
+	args := []string{"search", "--minimize=false", "--study", "locked", "--db", dbPath, "--workdir", work, "--trials", "1",
 		"--tables", "1", "--table-size", "1000", "--threads", "2", "--warmup", "1s", "--duration", "3s"}
 	// Create the database, then hold its write lock from another process.
-	p := startAutotune(t, bin, "search", "--study", "other", "--db", dbPath, "--workdir", work, "--trials", "1",
+	p := startAutotune(t, bin, "search", "--minimize=false", "--study", "other", "--db", dbPath, "--workdir", work, "--trials", "1",
 		"--tables", "1", "--table-size", "1000", "--threads", "2", "--warmup", "1s", "--duration", "3s")
 	if code, out := p.wait(t, 3*time.Minute); code != 0 {
 		t.Fatalf("setup run: exit %d\n%s", code, out)

@@ -35,6 +35,7 @@ type studyFlags struct {
 	allowChanges  bool
 	json          bool
 	withLimitsReq bool // --budget or --trials is required
+	noLimits      bool // the mode runs without a budget or trial cap (minimize)
 }
 
 func (o *studyFlags) AddFlags(fs *pflag.FlagSet) {
@@ -57,7 +58,7 @@ func (o *studyFlags) apply(c *study.Config) error {
 		return usagef("--budget %s: want a positive duration such as 2d or 50h", study.FormatDuration(o.budget))
 	case o.trials < 0:
 		return usagef("--trials %d: want a positive count (or 0 for no cap)", o.trials)
-	case o.budget == 0 && o.trials == 0:
+	case o.budget == 0 && o.trials == 0 && !o.noLimits:
 		return usagef("--budget or --trials: give at least one, e.g. --budget 8h")
 	}
 	c.Study, c.DB, c.Budget, c.Trials, c.Seed, c.AllowChanges = o.study, o.db, o.budget, o.trials, o.seed, o.allowChanges
@@ -250,6 +251,35 @@ type searchFlags struct {
 	abShare      float64
 	prune        bool
 	seedFrom     []string
+	minimize
+}
+
+// minimize are the flags of the minimisation (search's last phase and
+// autotune minimize).
+type minimize struct {
+	on    bool
+	pairs int
+	share float64
+}
+
+func (o *minimize) addFlags(fs *pflag.FlagSet, phase bool) {
+	if phase {
+		fs.BoolVar(&o.on, "minimize", true, "after the final A/B runs, minimise the best: revert its changes that do not pay to the baseline's values, in dependency groups, least important first, each step measured in interleaved pairs (on when --minimize-share of the budget holds a step and the final check; the plan says so)")
+		fs.Float64Var(&o.share, "minimize-share", search.DefaultMinimizeShare, "share of --budget reserved for the minimisation (--minimize)")
+	}
+	fs.IntVar(&o.pairs, "minimize-pairs", search.DefaultMinimizePairs, "interleaved pairs (current, reverted; reverted, current) per minimisation step and for its final check against the full best")
+}
+
+// apply checks the flags and sets the study's minimisation.
+func (o *minimize) apply(c *study.Config) error {
+	switch {
+	case o.pairs < 2 || o.pairs > search.MaxABPairs:
+		return usagef("--minimize-pairs %d: want 2..%d", o.pairs, search.MaxABPairs)
+	case o.share < 0 || o.share >= 0.9:
+		return usagef("--minimize-share %g: want 0 <= share < 0.9", o.share)
+	}
+	c.Minimize, c.MinimizePairs, c.MinimizeShare = o.on, o.pairs, o.share
+	return nil
 }
 
 func (o *searchFlags) AddFlags(fs *pflag.FlagSet) {
@@ -262,6 +292,7 @@ func (o *searchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.abShare, "ab-share", 0.1, "share of --budget reserved for the final A/B pairs (at least --ab-pairs of them)")
 	fs.StringArrayVar(&o.seedFrom, "seed-from", nil, "seed the study with what is known: "+study.SeedForms+"; repeatable or a comma list. Each seed is measured right after the baseline (before the warm start) and the strategy learns from it; memory and thread knobs from another host are rescaled to this one")
 	fs.BoolVar(&o.prune, "prune", true, "stop a trial early when, after its warm-up, its throughput stays clearly below the best (at least 20 % and 3 x the measured noise); --prune=false measures every trial in full")
+	o.minimize.addFlags(fs, true)
 }
 
 func (o *searchFlags) apply(c *study.Config) error {
@@ -285,7 +316,7 @@ func (o *searchFlags) apply(c *study.Config) error {
 	}
 	c.Strategy, c.WarmStart, c.Measure.Prune = o.strategy, o.warmStart, o.prune
 	c.Measure.Confirm, c.Measure.RecheckEvery, c.Measure.ABPairs, c.Measure.ABShare = o.confirm, o.recheckEvery, o.abPairs, o.abShare
-	return nil
+	return o.minimize.apply(c)
 }
 
 // spaceFlags shape the knob space.

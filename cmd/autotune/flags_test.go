@@ -64,6 +64,10 @@ func studyCmds() []studyCmd {
 			o := &workerOptions{}
 			return planWith(o, newWorkerCmdWith(o), func() any { return o.json })(t, args)
 		}},
+		{name: "minimize", plan: func(t *testing.T, args []string) (planned, error) {
+			o := &minimizeOptions{}
+			return planWith(o, newMinimizeCmdWith(o), func() any { return o.json })(t, args)
+		}},
 		{name: "noise", plan: func(t *testing.T, args []string) (planned, error) {
 			o := &noiseOptions{}
 			return planWith(o, newNoiseCmdWith(o), func() any { return [2]any{o.repeats, o.set} })(t, args)
@@ -99,6 +103,7 @@ func altValues(t *testing.T) map[string]string {
 		"i-understand-this-is-not-a-sandbox": "true", "password-file": "pw.cnf",
 		"seed-from": cnf, "data": "dump.sql", "speed": "1",
 		"heartbeat": "5s", "repeats": "3", "set": "innodb_io_capacity=1000", "pairs": "3",
+		"minimize": "false", "minimize-pairs": "3", "minimize-share": "0.4",
 	}
 }
 
@@ -124,6 +129,8 @@ func TestEveryFlagChangesTheRunOrIsRefused(t *testing.T) {
 				probe = newNoiseCmd()
 			} else if sc.name == "verify" {
 				probe = newVerifyCmd()
+			} else if sc.name == "minimize" {
+				probe = newMinimizeCmd()
 			}
 			probe.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 			sort.Strings(names)
@@ -256,7 +263,7 @@ func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
 		alt  map[string]string
 		real bool // needs a server
 	}{
-		{[]string{"export", "--study", "fix", "--db", db}, with(study, "format", "sql", "output", filepath.Join(work, "x.cnf"), "trial", "1"), false},
+		{[]string{"export", "--study", "fix", "--db", db}, with(study, "format", "sql", "output", filepath.Join(work, "x.cnf"), "trial", "1", "full", "true"), false},
 		{[]string{"trials", "--study", "fix", "--db", db}, study, false},
 		{[]string{"show", "best", "--study", "fix", "--db", db}, with(study, "samples", "false"), false},
 		{[]string{"studies", "--db", db}, study, false},

@@ -160,7 +160,7 @@ func TestEndToEndKillResumeExport(t *testing.T) {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "sb")
 	dbPath := filepath.Join(dir, "trials.db")
-	args := []string{"search", "--study", "it", "--db", dbPath, "--workdir", work, "--trials", "3",
+	args := []string{"search", "--minimize=false", "--study", "it", "--db", dbPath, "--workdir", work, "--trials", "3",
 		"--tables", "2", "--table-size", "5000", "--threads", "4", "--warmup", "2s", "--duration", "4s", "--seed", "11",
 		// re-measurements are tested in measure_integration_test.go
 		"--confirm", "0", "--recheck-every", "0", "--ab-pairs", "0", "--ab-share", "0"}

@@ -23,7 +23,7 @@ func TestMeasurementRealServer(t *testing.T) {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "sb")
 	dbPath := filepath.Join(dir, "trials.db")
-	args := []string{"search", "--study", "m", "--db", dbPath, "--workdir", work, "--trials", "2",
+	args := []string{"search", "--minimize=false", "--study", "m", "--db", dbPath, "--workdir", work, "--trials", "2",
 		"--tables", "2", "--table-size", "5000", "--threads", "2,4", "--warmup", "1s", "--duration", "3s", "--seed", "5",
 		"--confirm", "1", "--recheck-every", "1", "--ab-pairs", "1", "--ab-share", "0", "--strategy", "tpe", "--warm-start=false"}
 	p := startAutotune(t, bin, args...)

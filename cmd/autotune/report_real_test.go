@@ -38,7 +38,7 @@ func TestRealStudyProgressReportExport(t *testing.T) {
 	if err := os.WriteFile(spaceFile, []byte("include = [\"innodb_buffer_pool_size\", \"innodb_flush_neighbors\", \"innodb_io_capacity\", \"innodb_adaptive_hash_index\"]\n[knobs.innodb_buffer_pool_size]\nmax = \"512M\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := startAutotune(t, bin, "search", "--study", "rep", "--db", dbPath, "--workdir", work, "--trials", "6", "--space", spaceFile,
+	p := startAutotune(t, bin, "search", "--minimize=false", "--study", "rep", "--db", dbPath, "--workdir", work, "--trials", "6", "--space", spaceFile,
 		"--tables", "2", "--table-size", "5000", "--threads", "4", "--warmup", "2s", "--duration", "4s", "--seed", "5", "--json",
 		"--steady-block", "1s", // warm-up decided within the short run, so the measuring phase shows live
 		"--confirm", "0", "--recheck-every", "0", "--ab-pairs", "0", "--prune=false") // every trial complete

@@ -21,7 +21,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted (run the same command to res
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{Err: err}
 	})
-	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd(), newKnobsCmd(), newWorkerCmd(), newBenchSearchCmd(), newDiffCmd(), newNoiseCmd(), newVerifyCmd())
+	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd(), newKnobsCmd(), newWorkerCmd(), newBenchSearchCmd(), newDiffCmd(), newNoiseCmd(), newVerifyCmd(), newMinimizeCmd())
 	root.AddCommand(newReportCmd(), newStudiesCmd(), newShowCmd(), newCaptureCmd(), newGenDocsCmd())
 	root.AddCommand(newCompareCmd())
 	// No generated completion command: every command and flag is documented
