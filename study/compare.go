@@ -92,7 +92,13 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 		if !oneDB {
 			label = r.String()
 		}
-		cols = append(cols, report.ComparedStudy{Label: label, Study: st, Trials: trials, Minimal: search.Trial{Number: -1}})
+		col := report.ComparedStudy{Label: label, Study: st, Trials: trials, Minimal: search.Trial{Number: -1}}
+		if m, found, err := db.Minimization(ctx, r.Name); err != nil {
+			return err
+		} else if found && m.Accepted {
+			col.Minimal, col.Minimized = minimalTrial(trials, m), m
+		}
+		cols = append(cols, col)
 		manifests = append(manifests, m)
 	}
 	var diffs []string
@@ -112,4 +118,18 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 	}
 	report.WriteCompare(out, cols)
 	return nil
+}
+
+// minimalTrial returns the trial that stands for m's minimal
+// configuration: the last run of it in the final check, or the best
+// itself when nothing was reverted (no check ran); Number −1 when neither
+// is among trials.
+func minimalTrial(trials []search.Trial, m search.Minimized) search.Trial {
+	out := search.Trial{Number: -1}
+	for _, t := range trials {
+		if (t.Kind == search.Minimal && t.Params.Key() == m.Config.Key()) || (m.Check == nil && t.Number == m.Best && out.Number < 0) {
+			out = t
+		}
+	}
+	return out
 }

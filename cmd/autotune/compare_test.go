@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
 	"github.com/autotune/autotune/study"
 )
@@ -41,6 +42,57 @@ func addAB(t *testing.T, db, name string, best int, a, b []float64) {
 			n++
 			at = at.Add(time.Minute)
 		}
+	}
+}
+
+// addMinimal stores an accepted minimisation of trial best of study in
+// db that keeps its buffer pool change only, with two final-check pairs.
+func addMinimal(t *testing.T, db, name string, best int) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := storage.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	trials, err := s.Trials(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := trials[best].Params
+	minimal := space.Config{"innodb_buffer_pool_size": full["innodb_buffer_pool_size"]}
+	var reverted []string
+	for _, k := range full.Names() {
+		if k != "innodb_buffer_pool_size" {
+			reverted = append(reverted, k)
+		}
+	}
+	n, err := s.NextTrialNumber(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := fixtureT0.Add(3 * time.Hour)
+	for i, v := range []float64{2990, 3010, 2970, 3000} {
+		kind, p := search.Minimal, minimal
+		if i%2 == 1 {
+			kind, p = search.MinFull, full
+		}
+		tr := search.Trial{Study: name, Number: n, State: search.Complete, Kind: kind, Params: p, Started: at, Ended: at.Add(time.Minute),
+			Repeat: search.Repeat{RepeatOf: best}, Outcome: search.Outcome{Score: v - 10, MeanTPS: v}}
+		if err := s.FinishTrial(ctx, tr, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		at = at.Add(time.Minute)
+	}
+	m := search.Minimized{Best: best, Goal: search.GoalTPS, Changes: len(full), Config: minimal, Done: true, Accepted: true, Runs: 4, Pairs: 2,
+		Steps: []search.MinStep{
+			{Knobs: reverted, Status: search.MinReverted, Pct: 0.4, LoPct: -3.1, HiPct: 4.0, Pairs: 2},
+			{Knobs: []string{"innodb_buffer_pool_size"}, Status: search.MinKept, Pct: 180.2, LoPct: 150.3, HiPct: 211.0, Pairs: 2},
+		},
+		Check: &search.MinCheck{Pct: -0.7, LoPct: -4.0, HiPct: 2.7, Pairs: 2}}
+	if err := s.SaveMinimization(ctx, name, m); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -85,6 +137,8 @@ func TestCompareGolden(t *testing.T) {
 	otherHostDB(t, db)
 	addAB(t, db, "fix", 10, []float64{1450, 1502, 1471, 1490}, []float64{505, 498, 511, 490})
 	addAB(t, filepath.Join(filepath.Dir(db), "other.db"), "fix", 10, []float64{2950, 3020, 2990, 3001}, []float64{1010, 1003, 990, 1012})
+	// The other host's study was minimised to its buffer pool change.
+	addMinimal(t, filepath.Join(filepath.Dir(db), "other.db"), "fix", 10)
 	// Run where the stores are, so the columns name them as a user would
 	// (the golden files are checked after the subtest restores the
 	// working directory).
