@@ -7,6 +7,7 @@ import (
 
 	"github.com/autotune/autotune/runner/benchcmd"
 	"github.com/autotune/autotune/runner/sysbench"
+	"github.com/autotune/autotune/runner/tpcc"
 	"github.com/autotune/autotune/trial"
 )
 
@@ -17,6 +18,17 @@ import (
 var Drivers = map[string]func(Bench) (trial.Benchmark, error){
 	"sysbench": newSysbench,
 	"command":  newCommand,
+	"tpcc":     newTPCC,
+}
+
+// DriverFor returns the driver that runs workload when the command line
+// names driver (--benchmark, "sysbench" by default): --workload tpcc
+// selects the tpcc driver; sysbench's workload names keep driver.
+func DriverFor(driver, workload string) string {
+	if workload == "tpcc" && driver == "sysbench" {
+		return "tpcc"
+	}
+	return driver
 }
 
 // NewBenchmark returns the benchmark b describes, or an error naming the
@@ -44,6 +56,19 @@ func newSysbench(b Bench) (trial.Benchmark, error) {
 		return nil, fmt.Errorf("--workload %q: want one of %s", b.Workload, strings.Join(sysbench.Workloads, ", "))
 	}
 	return sysbench.Bench{Path: b.Path, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize}, nil
+}
+
+func newTPCC(b Bench) (trial.Benchmark, error) {
+	switch {
+	case b.Workload != "tpcc":
+		return nil, fmt.Errorf("--benchmark tpcc runs --workload tpcc, not %q", b.Workload)
+	case b.Warehouses < 1 || b.Warehouses > 10000:
+		return nil, fmt.Errorf("--warehouses %d: want 1..10000", b.Warehouses)
+	}
+	if _, err := tpcc.Find(b.TPCCPath); err != nil {
+		return nil, err
+	}
+	return tpcc.Bench{Path: b.TPCCPath, Warehouses: b.Warehouses}, nil
 }
 
 func newCommand(b Bench) (trial.Benchmark, error) {
