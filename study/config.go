@@ -110,6 +110,10 @@ type Space struct {
 	Apply string
 	// BaselineCnf is the user's my.cnf, trial 0 ("" for the defaults).
 	BaselineCnf string
+
+	// benchTCPOnly is space.Env.BenchTCPOnly, set by the run from its
+	// benchmark driver.
+	benchTCPOnly string
 }
 
 // Existing says how to reach and change a server autotune did not start.

@@ -174,6 +174,9 @@ func (r *run) onSandbox(ctx context.Context) error {
 		return err
 	}
 	r.undo = append(r.undo, func() error { lock.Release(); return nil })
+	if cfg.Bench.Driver == "tpcc" {
+		cfg.Space.benchTCPOnly = "go-tpc connects over TCP only"
+	}
 	rs, err := resolveSpace(ctx, cfg.Space, cfg.Workdir)
 	if err != nil {
 		return err

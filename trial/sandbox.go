@@ -74,7 +74,11 @@ func (s *Sandbox) Prepare(ctx context.Context, b Benchmark, logf func(string, ..
 	if s.Box.HasSnapshot(ds) {
 		return nil
 	}
-	logf("loading the dataset once: %d tables x %d rows (%s prepare), then snapshotting it", ds.Tables, ds.TableSize, ds.Workload)
+	if ds.Warehouses > 0 {
+		logf("loading the dataset once: %d TPC-C warehouses (%s prepare and consistency check), then snapshotting it", ds.Warehouses, ds.Workload)
+	} else {
+		logf("loading the dataset once: %d tables x %d rows (%s prepare), then snapshotting it", ds.Tables, ds.TableSize, ds.Workload)
+	}
 	if s.Preload && s.Box.WarmPool <= 0 {
 		return errors.New("warm trials need the sandbox's warm pool size (Box.WarmPool)")
 	}

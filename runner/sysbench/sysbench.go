@@ -49,7 +49,6 @@ var Options = [][2]string{
 	{"rand-spec-pct", "1"},
 	{"rand-spec-res", "75"},
 	{"rand-pareto-h", "0.2"},
-	{"rand-zipfian-exp", "0.8"},
 	{"db-ps-mode", "auto"},
 	{"mysql-ignore-errors", "1213,1020,1205"},
 	{"rate", "0"},

@@ -275,18 +275,7 @@ func (b Bench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 	limit := time.Duration(secs)*time.Second + sysbench.DeadlineGrace(time.Duration(secs)*time.Second)
 	dctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	extra := []string{"--time", strconv.Itoa(secs) + "s", "--interval", "1s", "--output", "json"}
-	for _, o := range runOptions() {
-		switch o[0] {
-		case "driver", "db", "parts", "partition-type":
-			continue // in args
-		case "wait", "ignore-error":
-			extra = append(extra, "--"+o[0]+"="+o[1])
-		default:
-			extra = append(extra, "--"+o[0], o[1])
-		}
-	}
-	cmd, err := b.command(dctx, r.Binary, r.Launch, b.args(srv, "run", r.Threads, extra...))
+	cmd, err := b.command(dctx, r.Binary, r.Launch, b.runArgs(srv, r.Threads, secs))
 	if err != nil {
 		return runner.BenchResult{}, &runner.BenchError{Reason: err.Error()}
 	}
@@ -333,6 +322,23 @@ func (b Bench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 		return res, &runner.BenchError{Reason: "not one New-Order transaction completed: " + out.Explain(), Output: text}
 	}
 	return res, nil
+}
+
+// runArgs returns go-tpc's arguments of a run of secs seconds at threads:
+// every option of runOptions, a JSON report every second.
+func (b Bench) runArgs(srv *runner.Server, threads, secs int) []string {
+	extra := []string{"--time", strconv.Itoa(secs) + "s", "--interval", "1s", "--output", "json"}
+	for _, o := range runOptions() {
+		switch o[0] {
+		case "driver", "db", "parts", "partition-type":
+			continue // in args
+		case "wait", "ignore-error":
+			extra = append(extra, "--"+o[0]+"="+o[1])
+		default:
+			extra = append(extra, "--"+o[0], o[1])
+		}
+	}
+	return b.args(srv, "run", threads, extra...)
 }
 
 // tail returns the last n bytes of s, trimmed.
