@@ -167,11 +167,13 @@ func WriteOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 		fmt.Fprintln(out, "no trial completed yet")
 		return
 	}
-	fmt.Fprintf(out, "\nbest: trial %d, score %.1f, %.1f tps", best.Number, best.Score, best.MeanTPS)
+	unit, rate := ThroughputOf(best)
+	fmt.Fprintf(out, "\nbest: trial %d, score %.1f, %.1f %s", best.Number, best.Score, rate, unit)
 	if base.Number >= 0 {
 		// Not a gain: the two were measured at different times (the gain
 		// is the paired A/B comparison, WriteGain).
-		fmt.Fprintf(out, "; baseline %.1f tps", base.MeanTPS)
+		_, baseRate := ThroughputOf(base)
+		fmt.Fprintf(out, "; baseline %.1f %s", baseRate, unit)
 	}
 	if why := BestDespiteTPS(best, base); why != "" {
 		fmt.Fprintf(out, ", %s", why)

@@ -86,7 +86,8 @@ type Parser struct {
 
 // NewParser returns a parser for a run with the given report interval in
 // seconds (go-tpc --interval): the i-th report (from 1) ends at i ×
-// interval seconds, and rates are counts per interval.
+// interval seconds, and rates are counts per interval. go-tpc does not
+// report its running clients: Interval.Threads is left 0.
 func NewParser(intervalS float64) *Parser { return &Parser{interval: intervalS} }
 
 // Feed reads one line (with or without its newline). It returns the
@@ -255,8 +256,8 @@ func num(r map[string]string, key string) (float64, error) {
 func (p *Parser) Output() Output { return p.out }
 
 // Parse parses a whole go-tpc run output with the given report interval
-// in seconds; the error joins the lines' errors (parsing goes on after
-// one).
+// in seconds; the error is the first line's error (parsing goes on after
+// it).
 func Parse(text string, intervalS float64) (Output, error) {
 	p := NewParser(intervalS)
 	var first error
