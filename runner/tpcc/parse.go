@@ -270,10 +270,18 @@ func Parse(text string, intervalS float64) (Output, error) {
 }
 
 // Explain says why a run failed from its output: the number of error
-// lines and the first of them, or "" when there were none.
+// lines and the first of them that quotes a server error ("Error 1146
+// (42S02): ..."), else the first; "" when there were none.
 func (o Output) Explain() string {
 	if o.ErrorCount == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d error lines, the first: %s", o.ErrorCount, o.Errors[0])
+	first := o.Errors[0]
+	for _, e := range o.Errors {
+		if strings.Contains(e, "Error ") {
+			first = e
+			break
+		}
+	}
+	return fmt.Sprintf("%d error lines, e.g. %s", o.ErrorCount, first)
 }

@@ -176,6 +176,17 @@ func (b Bench) command(ctx context.Context, path string, launch runner.Launch, a
 	return cmd, nil
 }
 
+// PrepareLimit is the longest go-tpc tpcc prepare of w warehouses may take
+// before it is stopped: 10 minutes plus 5 per warehouse (measured: 42 s for
+// 1 warehouse with relaxed durability, 5 min 37 s without, on the
+// reference 2-core machine).
+func PrepareLimit(w int) time.Duration { return 10*time.Minute + time.Duration(w)*5*time.Minute }
+
+// CheckLimit is the longest go-tpc tpcc check of w warehouses may take
+// before it is stopped: 5 minutes plus 1 per warehouse (measured: 8 s for
+// 1 warehouse with the check's index).
+func CheckLimit(w int) time.Duration { return 5*time.Minute + time.Duration(w)*time.Minute }
+
 // Prepare loads the TPC-C tables of Warehouses warehouses into the
 // existing schema sbtest (go-tpc tpcc prepare, up to 4 loader threads, one
 // warehouse each), then runs go-tpc's consistency check (go-tpc tpcc
@@ -183,7 +194,8 @@ func (b Bench) command(ctx context.Context, path string, launch runner.Launch, a
 // relaxed while it loads (innodb_flush_log_at_trx_commit=2, put back
 // afterwards): the sandbox snapshots a cleanly stopped server. The error
 // holds the end of go-tpc's output; a check that fails is an error naming
-// the condition.
+// the condition; one that does not end within PrepareLimit or CheckLimit
+// is stopped and an error.
 func (b Bench) Prepare(ctx context.Context, srv *runner.Server) error {
 	if srv.Password != "" || srv.User != "" {
 		return errors.New("the tpcc workload loads and runs on a sandboxed server only (go-tpc takes a password on its command line, which autotune does not do)")
@@ -192,12 +204,18 @@ func (b Bench) Prepare(ctx context.Context, srv *runner.Server) error {
 		return fmt.Errorf("tpcc prepare: %w", err)
 	}
 	threads := max(1, min(b.Warehouses, 4))
-	cmd, err := b.command(ctx, "", runner.Launch{}, b.args(srv, "prepare", threads, "--no-check", "--use-fk=false", "--retry-count", "3"))
+	limit := PrepareLimit(b.Warehouses)
+	pctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd, err := b.command(pctx, "", runner.Launch{}, b.args(srv, "prepare", threads, "--no-check", "--use-fk=false", "--retry-count", "3"))
 	if err != nil {
 		return err
 	}
 	out, err := cmd.CombinedOutput()
 	text := string(out)
+	if ctx.Err() == nil && pctx.Err() != nil {
+		return fmt.Errorf("go-tpc tpcc prepare --warehouses %d did not end within %s and was stopped: %s", b.Warehouses, limit, tail(text, 800))
+	}
 	if err != nil || hasFailure(text) {
 		return fmt.Errorf("go-tpc tpcc prepare --warehouses %d: %s: %s", b.Warehouses, exitText(err), tail(text, 800))
 	}
@@ -225,12 +243,18 @@ func (b Bench) Check(ctx context.Context, srv *runner.Server) (err error) {
 		}
 	}()
 	threads := max(1, min(b.Warehouses, 4))
-	cmd, err := b.command(ctx, "", runner.Launch{}, b.args(srv, "check", threads))
+	limit := CheckLimit(b.Warehouses)
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd, err := b.command(cctx, "", runner.Launch{}, b.args(srv, "check", threads))
 	if err != nil {
 		return err
 	}
 	out, err := cmd.CombinedOutput()
 	text := string(out)
+	if ctx.Err() == nil && cctx.Err() != nil {
+		return fmt.Errorf("go-tpc tpcc check --warehouses %d did not end within %s and was stopped", b.Warehouses, limit)
+	}
 	if err != nil || hasFailure(text) {
 		return fmt.Errorf("go-tpc tpcc check (consistency of the loaded TPC-C data) failed: %s: %s", exitText(err), firstFailure(text))
 	}
@@ -317,7 +341,7 @@ func (b Bench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 	case parseErr != nil:
 		return res, &runner.BenchError{Reason: "unparseable go-tpc output: " + parseErr.Error(), Output: text}
 	case len(out.Intervals) == 0:
-		return res, &runner.BenchError{Reason: "no per-second reports in go-tpc output " + out.Explain(), Output: text}
+		return res, &runner.BenchError{Reason: "no per-second reports in go-tpc output: " + out.Explain(), Output: text}
 	case newOrders == 0:
 		return res, &runner.BenchError{Reason: "not one New-Order transaction completed: " + out.Explain(), Output: text}
 	}
