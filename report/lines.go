@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -41,20 +42,21 @@ func TrialLine(sp *space.Space, e search.Event, width int) string {
 		kind = string(t.Kind) // its source gets a line of its own
 	}
 	fmt.Fprintf(&b, "trial %3d %-10s ", t.Number, kind)
+	unit, rate := ThroughputOf(t)
 	switch {
 	case t.State == search.Complete && t.WarmupCapped:
-		fmt.Fprintf(&b, "tps %8.1f  score %8.1f  NOT STEADY ", t.MeanTPS, t.Score)
+		fmt.Fprintf(&b, "%s %8.1f  score %8.1f  NOT STEADY ", unit, rate, t.Score)
 	case t.State == search.Complete:
-		fmt.Fprintf(&b, "tps %8.1f  score %8.1f  warm-up %2.0fs", t.MeanTPS, t.Score, t.WarmupS)
+		fmt.Fprintf(&b, "%s %8.1f  score %8.1f  warm-up %2.0fs", unit, rate, t.Score, t.WarmupS)
 	case t.State == search.Pruned:
-		fmt.Fprintf(&b, "%-41s", fmt.Sprintf("tps %8.1f  PRUNED after %.0fs measured", t.MeanTPS, t.Phases["measure"]))
+		fmt.Fprintf(&b, "%-41s", fmt.Sprintf("%s %8.1f  PRUNED after %.0fs measured", unit, rate, t.Phases["measure"]))
 	default:
 		fmt.Fprintf(&b, "%-30s", strings.ToUpper(string(t.State)))
 	}
 	if e.Best.Number >= 0 {
 		fmt.Fprintf(&b, " | best %.1f (#%d", e.Best.Score, e.Best.Number)
 		if e.Baseline.Number >= 0 {
-			fmt.Fprintf(&b, ", %+.1f %% tps vs baseline", Gain(e.Best.MeanTPS, e.Baseline.MeanTPS))
+			fmt.Fprintf(&b, ", %+.1f %% %s vs baseline", Gain(e.Best.MeanTPS, e.Baseline.MeanTPS), unit)
 		}
 		if why := BestDespiteTPS(e.Best, e.Baseline); why != "" {
 			b.WriteString(", " + why)
@@ -82,6 +84,29 @@ func TrialLine(sp *space.Space, e search.Event, width int) string {
 		b.WriteString("\n      " + e.Note)
 	}
 	return b.String()
+}
+
+// ThroughputOf returns the name and value of a trial's throughput as the
+// trial lines and the trials table show it: "tpmC" and 60 × MeanTPS for a
+// TPC-C trial (its benchmark summary says "workload":"tpcc", and its tps
+// are New-Order transactions per second, runner/tpcc), else "tps" and
+// MeanTPS.
+func ThroughputOf(t search.Trial) (unit string, value float64) {
+	if isTPCC(t) {
+		return "tpmC", 60 * t.MeanTPS
+	}
+	return "tps", t.MeanTPS
+}
+
+// isTPCC reports whether t's benchmark summary is a TPC-C run's.
+func isTPCC(t search.Trial) bool {
+	if !strings.Contains(t.Summary, `"tpcc"`) {
+		return false
+	}
+	var s struct {
+		Workload string `json:"workload"`
+	}
+	return json.Unmarshal([]byte(t.Summary), &s) == nil && s.Workload == "tpcc"
 }
 
 // knobLine is the second line of a trial report: the knobs the trial set
@@ -142,11 +167,13 @@ func WriteOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 		fmt.Fprintln(out, "no trial completed yet")
 		return
 	}
-	fmt.Fprintf(out, "\nbest: trial %d, score %.1f, %.1f tps", best.Number, best.Score, best.MeanTPS)
+	unit, rate := ThroughputOf(best)
+	fmt.Fprintf(out, "\nbest: trial %d, score %.1f, %.1f %s", best.Number, best.Score, rate, unit)
 	if base.Number >= 0 {
 		// Not a gain: the two were measured at different times (the gain
 		// is the paired A/B comparison, WriteGain).
-		fmt.Fprintf(out, "; baseline %.1f tps", base.MeanTPS)
+		_, baseRate := ThroughputOf(base)
+		fmt.Fprintf(out, "; baseline %.1f %s", baseRate, unit)
 	}
 	if why := BestDespiteTPS(best, base); why != "" {
 		fmt.Fprintf(out, ", %s", why)

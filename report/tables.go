@@ -51,11 +51,18 @@ func WriteTrials(out io.Writer, sp *space.Space, study string, goal search.Goal,
 		fmt.Fprintf(out, "best: trial %d; gain over the baseline: %s\n", best.Number, text)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tstate\tkind\tscore\ttps\tsd\tp95 ms\tconfig est (runs)\ttime\tchanges")
+	// A TPC-C study shows tpmC (60 × New-Order per second) for tps.
+	unit, scale := "tps", 1.0
+	for _, t := range trials {
+		if u, _ := ThroughputOf(t); u == "tpmC" {
+			unit, scale = u, 60
+		}
+	}
+	fmt.Fprintf(tw, "#\tstate\tkind\tscore\t%s\tsd\tp95 ms\tconfig est (runs)\ttime\tchanges\n", unit)
 	for _, t := range sorted {
 		score, tps, sd, p95, est := "-", "-", "-", "-", "-"
 		if t.State == search.Complete || t.State == search.Pruned {
-			score, tps, sd, p95 = f1(t.Score), f1(t.MeanTPS), f1(t.StdTPS), f1(t.P95MS)
+			score, tps, sd, p95 = f1(t.Score), f1(scale*t.MeanTPS), f1(scale*t.StdTPS), f1(t.P95MS)
 		}
 		if t.State == search.Complete {
 			if e := search.EstimateOf(trials, t); e.N > 0 {
@@ -122,6 +129,9 @@ func WorkloadOf(st storage.Study) string {
 	bs, err := st.Manifest()
 	if err != nil || bs.Workload == "" {
 		return "-"
+	}
+	if bs.Warehouses > 0 {
+		return fmt.Sprintf("%s/%dt/%dw", bs.Workload, bs.Threads, bs.Warehouses)
 	}
 	return fmt.Sprintf("%s/%dt/%dx%d", bs.Workload, bs.Threads, bs.Tables, bs.TableSize)
 }

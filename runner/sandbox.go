@@ -77,11 +77,14 @@ func OpenSandbox(dir string, bin Binary) (*Sandbox, error) {
 // Dataset identifies what a snapshot holds: a change means a new prepare.
 type Dataset struct {
 	// Workload is the sysbench test used to prepare (tables are shared by
-	// the oltp_* tests).
+	// the oltp_* tests), or "tpcc".
 	Workload string `json:"workload"`
 	// Tables and TableSize are sysbench --tables and --table-size (rows).
 	Tables    int `json:"tables"`
 	TableSize int `json:"table_size"`
+	// Warehouses is the TPC-C warehouse count (go-tpc --warehouses; 0
+	// for sysbench's tables).
+	Warehouses int `json:"warehouses,omitempty"`
 	// ServerVersion is the --version text of the binary that made it.
 	ServerVersion string `json:"server_version"`
 	// Dump is "sha256:HEX" of the logical dump loaded instead of sysbench

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what autotune needs and is missing, from Debian's packages:
 # mariadb-server (the server run as a sandbox; the system service is never
-# used), sysbench, and chromium (headless, for the report rendering test).
+# used), sysbench, and chromium (headless, for the report rendering test);
+# then go-tpc (--workload tpcc), pinned, with `go install` into Go's bin
+# directory ($GOBIN, else $(go env GOPATH)/bin), where autotune finds it.
 # Go (>= 1.26, with gcc for cgo) must already be present.
 set -euo pipefail
 
@@ -41,4 +43,17 @@ if ! command -v go >/dev/null 2>&1; then
     echo "Go >= 1.26 is needed: https://go.dev/dl/" >&2
   fi
   exit 1
+fi
+
+# TPC-C driver (runner/tpcc): go-tpc at the version autotune is tested
+# with (runner/tpcc.ProgramVersion). Installed again when the one found is
+# another version.
+GOTPC_VERSION=v1.0.12
+gobin="$(go env GOBIN)"
+[ -n "$gobin" ] || gobin="$(go env GOPATH | cut -d: -f1)/bin"
+gotpc="$(command -v go-tpc || true)"
+[ -n "$gotpc" ] || gotpc="$gobin/go-tpc"
+if ! go version -m "$gotpc" 2>/dev/null | grep -Eq "^[[:space:]]+mod[[:space:]]+github.com/pingcap/go-tpc[[:space:]]+$GOTPC_VERSION([[:space:]]|$)"; then
+  echo "installing: go-tpc $GOTPC_VERSION into $gobin"
+  GOBIN="$gobin" go install "github.com/pingcap/go-tpc/cmd/go-tpc@$GOTPC_VERSION"
 fi

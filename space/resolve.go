@@ -138,6 +138,10 @@ type Env struct {
 	Durability Durability
 	// Rules is the space file, if any.
 	Rules *Rules
+	// BenchTCPOnly, when set, says why the benchmark client cannot use
+	// the server's unix socket (go-tpc has no socket option): the
+	// benchmark_connection knob is then unsupported with this reason.
+	BenchTCPOnly string
 }
 
 // Resolve decides, for every knob of cat, whether and how a study searches
@@ -497,6 +501,9 @@ func resolveEnvironment(k Knob, env Env) Entry {
 		}
 		e.ServerRange = fmt.Sprintf("%d nodes", env.NUMANodes)
 	case "benchmark_connection":
+		if env.BenchTCPOnly != "" {
+			return unsupported(k, env.BenchTCPOnly)
+		}
 	default:
 		return unsupported(k, "no launcher support for this knob")
 	}

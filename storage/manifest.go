@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/space"
 )
 
@@ -15,10 +16,10 @@ import (
 // keep it (see Manifest.Diff). The JSON keys are stable: studies written
 // by earlier versions read back into the same fields.
 type Manifest struct {
-	// Benchmark is the benchmark driver when it is neither sysbench nor a
-	// --bench-cmd command (those are told by Workload and BenchCmd).
+	// Benchmark is the benchmark driver when it is neither sysbench, tpcc
+	// nor a --bench-cmd command (those are told by Workload and BenchCmd).
 	Benchmark string `json:"benchmark,omitempty"`
-	// Workload is the benchmark workload (sysbench test name).
+	// Workload is the benchmark workload (sysbench test name, or "tpcc").
 	Workload string `json:"workload"`
 	// Threads is the first benchmark thread level; ThreadLevels lists
 	// every level when there are several.
@@ -28,6 +29,8 @@ type Manifest struct {
 	// --table-size, rows per table).
 	Tables    int `json:"tables"`
 	TableSize int `json:"table_size"`
+	// Warehouses sizes a TPC-C dataset (0 for sysbench).
+	Warehouses int `json:"warehouses,omitempty"`
 	// WarmupS is the warm-up cap and DurationS the measurement window, in
 	// seconds.
 	WarmupS   float64 `json:"warmup_s"`
@@ -43,11 +46,11 @@ type Manifest struct {
 	// not start ("" for a sandbox); AllowRestart is --allow-restart there.
 	Target       string `json:"target,omitempty"`
 	AllowRestart bool   `json:"allow_restart,omitempty"`
-	// Definition holds the settings of a benchmark driver that change
-	// what it measures beyond the fields above (the replay: the workload
-	// file's and the dump's SHA-256, the speed, read-only), by name;
-	// nil for sysbench and --bench-cmd.
-	Definition map[string]string `json:"definition,omitempty"`
+	// Definition is the benchmark's full definition: its program's
+	// version and every option that changes what it measures (for a
+	// replay: the workload file's and the dump's SHA-256, the speed,
+	// read-only); nil in studies made before it was recorded.
+	Definition *benchdef.Definition `json:"definition,omitempty"`
 }
 
 // SpaceManifest are the space settings of a study.
@@ -150,13 +153,27 @@ type ManifestChange struct {
 }
 
 // Diff returns the fields whose values differ from m to n, sorted by key.
+// The benchmark definitions are compared by benchdef.Definition.Diff, one
+// change per option ("definition --warehouses", "definition version"),
+// unless m has none (a study made before definitions were recorded).
 func (m Manifest) Diff(n Manifest) []ManifestChange {
 	var a, b map[string]any
 	_ = json.Unmarshal([]byte(m.JSON()), &a)
 	_ = json.Unmarshal([]byte(n.JSON()), &b)
+	delete(a, "definition")
+	delete(b, "definition")
 	var out []ManifestChange
 	diffMaps("", a, b, &out)
-	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	if m.Definition != nil {
+		var nd benchdef.Definition
+		if n.Definition != nil {
+			nd = *n.Definition
+		}
+		for _, c := range m.Definition.Diff(nd) {
+			out = append(out, ManifestChange{Field: "definition " + c.What, Old: c.Old, New: c.New})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
 	return out
 }
 

@@ -3,6 +3,8 @@ package storage
 import (
 	"reflect"
 	"testing"
+
+	"github.com/autotune/autotune/internal/benchdef"
 )
 
 // Settings stored by earlier versions (the JSON of the old benchSettings,
@@ -42,5 +44,26 @@ func TestManifestReadsOldSettingsAndDiffs(t *testing.T) {
 	}
 	if d := m.Diff(m); len(d) != 0 {
 		t.Fatalf("a manifest differs from itself: %v", d)
+	}
+}
+
+// The benchmark definition is compared option by option, and a manifest
+// stored without one (an older study) differs in nothing there.
+func TestManifestDiffDefinition(t *testing.T) {
+	def := func(tables string) *benchdef.Definition {
+		return &benchdef.Definition{Driver: "sysbench", Version: "sysbench 1.0.20", Options: map[string]string{"tables": tables, "rand-type": "special"}}
+	}
+	m := Manifest{Workload: "oltp_read_write", Definition: def("8")}
+	n := Manifest{Workload: "oltp_read_write", Definition: def("16")}
+	got := m.Diff(n)
+	if len(got) != 1 || got[0] != (ManifestChange{Field: "definition --tables", Old: "8", New: "16"}) {
+		t.Errorf("Diff = %+v, want one change of definition --tables 8 → 16", got)
+	}
+	if d := (Manifest{Workload: "oltp_read_write"}).Diff(n); len(d) != 0 {
+		t.Errorf("Diff from a manifest without a definition = %+v, want none", d)
+	}
+	back, err := (Study{Name: "s", Settings: n.JSON()}).Manifest()
+	if err != nil || back.Definition == nil || !back.Definition.Equal(*n.Definition) {
+		t.Errorf("definition does not read back: %+v, %v", back.Definition, err)
 	}
 }

@@ -14,8 +14,11 @@ import (
 // driver ("sysbench", "command" for --bench-cmd, or the driver named in
 // Manifest.Benchmark), the --bench-cmd command line, the sysbench
 // workload, the dataset (tables, rows per table), the client thread
-// levels, the objective (tps, qps or p95: a score of one is no score
-// of another) and a driver's own definition (Manifest.Definition). It is the one place that decides what "the same workload"
+// levels and the objective (tps, qps or p95: a score of one is no score
+// of another); a TPC-C study's warehouses; and, when both studies recorded
+// one, the benchmark definition (benchdef.Definition.Diff: the benchmark
+// program's version and every option it was given, "definition
+// --rand-type"; a replay's workload and dump contents, speed). It is the one place that decides what "the same workload"
 // means for autotune compare.
 func WorkloadDiff(a, b Manifest) []ManifestChange {
 	fa, fb := workloadFields(a), workloadFields(b)
@@ -25,21 +28,9 @@ func WorkloadDiff(a, b Manifest) []ManifestChange {
 			out = append(out, ManifestChange{Field: fa[i][0], Old: fa[i][1], New: fb[i][1]})
 		}
 	}
-	// A driver's own definition (Manifest.Definition: the replay's
-	// workload and dump contents, speed), key by key.
-	var keys []string
-	for k := range a.Definition {
-		keys = append(keys, k)
-	}
-	for k := range b.Definition {
-		if _, ok := a.Definition[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if a.Definition[k] != b.Definition[k] {
-			out = append(out, ManifestChange{Field: "definition." + k, Old: a.Definition[k], New: b.Definition[k]})
+	if a.Definition != nil && b.Definition != nil {
+		for _, c := range a.Definition.Diff(*b.Definition) {
+			out = append(out, ManifestChange{Field: "definition " + c.What, Old: c.Old, New: c.New})
 		}
 	}
 	return out
@@ -51,6 +42,8 @@ func workloadFields(m Manifest) [][2]string {
 	driver := m.Benchmark
 	switch {
 	case driver != "":
+	case m.Workload == "tpcc":
+		driver = "tpcc"
 	case m.Measure.BenchCmd != "":
 		driver = "command"
 	default:
@@ -74,6 +67,7 @@ func workloadFields(m Manifest) [][2]string {
 		{"workload", m.Workload},
 		{"tables", strconv.Itoa(m.Tables)},
 		{"table_size", strconv.Itoa(m.TableSize)},
+		{"warehouses", strconv.Itoa(m.Warehouses)},
 		{"threads", strings.Join(ls, ",")},
 		{"objective", objective},
 	}
@@ -90,5 +84,9 @@ func WorkloadText(m Manifest) string {
 	if f["bench_cmd"] != "" {
 		what = "command " + strconv.Quote(f["bench_cmd"])
 	}
-	return fmt.Sprintf("%s, %s x %s rows, threads %s, objective %s", what, f["tables"], f["table_size"], f["threads"], f["objective"])
+	size := f["tables"] + " x " + f["table_size"] + " rows"
+	if f["benchmark"] == "tpcc" {
+		what, size = "tpcc", f["warehouses"]+" warehouses"
+	}
+	return fmt.Sprintf("%s, %s, threads %s, objective %s", what, size, f["threads"], f["objective"])
 }

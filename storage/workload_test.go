@@ -3,6 +3,8 @@ package storage
 import (
 	"reflect"
 	"testing"
+
+	"github.com/autotune/autotune/internal/benchdef"
 )
 
 func TestWorkloadDiff(t *testing.T) {
@@ -25,14 +27,25 @@ func TestWorkloadDiff(t *testing.T) {
 			[]ManifestChange{{"benchmark", "sysbench", "command"}, {"bench_cmd", "", "mybench {threads}"}}},
 		"objective": {func(m Manifest) Manifest { m.Measure.Objective = "p95"; return m },
 			[]ManifestChange{{"objective", "tps", "p95"}}},
-		"replay definition": {func(m Manifest) Manifest {
-			m.Definition = map[string]string{"dump_sha256": "ab", "speed": "1"}
-			return m
-		}, []ManifestChange{{"definition.dump_sha256", "", "ab"}, {"definition.speed", "", "1"}}},
+		"tpcc": {func(m Manifest) Manifest { m.Workload, m.Tables, m.TableSize, m.Warehouses = "tpcc", 0, 0, 4; return m },
+			[]ManifestChange{{"benchmark", "sysbench", "tpcc"}, {"workload", "oltp_read_write", "tpcc"}, {"tables", "8", "0"},
+				{"table_size", "500000", "0"}, {"warehouses", "0", "4"}}},
+		"one definition only": {func(m Manifest) Manifest { m.Definition = &benchdef.Definition{Driver: "sysbench"}; return m }, nil},
 	} {
 		if got := WorkloadDiff(base, tc.b(base)); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v, want %v", name, got, tc.want)
 		}
+	}
+	// Both with definitions: the options that differ, by name.
+	a, b := base, base
+	a.Definition = &benchdef.Definition{Driver: "sysbench", Version: "sysbench 1.0.20", Options: map[string]string{"rand-type": "special", "tables": "8"}}
+	b.Definition = &benchdef.Definition{Driver: "sysbench", Version: "sysbench 1.0.20", Options: map[string]string{"rand-type": "uniform", "tables": "8"}}
+	if got, want := WorkloadDiff(a, b), []ManifestChange{{"definition --rand-type", "special", "uniform"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("definitions: %v, want %v", got, want)
+	}
+	tp := Manifest{Workload: "tpcc", Threads: 16, Warehouses: 4}
+	if got := WorkloadText(tp); got != "tpcc, 4 warehouses, threads 16, objective tps" {
+		t.Errorf("WorkloadText of tpcc: %s", got)
 	}
 	if got := WorkloadText(base); got != "sysbench oltp_read_write, 8 x 500000 rows, threads 16, objective tps" {
 		t.Errorf("WorkloadText: %s", got)

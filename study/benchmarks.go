@@ -8,6 +8,7 @@ import (
 	"github.com/autotune/autotune/runner/benchcmd"
 	"github.com/autotune/autotune/runner/replay"
 	"github.com/autotune/autotune/runner/sysbench"
+	"github.com/autotune/autotune/runner/tpcc"
 	"github.com/autotune/autotune/trial"
 )
 
@@ -19,17 +20,23 @@ var Drivers = map[string]func(Bench) (trial.Benchmark, error){
 	"sysbench": newSysbench,
 	"command":  newCommand,
 	"replay":   newReplay,
+	"tpcc":     newTPCC,
 }
 
 // ReplayPrefix starts a --workload that names a captured workload file
 // (replay:FILE): it selects the replay driver.
 const ReplayPrefix = "replay:"
 
-// DriverFor returns the driver a --workload value selects ("replay" for
-// replay:FILE) or driver unchanged.
-func DriverFor(workload, driver string) string {
-	if strings.HasPrefix(workload, ReplayPrefix) {
+// DriverFor returns the driver that runs workload when the command line
+// names driver (--benchmark, "sysbench" by default): --workload
+// replay:FILE selects the replay driver, --workload tpcc the tpcc driver;
+// sysbench's workload names keep driver.
+func DriverFor(driver, workload string) string {
+	switch {
+	case strings.HasPrefix(workload, ReplayPrefix):
 		return "replay"
+	case workload == "tpcc" && driver == "sysbench":
+		return "tpcc"
 	}
 	return driver
 }
@@ -59,6 +66,19 @@ func newSysbench(b Bench) (trial.Benchmark, error) {
 		return nil, fmt.Errorf("--workload %q: want one of %s", b.Workload, strings.Join(sysbench.Workloads, ", "))
 	}
 	return sysbench.Bench{Path: b.Path, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize}, nil
+}
+
+func newTPCC(b Bench) (trial.Benchmark, error) {
+	switch {
+	case b.Workload != "tpcc":
+		return nil, fmt.Errorf("--benchmark tpcc runs --workload tpcc, not %q", b.Workload)
+	case b.Warehouses < 1 || b.Warehouses > 10000:
+		return nil, fmt.Errorf("--warehouses %d: want 1..10000", b.Warehouses)
+	}
+	if _, err := tpcc.Find(b.TPCCPath); err != nil {
+		return nil, err
+	}
+	return tpcc.Bench{Path: b.TPCCPath, Warehouses: b.Warehouses}, nil
 }
 
 func newCommand(b Bench) (trial.Benchmark, error) {

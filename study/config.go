@@ -66,10 +66,13 @@ type Bench struct {
 	Driver string
 	// Path is the sysbench executable.
 	Path string
-	// Workload is the sysbench workload; Tables and TableSize size the
-	// dataset (rows per table).
+	// Workload is the sysbench workload or "tpcc"; Tables and TableSize
+	// size a sysbench dataset (rows per table), Warehouses a TPC-C one.
 	Workload          string
 	Tables, TableSize int
+	Warehouses        int
+	// TPCCPath is the go-tpc executable ("" finds it, tpcc.Find).
+	TPCCPath string
 	// Command is the --bench-cmd command line (driver "command").
 	Command string
 	// Data is the logical dump a replay loads (--data; driver "replay");
@@ -128,6 +131,10 @@ type Space struct {
 	Apply string
 	// BaselineCnf is the user's my.cnf, trial 0 ("" for the defaults).
 	BaselineCnf string
+
+	// benchTCPOnly is space.Env.BenchTCPOnly, set by the run from its
+	// benchmark driver.
+	benchTCPOnly string
 }
 
 // Existing says how to reach and change a server autotune did not start.
@@ -188,7 +195,8 @@ func (m Measure) Confirmation() *search.Confirmation {
 func (c Config) manifest(sp *storage.SpaceManifest) storage.Manifest {
 	m := c.Measure
 	man := storage.Manifest{Workload: c.Bench.Workload, Threads: c.Bench.Threads[0], Tables: c.Bench.Tables, TableSize: c.Bench.TableSize,
-		WarmupS: m.Warmup.Seconds(), DurationS: m.Duration.Seconds(), Lambda: m.Lambda, Space: sp,
+		Warehouses: c.Bench.Warehouses,
+		WarmupS:    m.Warmup.Seconds(), DurationS: m.Duration.Seconds(), Lambda: m.Lambda, Space: sp,
 		Measure: storage.MeasureManifest{Objective: m.Objective, MaxP95MS: m.MaxP95, DipShare: m.DipShare, Confirm: m.Confirm,
 			RecheckEvery: m.RecheckEvery, ABPairs: m.ABPairs, ABShare: m.ABShare, BenchCmd: c.Bench.Command,
 			SteadyBlockS: int(m.SteadyBlock / time.Second), SteadySpread: m.SteadySpread, SteadyTrend: m.SteadyTrend,
@@ -196,7 +204,7 @@ func (c Config) manifest(sp *storage.SpaceManifest) storage.Manifest {
 	if len(c.Bench.Threads) > 1 {
 		man.ThreadLevels = c.Bench.Threads
 	}
-	if c.Bench.Driver != "sysbench" && c.Bench.Driver != "command" {
+	if c.Bench.Driver != "sysbench" && c.Bench.Driver != "command" && c.Bench.Driver != "tpcc" {
 		man.Benchmark = c.Bench.Driver
 	}
 	return man

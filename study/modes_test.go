@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/internal/realtest"
 	"github.com/autotune/autotune/internal/teststore"
 	"github.com/autotune/autotune/runner"
@@ -27,6 +28,10 @@ func (scripted) Prepare(context.Context, *runner.Server) error { return nil }
 
 func (scripted) Dataset() runner.Dataset {
 	return runner.Dataset{Workload: "scripted", Tables: 1, TableSize: 1}
+}
+
+func (scripted) Definition(context.Context) (benchdef.Definition, error) {
+	return benchdef.Definition{Driver: "scripted", Options: map[string]string{}}, nil
 }
 
 func (scripted) Run(ctx context.Context, _ *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {

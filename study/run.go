@@ -7,6 +7,8 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/autotune/autotune/internal/lockfile"
@@ -168,10 +170,6 @@ type fixedConcurrency interface{ Connections() int }
 // runs, what it leaves out).
 type noted interface{ Notes() []string }
 
-// defined is a benchmark with settings that change what it measures
-// beyond the study's Bench fields (storage.Manifest.Definition).
-type defined interface{ Definition() map[string]string }
-
 // errorChecked is a benchmark whose trials are invalid when their error
 // rate moves from the baseline's by more than its limit
 // (search.Study.MaxErrorShift).
@@ -224,6 +222,9 @@ func (r *run) onSandbox(ctx context.Context) error {
 		return err
 	}
 	r.undo = append(r.undo, func() error { lock.Release(); return nil })
+	if cfg.Bench.Driver == "tpcc" {
+		cfg.Space.benchTCPOnly = "go-tpc connects over TCP only"
+	}
 	rs, err := resolveSpace(ctx, cfg.Space, cfg.Workdir)
 	if err != nil {
 		return err
@@ -415,7 +416,11 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 	} else if len(cfg.SeedFrom) > 0 {
 		return r, db, Opened{}, Usagef("--seed-from: only autotune search seeds a study")
 	}
-	op, err := Open(ctx, db, OpenRequest{Name: cfg.Study, Manifest: r.manifest(), Seed: cfg.Seed,
+	man, err := r.manifest(ctx)
+	if err != nil {
+		return r, db, Opened{}, err
+	}
+	op, err := Open(ctx, db, OpenRequest{Name: cfg.Study, Manifest: man, Seed: cfg.Seed,
 		ServerVersion: r.version, Host: r.host, AllowChanges: cfg.AllowChanges, Worker: worker, MustExist: mode == "minimize",
 		Started: r.started, Logf: r.logf})
 	if err != nil {
@@ -427,16 +432,30 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 	return r, db, op, r.prepare(ctx)
 }
 
-// manifest is what this run's study measures.
-func (r *run) manifest() storage.Manifest {
+// manifest is what this run's study measures, with the benchmark's
+// definition (its program's version and options, and the thread levels
+// as "threads"); the error says why the definition could not be read.
+func (r *run) manifest(ctx context.Context) (storage.Manifest, error) {
 	m := r.cfg.manifest(r.spaceM)
-	if d, ok := r.engine.Bench.(defined); ok {
-		m.Definition = d.Definition()
-	}
 	if x := r.cfg.Existing; x != nil {
 		m.Target, m.AllowRestart = "existing "+r.existingAddr(), x.AllowRestart
 	}
-	return m
+	def, err := r.engine.Bench.Definition(ctx)
+	if err != nil {
+		return m, fmt.Errorf("benchmark definition: %w", err)
+	}
+	def.Options["threads"] = joinInts(r.cfg.Bench.Threads)
+	m.Definition = &def
+	return m, nil
+}
+
+// joinInts renders counts as "4,16".
+func joinInts(n []int) string {
+	s := make([]string, len(n))
+	for i, v := range n {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ",")
 }
 
 // logPlan prints a budget plan line by line.

@@ -98,7 +98,7 @@ func resolveSpace(ctx context.Context, s Space, probeDir string) (resolved, erro
 	}
 	r.info = space.Intersect(infos)
 	r.fac = runner.DetectFacilities(ctx)
-	env := r.fac.Env(space.Env{Server: &r.info, Durability: d})
+	env := r.fac.Env(space.Env{Server: &r.info, Durability: d, BenchTCPOnly: s.benchTCPOnly})
 	if len(r.servers.names) > 1 {
 		env.ServerBuilds = r.servers.names
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -16,7 +17,7 @@ import (
 
 // Benchmark is a benchmark driver: it loads its dataset once and then runs
 // against a ready server as often as the engine asks. Implemented by
-// runner/sysbench.Bench, runner/benchcmd.Command and
+// runner/sysbench.Bench, runner/tpcc.Bench, runner/benchcmd.Command and
 // runner/replay.Replay.
 type Benchmark interface {
 	// Prepare loads the dataset into srv: a fresh server with an empty
@@ -35,6 +36,12 @@ type Benchmark interface {
 	// Dataset identifies the data Prepare loads (a change means a new
 	// prepare and a new snapshot).
 	Dataset() runner.Dataset
+	// Definition is what the benchmark measures: its program's version
+	// and every option that changes the measurement, each passed to the
+	// program explicitly (the study manifest records it; a resume under
+	// another definition is refused). The error says why the program or
+	// its version could not be found.
+	Definition(ctx context.Context) (benchdef.Definition, error)
 }
 
 // Target is where a trial's configuration goes: a sandboxed server

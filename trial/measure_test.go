@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 )
@@ -23,6 +24,9 @@ type fakeBench struct {
 func (f *fakeBench) Prepare(context.Context, *runner.Server) error { return nil }
 
 func (f *fakeBench) Dataset() runner.Dataset { return runner.Dataset{Workload: "fake"} }
+func (f *fakeBench) Definition(context.Context) (benchdef.Definition, error) {
+	return benchdef.Definition{Driver: "fake"}, nil
+}
 
 func (f *fakeBench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {
 	lat := 20.0
@@ -125,6 +129,9 @@ type hangingBench struct{ n int }
 
 func (h *hangingBench) Prepare(context.Context, *runner.Server) error { return nil }
 func (h *hangingBench) Dataset() runner.Dataset                       { return runner.Dataset{Workload: "fake"} }
+func (h *hangingBench) Definition(context.Context) (benchdef.Definition, error) {
+	return benchdef.Definition{Driver: "fake"}, nil
+}
 func (h *hangingBench) Run(ctx context.Context, _ *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {
 	for i := 1; i <= h.n; i++ {
 		onSample(runner.Interval{Time: float64(i), TPS: 100, QPS: 2000})

@@ -74,9 +74,12 @@ func (s *Sandbox) Prepare(ctx context.Context, b Benchmark, logf func(string, ..
 	if s.Box.HasSnapshot(ds) {
 		return nil
 	}
-	if ds.Dump != "" {
+	switch {
+	case ds.Dump != "":
 		logf("loading the dataset once: the dump (%s), then snapshotting it", ds.Dump)
-	} else {
+	case ds.Warehouses > 0:
+		logf("loading the dataset once: %d TPC-C warehouses (%s prepare and consistency check), then snapshotting it", ds.Warehouses, ds.Workload)
+	default:
 		logf("loading the dataset once: %d tables x %d rows (%s prepare), then snapshotting it", ds.Tables, ds.TableSize, ds.Workload)
 	}
 	if s.Preload && s.Box.WarmPool <= 0 {

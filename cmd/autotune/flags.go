@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/autotune/autotune/runner/sysbench"
+	"github.com/autotune/autotune/runner/tpcc"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -98,15 +99,19 @@ type benchFlags struct {
 	coldStart        bool
 	data             string
 	speed            string
-	fs               *pflag.FlagSet // to tell which flags were given
+	warehouses       int
+	tpccPath         string
+	fs               *pflag.FlagSet // which flags were given
 }
 
 func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.benchmark, "benchmark", "sysbench", "benchmark driver: "+strings.Join(study.DriverNames(), ", ")+" (--bench-cmd implies command)")
-	fs.StringVar(&o.workload, "workload", "oltp_read_write", "sysbench workload: "+strings.Join(sysbench.Workloads, ", ")+"; or "+study.ReplayPrefix+"FILE to replay a workload file of autotune capture (with --data; docs/workloads.md)")
+	o.fs = fs
+	fs.StringVar(&o.workload, "workload", "oltp_read_write", "workload: tpcc (TPC-C with go-tpc), a sysbench workload: "+strings.Join(sysbench.Workloads, ", ")+"; or "+study.ReplayPrefix+"FILE to replay a workload file of autotune capture (with --data; docs/workloads.md)")
 	fs.StringVar(&o.data, "data", "", "replay: the logical dump (mariadb-dump/mysqldump --single-transaction output, .sql or .sql.gz) loaded into the sandbox once, taken when the capture started")
 	fs.StringVar(&o.speed, "speed", "max", "replay: max (or 0) replays the statements back to back and scores statements/s; 1 replays at the captured pace, 2 twice as fast, ... (a fixed load: needs --objective p95)")
-	o.fs = fs
+	fs.IntVar(&o.warehouses, "warehouses", tpcc.DefaultWarehouses, "TPC-C warehouses in the dataset (--workload tpcc; 1 warehouse is about 150 MB on disk)")
+	fs.StringVar(&o.tpccPath, "tpcc-path", "", "go-tpc binary for --workload tpcc (default: go-tpc on PATH, else in $GOBIN, $GOPATH/bin or ~/go/bin, where scripts/install-deps.sh installs it)")
 	fs.IntSliceVar(&o.threads, "threads", []int{16}, "benchmark client threads; several levels such as 8,32,128 measure each trial at each (score aggregated)")
 	fs.IntVar(&o.tables, "tables", 8, "sysbench tables in the dataset")
 	fs.IntVar(&o.tableSize, "table-size", 500000, "rows per sysbench table (8 x 500000 is about 1.1 GB, more than the default 128M buffer pool)")
@@ -143,13 +148,21 @@ func (o *benchFlags) apply(c *study.Config) error {
 			return usagef("--threads %d: want 1..4096", n)
 		}
 	}
-	c.Bench = study.Bench{Driver: study.DriverFor(o.workload, o.benchmark), Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize,
+	c.Bench = study.Bench{Driver: study.DriverFor(o.benchmark, o.workload), Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize,
 		Threads: o.threads, Command: o.benchCmd}
 	if c.Bench.Driver == "replay" {
 		if err := o.applyReplay(c); err != nil {
 			return err
 		}
 	} else if err := refuse(o.fs, "needs --workload "+study.ReplayPrefix+"FILE (a replay)", "data", "speed"); err != nil {
+		return err
+	}
+	if c.Bench.Driver == "tpcc" {
+		if err := refuse(o.fs, "not with --workload tpcc (its dataset is sized by --warehouses, and go-tpc runs it)", "tables", "table-size", "sysbench", "bench-cmd"); err != nil {
+			return err
+		}
+		c.Bench.Tables, c.Bench.TableSize, c.Bench.Warehouses, c.Bench.TPCCPath = 0, 0, o.warehouses, o.tpccPath
+	} else if err := refuse(o.fs, "only with --workload tpcc", "warehouses", "tpcc-path"); err != nil {
 		return err
 	}
 	if o.benchCmd != "" && c.Bench.Driver != "replay" {

@@ -102,6 +102,7 @@ func altValues(t *testing.T) map[string]string {
 		"dsn": "root@tcp(127.0.0.1:3307)/", "config-file": "y.cnf", "restart-cmd": "/bin/restart now", "allow-restart": "true",
 		"i-understand-this-is-not-a-sandbox": "true", "password-file": "pw.cnf",
 		"seed-from": cnf, "data": "dump.sql", "speed": "1",
+		"warehouses": "2", "tpcc-path": "/opt/go-tpc",
 		"heartbeat": "5s", "repeats": "3", "set": "innodb_io_capacity=1000", "pairs": "3",
 		"minimize": "false", "minimize-pairs": "3", "minimize-share": "0.4",
 	}
@@ -179,6 +180,12 @@ func TestSearchFlagValidation(t *testing.T) {
 		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--allow-restart"}, "--restart-cmd"},
 		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--restart-cmd", `sh -c 'unterminated`}, "--restart-cmd"},
 		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--workdir", "w"}, "--workdir: not with --dsn"},
+		{[]string{"--warehouses", "2"}, "--warehouses: only with --workload tpcc"},
+		{[]string{"--tpcc-path", "/x/go-tpc"}, "--tpcc-path: only with --workload tpcc"},
+		{[]string{"--workload", "tpcc", "--tables", "4"}, "--tables: not with --workload tpcc"},
+		{[]string{"--workload", "tpcc", "--warehouses", "0"}, "--warehouses 0"},
+		{[]string{"--workload", "tpcc", "--tpcc-path", "/nonexistent/go-tpc"}, "--tpcc-path"},
+		{[]string{"--benchmark", "tpcc"}, "--benchmark tpcc runs --workload tpcc"},
 	} {
 		cmd := newSearchCmd()
 		cmd.SetArgs(append([]string{"--trials", "3"}, tc.args...))

@@ -81,3 +81,17 @@ func ServerProcesses(dir string) []int {
 	}
 	return pids
 }
+
+// Program skips or fails t (under AUTOTUNE_REQUIRE_REAL=1) when err says
+// a program a real-server test needs is missing (e.g. go-tpc, found by
+// runner/tpcc.Find); it does nothing when err is nil.
+func Program(t testing.TB, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if os.Getenv("AUTOTUNE_REQUIRE_REAL") == "1" {
+		t.Fatal(err.Error() + "; AUTOTUNE_REQUIRE_REAL=1 forbids skipping")
+	}
+	t.Skip(err.Error())
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/shlex"
 
+	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/runner/sysbench"
 )
@@ -163,6 +164,28 @@ func (c Command) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun,
 		return res, &runner.BenchError{Reason: "no interval lines in the output of " + args[0] + " (see docs/measurement.md, custom benchmarks, for the format)", Output: text}
 	}
 	return res, nil
+}
+
+// Definition returns what the command measures: the command line as
+// given (placeholders not replaced) and the sysbench dataset it runs on;
+// the command's own version is unknown (Version "").
+func (c Command) Definition(ctx context.Context) (benchdef.Definition, error) {
+	return benchdef.Definition{Driver: "command", Options: map[string]string{
+		"command":  shellJoin(c.Args),
+		"workload": c.Loader.Workload, "tables": strconv.Itoa(c.Tables), "table-size": strconv.Itoa(c.TableSize)}}, nil
+}
+
+// shellJoin joins args back into one command line, quoting an argument
+// with spaces or quotes in single quotes.
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t'\"\\") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		q[i] = a
+	}
+	return strings.Join(q, " ")
 }
 
 // Prepare loads the dataset the command runs on: sysbench's sbtest tables

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/autotune/autotune/internal/benchdef"
+
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/autotune/autotune/runner"
@@ -167,10 +169,12 @@ func describeSkipped(m map[string]int) string {
 // study's manifest: the workload file's content (SHA-256), the dump's,
 // the speed, read-only, the statement timeout. The file names are left
 // out: the same content under another name is the same benchmark.
-func (r *Replay) Definition() map[string]string {
-	return map[string]string{"workload_sha256": r.fileSHA, "dump_sha256": r.dumpSHA,
+// The client is autotune itself, so the definition has no program
+// version of its own. It never fails.
+func (r *Replay) Definition(ctx context.Context) (benchdef.Definition, error) {
+	return benchdef.Definition{Driver: "replay", Options: map[string]string{"workload_sha256": r.fileSHA, "dump_sha256": r.dumpSHA,
 		"speed": strconv.FormatFloat(r.opts.Speed, 'g', -1, 64), "read_only": strconv.FormatBool(r.opts.ReadOnly),
-		"statement_timeout": r.opts.StatementTimeout.String()}
+		"statement_timeout": r.opts.StatementTimeout.String()}}, nil
 }
 
 // ErrorShiftLimit is MaxErrorShift: a trial whose error rate moves more

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/runner"
 )
 
@@ -32,9 +33,46 @@ type Bench struct {
 	Tables, TableSize int
 }
 
+// Options are the sysbench options that define what an OLTP run measures,
+// besides the workload, --tables and --table-size, each passed explicitly
+// so that no default of the sysbench build in use decides (their values are
+// sysbench 1.0.20's defaults, the measurements autotune was built on):
+// the access distribution (--rand-*), prepared statements (--db-ps-mode),
+// the queries of a transaction (oltp_common.lua's --point_selects ...),
+// the table layout (--auto_inc, --secondary, --create_secondary, the
+// storage engine), the MySQL errors a client ignores, an unthrottled rate
+// and the latency percentile reported. Source: sysbench 1.0.20
+// `sysbench oltp_read_write help` and `sysbench --help`.
+var Options = [][2]string{
+	{"rand-type", "special"},
+	{"rand-spec-iter", "12"},
+	{"rand-spec-pct", "1"},
+	{"rand-spec-res", "75"},
+	{"rand-pareto-h", "0.2"},
+	{"db-ps-mode", "auto"},
+	{"mysql-ignore-errors", "1213,1020,1205"},
+	{"rate", "0"},
+	{"percentile", "95"},
+	{"range_size", "100"},
+	{"point_selects", "10"},
+	{"simple_ranges", "1"},
+	{"sum_ranges", "1"},
+	{"order_ranges", "1"},
+	{"distinct_ranges", "1"},
+	{"index_updates", "1"},
+	{"non_index_updates", "1"},
+	{"delete_inserts", "1"},
+	{"range_selects", "on"},
+	{"skip_trx", "off"},
+	{"auto_inc", "on"},
+	{"secondary", "off"},
+	{"create_secondary", "on"},
+	{"mysql_storage_engine", "innodb"},
+}
+
 // Args returns sysbench's arguments for srv: workload, connection (TCP to
 // 127.0.0.1 and the server's port when tcp, else its socket or address),
-// schema sbtest and the dataset size, then extra.
+// schema sbtest, the dataset size and every option of Options, then extra.
 func (s Bench) Args(srv *runner.Server, tcp bool, extra ...string) []string {
 	a := []string{s.Workload, "--db-driver=mysql"}
 	if tcp {
@@ -47,7 +85,45 @@ func (s Bench) Args(srv *runner.Server, tcp bool, extra ...string) []string {
 		"--tables="+strconv.Itoa(s.Tables),
 		"--table-size="+strconv.Itoa(s.TableSize),
 	)
+	for _, o := range Options {
+		a = append(a, "--"+o[0]+"="+o[1])
+	}
 	return append(a, extra...)
+}
+
+// Definition returns what this benchmark measures: sysbench's version
+// (sysbench --version), the workload, the dataset size and Options.
+func (s Bench) Definition(ctx context.Context) (benchdef.Definition, error) {
+	path := s.Path
+	if path == "" {
+		path = "sysbench"
+	}
+	v, err := ProgramVersion(ctx, path)
+	if err != nil {
+		return benchdef.Definition{}, err
+	}
+	d := benchdef.Definition{Driver: "sysbench", Version: v, Options: map[string]string{
+		"workload": s.Workload, "tables": strconv.Itoa(s.Tables), "table-size": strconv.Itoa(s.TableSize)}}
+	for _, o := range Options {
+		d.Options[o[0]] = o[1]
+	}
+	return d, nil
+}
+
+// ProgramVersion returns the first line of `path --version` ("sysbench
+// 1.0.20"); the error names the program (not found, no output within 10 s).
+func ProgramVersion(ctx context.Context, path string) (string, error) {
+	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(vctx, path, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", path, err)
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if line == "" {
+		return "", fmt.Errorf("%s --version printed nothing", path)
+	}
+	return line, nil
 }
 
 func (s Bench) command(ctx context.Context, path string, launch runner.Launch, args []string) *exec.Cmd {
@@ -120,7 +196,6 @@ func (s Bench) run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 		"--threads="+strconv.Itoa(r.Threads),
 		"--time="+strconv.Itoa(secs),
 		"--report-interval=1",
-		"--percentile=95",
 		"--histogram=off",
 		"run"))
 	p := NewParserFor(Invocation{Threads: r.Threads, TimeS: float64(secs), Percentile: 95})
