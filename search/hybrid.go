@@ -29,6 +29,11 @@ type HybridOptions struct {
 	Reselect int
 	// NoScreen skips the screening phase (an ablation for the harness).
 	NoScreen bool
+	// NoLocal turns the model-guided local search (local.go) off: the
+	// hybrid as it was before it (a longer screening design of half the
+	// knobs + 2 points, TPE with refinement steps, a refinement phase at
+	// the end). An ablation for the harness ("hybrid-v1").
+	NoLocal bool
 }
 
 // Hybrid is the default strategy. Three phases share one history (every
@@ -76,6 +81,9 @@ type Hybrid struct {
 	asked    int
 	// lastRepeat is the value of asked at the last repeat of the incumbent.
 	lastRepeat int
+	// local is the local search's surrogate; localAsked counts its steps.
+	local      *localModel
+	localAsked int
 }
 
 // NewHybrid returns the hybrid strategy over sp.
@@ -108,7 +116,10 @@ func (h *Hybrid) SetHorizon(n int) {
 	h.opts.Horizon = n
 	s := h.opts.Screen
 	if s <= 0 {
-		s = max(8, len(h.sp.Knobs())/2+2)
+		s = 8
+		if h.opts.NoLocal {
+			s = max(8, len(h.sp.Knobs())/2+2)
+		}
 		s = min(s, max(4, n/5))
 	}
 	if h.opts.NoScreen {
@@ -165,6 +176,14 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 	if inc, nInc := h.incumbent(); n >= 2*len(h.design)+4 && nInc < 2 && h.asked-h.lastRepeat >= 3 {
 		h.lastRepeat = h.asked
 		return Proposal{Config: inc, Kind: Remeasure, handle: -1}, nil
+	}
+	if !h.opts.NoLocal {
+		if h.asked%4 != 3 {
+			if p, ok := h.localStep(); ok {
+				return p, nil
+			}
+		}
+		return h.sample(), nil
 	}
 	refineFrom := int(math.Round(float64(h.opts.Horizon) * (1 - h.opts.Refine)))
 	switch {

@@ -17,20 +17,25 @@ import (
 
 // Strategies returns the strategy names the harness knows: the four of
 // `autotune search --strategy`, "mtpe", the hybrid's own multivariate
-// TPE over the whole space without its other phases (an ablation), and
+// TPE over the whole space without its other phases (an ablation),
+// "hybrid-v1", the hybrid without its model-guided local search (the
+// default before it; HybridOptions.NoLocal), and
 // the Optuna peers (PeerStrategies; they need python3-optuna).
 func Strategies() []string {
-	return append(append(search.StrategyNames(), "mtpe"), PeerStrategies()...)
+	return append(append(search.StrategyNames(), "mtpe", "hybrid-v1"), PeerStrategies()...)
 }
 
 // DefaultStrategies returns the strategies compared when none are named:
 // those of Strategies that need nothing outside Go.
-func DefaultStrategies() []string { return append(search.StrategyNames(), "mtpe") }
+func DefaultStrategies() []string { return append(search.StrategyNames(), "mtpe", "hybrid-v1") }
 
 // newStrategy returns the strategy name over sp for a run of horizon trials.
 func newStrategy(ctx context.Context, name string, sp *space.Space, seed int64, horizon int, starts []space.Config) (search.Strategy, error) {
 	if name == "mtpe" {
 		return search.NewMTPE(sp, seed), nil
+	}
+	if name == "hybrid-v1" {
+		return search.NewHybrid(sp, search.HybridOptions{Seed: seed, Horizon: horizon, NoLocal: true}), nil
 	}
 	if _, ok := peerStrategies[name]; ok {
 		return NewPeer(ctx, name, sp, seed)
