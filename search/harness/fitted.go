@@ -50,7 +50,8 @@ type FitInput struct {
 	Space *space.Space
 	// Cores is the study host's number of logical CPUs (for HostSpace).
 	Cores int
-	// Trials are the study's trials (complete and failed ones are used).
+	// Trials are the study's trials (complete and failed ones are used,
+	// the final A/B runs left out as in the study's estimates).
 	Trials []search.Trial
 	// Settings is the study's settings JSON (workload, tables, table_size,
 	// space.durability), used for the expert warm start when the study has
@@ -86,6 +87,12 @@ func NewFitted(in FitInput) (*Fitted, error) {
 	var ys []float64
 	groups := map[string][]float64{}
 	for _, t := range in.Trials {
+		if t.Kind == search.ABBest || t.Kind == search.ABBase {
+			// The final A/B runs judge the chosen configuration at the
+			// study's end and are left out of its estimates (EstimateOf);
+			// the landscape is fitted to the same measurements.
+			continue
+		}
 		switch t.State {
 		case search.Complete:
 			x := search.Encode(sp, t.Params)
