@@ -102,13 +102,18 @@ func newBenchSearchCmd() *cobra.Command {
 		Long: `bench-search runs each strategy through the real study loop (baseline first,
 expert warm start, failed-trial penalties) against a landscape that answers at
 once, for many seeds, and prints how many trials each needs before its
-incumbent (the configuration with the best mean over its measurements) reaches
-90 % and 95 % of the best known score: median and quartiles over the seeds.
+recommendation (the configuration with the best mean over its measurements,
+judged by its noise-free score) reaches 90 % and 95 % of the best known score,
+then that recommendation's share of the best after 30 and after --trials
+trials: median and quartiles over the seeds.
 
-Landscapes: a synthetic one shaped like tuning MariaDB on this project's
-reference machine (--landscape db or db-wide; 10 % noise, a crashing region),
-one fitted to a real study's trials (--fit-db), or any command
-(--objective-cmd 'CMD': one config as a JSON object on stdin, one number out).`,
+Landscapes: synthetic ones shaped like tuning MariaDB on this project's
+reference machine (--landscape db, db-wide, host: the 34 knobs a study offers
+there, sparse: 36 knobs of which 5 matter), one fitted to a real study's
+trials (--fit-db), or any command (--objective-cmd 'CMD': one config as a
+JSON object on stdin, one number out). Optuna's TPE and multivariate TPE run
+as peers with --strategies optuna-tpe,optuna-mtpe (python3-optuna for
+/usr/bin/python3).`,
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			return o.validate(cmd.Flags())
