@@ -84,7 +84,7 @@ const centerPrior = 2
 // false before the surrogate exists.
 func (h *Hybrid) localStep() (Proposal, bool) {
 	lm := h.surrogate()
-	if lm == nil {
+	if lm == nil || len(h.sp.Knobs()) == 0 {
 		return Proposal{}, false
 	}
 	h.selectKnobs()
