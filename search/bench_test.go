@@ -4,7 +4,9 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/autotune/autotune/space"
 )
@@ -40,14 +42,16 @@ type observingStrategy interface {
 func BenchmarkSuggest(b *testing.B) {
 	sp := space.Default()
 	cfgs, ys := historyOf(sp, 1000)
-	for _, name := range []string{"hybrid", "hybrid-refit", "coordinate", "tpe", "mtpe", "random"} {
+	for _, name := range []string{"hybrid", "hybrid-refit", "hybrid-v1", "coordinate", "tpe", "mtpe", "random"} {
 		b.Run(name, func(b *testing.B) {
 			var st observingStrategy
 			var err error
 			switch name {
 			case "hybrid", "hybrid-refit":
-				// A horizon past the history keeps the hybrid in its TPE phase.
 				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 5000})
+			case "hybrid-v1":
+				// A horizon past the history keeps it in its TPE phase.
+				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 5000, NoLocal: true})
 			case "coordinate":
 				st = NewCoordinate(sp, CoordinateOptions{})
 			case "tpe":
@@ -68,8 +72,14 @@ func BenchmarkSuggest(b *testing.B) {
 			h, _ := st.(*Hybrid)
 			ctx := context.Background()
 			for b.Loop() {
-				if name == "hybrid-refit" {
-					h.sub = nil // force the importance refit the hybrid does every 8 trials
+				switch name {
+				case "hybrid":
+					// The local search's surrogate is refitted after every
+					// trial: force it.
+					h.local = nil
+				case "hybrid-refit":
+					// Also the knob ranking it refits every 8 trials.
+					h.sub, h.local = nil, nil
 				}
 				if _, err := st.Ask(ctx); err != nil {
 					b.Fatal(err)
@@ -91,5 +101,43 @@ func BenchmarkImportance(b *testing.B) {
 		if _, err := Importance(sp, trials); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkStudyMemory runs a whole study of 1000 trials of the default
+// strategy (hybrid, model-guided local search on) over the 34-knob
+// catalogue space against a fast synthetic objective, and reports the heap
+// the study holds at its end (MB-heap; the goal is under 100 MB) and the
+// mean time per trial of the strategy and the study loop (ms/trial).
+func BenchmarkStudyMemory(b *testing.B) {
+	sp := space.Default()
+	for b.Loop() {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		rng := rand.New(rand.NewPCG(3, 4))
+		obj := func(ctx context.Context, t Trial) (Outcome, error) {
+			x := encode(sp, t.Params)
+			v := 500 + 300*math.Min(1, 2*x[0]) + 20*x[3] + 50*rng.NormFloat64()
+			return Outcome{Score: v, MeanTPS: v}, nil
+		}
+		st, err := NewStrategy("hybrid", sp, StrategyOptions{Seed: 1, Horizon: 1000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		study := &Study{Name: "mem", Strategy: st, Objective: obj, Store: newMemStore(), MaxTrials: 1000}
+		t0 := time.Now()
+		res, err := study.Run(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		elapsed := time.Since(t0)
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/(1<<20), "MB-heap")
+		b.ReportMetric(float64(elapsed.Milliseconds())/float64(len(res.Trials)), "ms/trial")
+		runtime.KeepAlive(study)
+		runtime.KeepAlive(st)
 	}
 }

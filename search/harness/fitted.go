@@ -44,12 +44,18 @@ type Fitted struct {
 type FitInput struct {
 	// Name names the landscape.
 	Name string
-	// Space is the study's search space.
+	// Space is the study's search space; nil means HostSpace for Cores,
+	// RAMBytes and the durability policy of Settings (every knob such a
+	// study could search, the environment's included).
 	Space *space.Space
-	// Trials are the study's trials (complete and failed ones are used).
+	// Cores is the study host's number of logical CPUs (for HostSpace).
+	Cores int
+	// Trials are the study's trials (complete and failed ones are used,
+	// the final A/B runs left out as in the study's estimates).
 	Trials []search.Trial
-	// Settings is the study's settings JSON (workload, tables, table_size),
-	// used for the expert warm start when the study has no expert trial.
+	// Settings is the study's settings JSON (workload, tables, table_size,
+	// space.durability), used for the expert warm start when the study has
+	// no expert trial and for the space when Space is nil.
 	Settings string
 	// RAMBytes is the study host's RAM.
 	RAMBytes int64
@@ -64,6 +70,12 @@ const bytesPerRow = 240
 // trials are complete.
 func NewFitted(in FitInput) (*Fitted, error) {
 	sp := in.Space
+	if sp == nil {
+		var err error
+		if sp, err = HostSpace(HostInput{Cores: in.Cores, RAMBytes: in.RAMBytes, Durability: studyDurability(in.Settings)}); err != nil {
+			return nil, err
+		}
+	}
 	f := &Fitted{name: in.Name, sp: sp}
 	for _, k := range sp.Knobs() {
 		n := 0
@@ -75,6 +87,12 @@ func NewFitted(in FitInput) (*Fitted, error) {
 	var ys []float64
 	groups := map[string][]float64{}
 	for _, t := range in.Trials {
+		if t.Kind == search.ABBest || t.Kind == search.ABBase {
+			// The final A/B runs judge the chosen configuration at the
+			// study's end and are left out of its estimates (EstimateOf);
+			// the landscape is fitted to the same measurements.
+			continue
+		}
 		switch t.State {
 		case search.Complete:
 			x := search.Encode(sp, t.Params)
@@ -162,7 +180,11 @@ func NewFitted(in FitInput) (*Fitted, error) {
 		}
 		f.expert = cfg
 	}
-	_, f.best = optimum(sp, f.True, 5000, 1)
+	starts := []space.Config{f.expert}
+	for _, x := range f.xs {
+		starts = append(starts, search.Decode(sp, x))
+	}
+	_, f.best = optimum(sp, f.True, 5000, 1, starts...)
 	return f, nil
 }
 

@@ -16,14 +16,29 @@ import (
 )
 
 // Strategies returns the strategy names the harness knows: the four of
-// `autotune search --strategy` and "mtpe", the hybrid's own multivariate
-// TPE over the whole space without its other phases (an ablation).
-func Strategies() []string { return append(search.StrategyNames(), "mtpe") }
+// `autotune search --strategy`, "mtpe", the hybrid's own multivariate
+// TPE over the whole space without its other phases (an ablation),
+// "hybrid-v1", the hybrid without its model-guided local search (the
+// default before it; HybridOptions.NoLocal), and
+// the Optuna peers (PeerStrategies; they need python3-optuna).
+func Strategies() []string {
+	return append(append(search.StrategyNames(), "mtpe", "hybrid-v1"), PeerStrategies()...)
+}
+
+// DefaultStrategies returns the strategies compared when none are named:
+// those of Strategies that need nothing outside Go.
+func DefaultStrategies() []string { return append(search.StrategyNames(), "mtpe", "hybrid-v1") }
 
 // newStrategy returns the strategy name over sp for a run of horizon trials.
-func newStrategy(name string, sp *space.Space, seed int64, horizon int, starts []space.Config) (search.Strategy, error) {
+func newStrategy(ctx context.Context, name string, sp *space.Space, seed int64, horizon int, starts []space.Config) (search.Strategy, error) {
 	if name == "mtpe" {
 		return search.NewMTPE(sp, seed), nil
+	}
+	if name == "hybrid-v1" {
+		return search.NewHybrid(sp, search.HybridOptions{Seed: seed, Horizon: horizon, NoLocal: true}), nil
+	}
+	if _, ok := peerStrategies[name]; ok {
+		return NewPeer(ctx, name, sp, seed)
 	}
 	return search.NewStrategy(name, sp, search.StrategyOptions{Seed: seed, Horizon: horizon, Starts: starts})
 }
@@ -104,9 +119,12 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 		starts = []space.Config{l.Expert()}
 		ws = []search.Proposal{{Config: l.Expert(), Kind: search.Expert}}
 	}
-	st, err := newStrategy(strategy, sp, int64(seed)*7919+1, trials, starts)
+	st, err := newStrategy(ctx, strategy, sp, int64(seed)*7919+1, trials, starts)
 	if err != nil {
 		return Run{}, err
+	}
+	if c, ok := st.(io.Closer); ok {
+		defer c.Close()
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0xda3e39cb94b95bdb))
 	var lerr error
@@ -350,4 +368,103 @@ func BestSeen(runs []Run) float64 {
 		}
 	}
 	return best
+}
+
+// Checkpoints returns the numbers of finished trials the share table
+// reports for runs of trials trials: 30 and trials (trials alone when it
+// is 30 or fewer).
+func Checkpoints(trials int) []int {
+	if trials <= 30 {
+		return []int{trials}
+	}
+	return []int{30, trials}
+}
+
+// ShareRow is one line of the share table: the recommendation's score as
+// a share of the best known score after given numbers of trials.
+type ShareRow struct {
+	Strategy string
+	Warm     bool
+	Runs     int
+	// Share[i] holds the quartiles (q1, median, q3) over the runs of the
+	// incumbent's score (Run.Inc: noise-free where the landscape has a
+	// noise-free score) as a share of the best known score after
+	// Checkpoints[i] finished trials (the last one when a run is shorter).
+	Share [][3]float64
+	// Reached90[i] and Reached95[i] count the runs whose incumbent is at
+	// 90 % and 95 % of the best known score or more after Checkpoints[i].
+	Reached90, Reached95 []int
+}
+
+// Shares summarises runs at each checkpoint (numbers of finished trials),
+// in the order of the options.
+func Shares(runs []Run, best float64, o Options, checkpoints []int) []ShareRow {
+	var rows []ShareRow
+	for _, s := range o.Strategies {
+		for _, w := range o.Warm {
+			row := ShareRow{Strategy: s, Warm: w}
+			at := make([][]float64, len(checkpoints))
+			row.Reached90 = make([]int, len(checkpoints))
+			row.Reached95 = make([]int, len(checkpoints))
+			for _, r := range runs {
+				if r.Strategy != s || r.Warm != w || len(r.Inc) == 0 {
+					continue
+				}
+				row.Runs++
+				for i, c := range checkpoints {
+					v := r.Inc[min(c, len(r.Inc))-1] / best
+					if math.IsNaN(v) {
+						v = 0
+					}
+					at[i] = append(at[i], v)
+					if v >= 0.90 {
+						row.Reached90[i]++
+					}
+					if v >= 0.95 {
+						row.Reached95[i]++
+					}
+				}
+			}
+			for i := range checkpoints {
+				q1, m, q3 := Quartiles(at[i])
+				row.Share = append(row.Share, [3]float64{q1, m, q3})
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// WriteShares writes the share table as Markdown: per strategy and
+// warm-start setting, the median [q1, q3] of the recommendation's share of
+// the best known score (in %) and the runs reaching 90 % and 95 %, at each
+// checkpoint; then the warm start's and the baseline's own shares where
+// the landscape has noise-free scores.
+func WriteShares(w io.Writer, l Landscape, best float64, rows []ShareRow, checkpoints []int) error {
+	var b strings.Builder
+	b.WriteString("| strategy | warm start |")
+	sep := "|---|---|"
+	for _, c := range checkpoints {
+		fmt.Fprintf(&b, " %d trials: %% of best, median [q1, q3] | ≥90 %% | ≥95 %% |", c)
+		sep += "---|---|---|"
+	}
+	b.WriteString("\n" + sep + "\n")
+	for _, r := range rows {
+		warm := "no"
+		if r.Warm {
+			warm = "expert"
+		}
+		fmt.Fprintf(&b, "| %s | %s |", r.Strategy, warm)
+		for i := range checkpoints {
+			s := r.Share[i]
+			fmt.Fprintf(&b, " %.1f [%.1f, %.1f] | %d/%d | %d/%d |", 100*s[1], 100*s[0], 100*s[2], r.Reached90[i], r.Runs, r.Reached95[i], r.Runs)
+		}
+		b.WriteString("\n")
+	}
+	if v, ok := l.True(l.Expert()); ok {
+		base, _ := l.True(space.Config{})
+		fmt.Fprintf(&b, "\nwarm start alone: %.1f %% of best; baseline: %.1f %%\n", 100*v/best, 100*base/best)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -89,7 +89,7 @@ func NewSynthetic(extra int) (*Synthetic, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, s.best = optimum(sp, s.True, 20000, 1)
+	_, s.best = optimum(sp, s.True, 20000, 1, s.expert)
 	return s, nil
 }
 

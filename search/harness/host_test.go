@@ -1,0 +1,133 @@
+package harness
+
+import (
+	"context"
+	"math"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/autotune/autotune/space"
+)
+
+// TestHostAndSparseLandscapes checks the facts the landscapes' docs state:
+// the spaces offer the environment knobs, the warm start is a starting
+// point (under 90 % of the optimum), the memory limit crashes, and in the
+// sparse landscape only five knobs move the score.
+func TestHostAndSparseLandscapes(t *testing.T) {
+	h, err := NewHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.Space().Knobs()); n != 34 {
+		t.Fatalf("host space: %d knobs, want 34", n)
+	}
+	for _, k := range []string{"allocator", "cpu_placement", "benchmark_connection", "thread_pool_size"} {
+		if _, ok := h.Space().Knob(k); !ok {
+			t.Errorf("host space lacks %s", k)
+		}
+	}
+	base, _ := h.True(space.Config{})
+	split, _ := h.True(space.Config{"cpu_placement": "split"})
+	if math.Abs(split/base-0.62) > 0.001 {
+		t.Errorf("cpu_placement=split: %.3f × baseline, want 0.62", split/base)
+	}
+	if _, ok := h.True(space.Config{"innodb_buffer_pool_size": "6442450944"}); ok {
+		t.Error("a 6 GiB pool must cross the memory limit")
+	}
+	exp, _ := h.True(h.Expert())
+	if exp > 0.9*h.Best() || exp < 0.6*h.Best() {
+		t.Errorf("host: warm start %.0f of best %.0f: want 60-90 %%", exp, h.Best())
+	}
+
+	s, err := NewSparse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Space().Knobs()); n != 36 {
+		t.Fatalf("sparse space: %d knobs, want 36", n)
+	}
+	ref, _ := s.True(space.Config{})
+	var matter []string
+	for _, k := range s.Space().Knobs() {
+		for _, v := range []float64{0, 0.3, 0.7, 1} {
+			var val string
+			if k.Kind == space.Enum || k.Kind == space.Bool {
+				opts := k.Options()
+				val = opts[int(math.Round(v*float64(len(opts)-1)))]
+			} else {
+				val = fromUnitH(k, v)
+			}
+			if got, _ := s.True(space.Config{k.Name: val}); got != ref {
+				matter = append(matter, k.Name)
+				break
+			}
+		}
+	}
+	if len(matter) != 5 {
+		t.Errorf("sparse: knobs that move the score %v, want 5", matter)
+	}
+	exp, _ = s.True(s.Expert())
+	if exp > 0.9*s.Best() {
+		t.Errorf("sparse: warm start %.0f of best %.0f: want under 90 %%", exp, s.Best())
+	}
+}
+
+func fromUnitH(k space.Knob, u float64) string {
+	f := k.Min + u*(k.Max-k.Min)
+	if k.Scale == space.Log {
+		f = math.Exp(math.Log(k.Min) + u*(math.Log(k.Max)-math.Log(k.Min)))
+	}
+	v, _ := k.FromFloat(clampRoundH(k, f))
+	return v
+}
+
+func clampRoundH(k space.Knob, f float64) float64 {
+	if k.Kind == space.Float {
+		return f
+	}
+	step := float64(max(1, k.Step))
+	return math.Min(math.Floor(k.Max/step)*step, math.Max(math.Ceil(k.Min/step)*step, math.Round(f/step)*step))
+}
+
+func TestShares(t *testing.T) {
+	runs := []Run{
+		{Strategy: "a", Seed: 1, Inc: []float64{50, 91, 96}},
+		{Strategy: "a", Seed: 2, Inc: []float64{50, 80, 89}},
+	}
+	o := Options{Strategies: []string{"a"}, Warm: []bool{false}}
+	rows := Shares(runs, 100, o, []int{2, 3})
+	if len(rows) != 1 || rows[0].Runs != 2 {
+		t.Fatalf("rows %+v", rows)
+	}
+	r := rows[0]
+	if r.Share[0][1] != 0.855 || r.Reached90[0] != 1 || r.Reached95[1] != 1 || r.Reached90[1] != 1 {
+		t.Fatalf("row %+v", r)
+	}
+	if got := Checkpoints(100); len(got) != 2 || got[0] != 30 || got[1] != 100 {
+		t.Fatalf("Checkpoints(100) = %v", got)
+	}
+}
+
+// TestOptunaPeer runs Optuna's multivariate TPE through the peer protocol
+// for a short run; it is skipped where python3-optuna is not installed
+// (a development tool, see docs/strategies.md).
+func TestOptunaPeer(t *testing.T) {
+	if err := exec.Command(PeerPython, "-c", "import optuna").Run(); err != nil {
+		t.Skipf("no optuna for %s: %v", PeerPython, err)
+	}
+	l, err := NewSparse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := Compare(context.Background(), l, Options{Strategies: []string{"optuna-mtpe"}, Seeds: 1, Trials: 15, Warm: []bool{true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || len(runs[0].Inc) != 15 {
+		t.Fatalf("runs %+v", runs)
+	}
+	if _, err := NewPeer(context.Background(), "optuna-cmaes", l.Space(), 1); err == nil || !strings.Contains(err.Error(), "optuna-tpe") {
+		t.Fatalf("unknown peer: %v", err)
+	}
+}
