@@ -18,8 +18,9 @@ type StudyRef struct {
 	DB, Name string
 }
 
-// String is "NAME" or, with file, "DB:NAME".
-func (r StudyRef) String() string { return r.DB + ":" + r.Name }
+// String is "DB:NAME", with a password in a mysql:// DB hidden
+// (storage.RedactURL).
+func (r StudyRef) String() string { return storage.RedactURL(r.DB) + ":" + r.Name }
 
 // ParseStudyRef reads a study argument of autotune compare: "STUDY" (in
 // defaultDB) or "DB:STUDY", where DB is an SQLite trials.db (also one
@@ -64,7 +65,7 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 		if db == nil {
 			if !storage.IsMySQL(r.DB) {
 				if _, err := os.Stat(r.DB); err != nil {
-					return fmt.Errorf("compare %s: no study store %s (--db, or the TRIALS.DB of TRIALS.DB:STUDY): %w", r, r.DB, err)
+					return fmt.Errorf("compare %s: no study store %s (--db, or the TRIALS.DB of TRIALS.DB:STUDY): %w", r, storage.RedactURL(r.DB), err)
 				}
 			}
 			var err error
@@ -78,7 +79,7 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 			return err
 		}
 		if !found {
-			return fmt.Errorf("compare: no study %q in %s (autotune studies --db %s lists them)", r.Name, r.DB, r.DB)
+			return fmt.Errorf("compare: no study %q in %s (autotune studies --db %s lists them)", r.Name, storage.RedactURL(r.DB), storage.RedactURL(r.DB))
 		}
 		m, err := st.Manifest()
 		if err != nil {
@@ -95,7 +96,9 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 		col := report.ComparedStudy{Label: label, Study: st, Trials: trials, Minimal: search.Trial{Number: -1}}
 		if m, found, err := db.Minimization(ctx, r.Name); err != nil {
 			return err
-		} else if found && m.Accepted {
+		} else if best, _ := search.Best(trials); found && m.Done && m.Accepted && m.Best == best.Number {
+			// Only a minimisation of the study's current best: a resumed
+			// search may have found another since.
 			col.Minimal, col.Minimized = minimalTrial(trials, m), m
 		}
 		cols = append(cols, col)

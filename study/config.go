@@ -207,5 +207,11 @@ func (c Config) manifest(sp *storage.SpaceManifest) storage.Manifest {
 	if c.Bench.Driver != "sysbench" && c.Bench.Driver != "command" && c.Bench.Driver != "tpcc" {
 		man.Benchmark = c.Bench.Driver
 	}
+	if c.Bench.Driver == "replay" {
+		// The workload file is identified by its content (the
+		// definition's workload_sha256), not by the path it was given
+		// as: a resume from another directory or host is the same study.
+		man.Workload = "replay"
+	}
 	return man
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -358,7 +359,7 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 		r.logf("minimising trial %d of study %q: %d changes from the baseline, %d pairs a step; %s", m.Best, cfg.Study, m.Changes, pol.Pairs, search.MinimizeRule)
 	}
 	st := &search.Study{Name: cfg.Study, Objective: r.engine.Run, Store: db, Spent: op.Study.Spent, Start: r.started,
-		Base: r.base, OnTrial: prog.Trial, Goal: goal, Minimize: pol, MinimizeOnly: true}
+		Base: r.base, OnTrial: prog.Trial, Goal: goal, Minimize: pol, MinimizeOnly: true, MaxErrorShift: r.errorShiftLimit()}
 	res, err := st.Run(ctx)
 	if err != nil {
 		return r.interrupted(ctx, err)
@@ -392,6 +393,12 @@ func samePairs(ctx context.Context, db *storage.DB, cfg Config, history []search
 func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *storage.DB, Opened, error) {
 	worker := mode == "worker"
 	r := &run{cfg: cfg, prog: prog, started: time.Now(), mode: mode}
+	if mode == "minimize" && !strings.HasPrefix(cfg.DB, "mysql://") {
+		// A finished study's store: a mistyped --db creates nothing.
+		if _, err := os.Stat(cfg.DB); err != nil {
+			return r, nil, Opened{}, Usagef("--db %s: %v (autotune minimize works on a finished study's store)", cfg.DB, errors.Unwrap(err))
+		}
+	}
 	db, err := storage.Open(cfg.DB)
 	if err != nil {
 		return r, nil, Opened{}, err

@@ -192,31 +192,31 @@ func (r *run) loadSeeds(ctx context.Context) ([]search.Proposal, error) {
 func (r *run) studySeed(ctx context.Context, src SeedSource) (space.Config, space.Host, string, error) {
 	if !storage.IsMySQL(src.DB) {
 		if _, err := os.Stat(src.DB); err != nil {
-			return nil, space.Host{}, "", Usagef("--seed-from %q: %v", src.Arg, err)
+			return nil, space.Host{}, "", Usagef("--seed-from %q: %v", storage.RedactURL(src.Arg), err)
 		}
 	}
 	if src.DB == r.cfg.DB && src.Study == r.cfg.Study {
-		return nil, space.Host{}, "", Usagef("--seed-from %q: a study cannot seed itself (its trials already teach its strategy)", src.Arg)
+		return nil, space.Host{}, "", Usagef("--seed-from %q: a study cannot seed itself (its trials already teach its strategy)", storage.RedactURL(src.Arg))
 	}
 	db, err := storage.Open(src.DB)
 	if err != nil {
-		return nil, space.Host{}, "", fmt.Errorf("--seed-from %q: %w", src.Arg, err)
+		return nil, space.Host{}, "", fmt.Errorf("--seed-from %q: %w", storage.RedactURL(src.Arg), err)
 	}
 	defer db.Close()
 	st, found, err := db.Study(ctx, src.Study)
 	if err != nil {
-		return nil, space.Host{}, "", fmt.Errorf("--seed-from %q: %w", src.Arg, err)
+		return nil, space.Host{}, "", fmt.Errorf("--seed-from %q: %w", storage.RedactURL(src.Arg), err)
 	}
 	if !found {
-		return nil, space.Host{}, "", Usagef("--seed-from %q: no study %q in %s (autotune studies --db %s lists them)", src.Arg, src.Study, src.DB, src.DB)
+		return nil, space.Host{}, "", Usagef("--seed-from %q: no study %q in %s (autotune studies --db %s lists them)", storage.RedactURL(src.Arg), src.Study, storage.RedactURL(src.DB), storage.RedactURL(src.DB))
 	}
 	trials, err := db.Trials(ctx, src.Study)
 	if err != nil {
-		return nil, space.Host{}, "", fmt.Errorf("--seed-from %q: %w", src.Arg, err)
+		return nil, space.Host{}, "", fmt.Errorf("--seed-from %q: %w", storage.RedactURL(src.Arg), err)
 	}
 	best, _ := search.Best(trials)
 	if best.Number < 0 {
-		return nil, space.Host{}, "", Usagef("--seed-from %q: study %q has no complete (and, with --confirm, confirmed) trial to seed from", src.Arg, src.Study)
+		return nil, space.Host{}, "", Usagef("--seed-from %q: study %q has no complete (and, with --confirm, confirmed) trial to seed from", storage.RedactURL(src.Arg), src.Study)
 	}
 	runs := "runs"
 	if n := search.EstimateOf(trials, best).N; n == 1 {

@@ -29,6 +29,7 @@ type benchSearchOptions struct {
 	trials     int
 	warm       string
 	parallel   int
+	confirm    int
 }
 
 func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
@@ -43,6 +44,7 @@ func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.trials, "trials", 100, "trials per run, baseline included")
 	fs.StringVar(&o.warm, "warm-start", "both", "runs with the expert warm start: both, on or off")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "runs at a time")
+	fs.IntVar(&o.confirm, "confirm", 2, "re-measurements of a new best before it counts, as search's --confirm: every run (peers included) goes through that policy and the recommendation is what a study would export (0: the configuration with the best mean)")
 }
 
 // validate checks the flags; fs (nil in tests that set fields directly)
@@ -86,6 +88,8 @@ func (o *benchSearchOptions) validate(fs *pflag.FlagSet) error {
 		return usagef("--trials %d: want at least 3", o.trials)
 	case o.warm != "both" && o.warm != "on" && o.warm != "off":
 		return usagef("--warm-start %q: want both, on or off", o.warm)
+	case o.confirm < 0:
+		return usagef("--confirm %d: want >= 0", o.confirm)
 	case o.parallel < 1:
 		return usagef("--parallel %d: want at least 1", o.parallel)
 	case o.bestKnown < 0:
@@ -102,8 +106,9 @@ func newBenchSearchCmd() *cobra.Command {
 		Long: `bench-search runs each strategy through the real study loop (baseline first,
 expert warm start, failed-trial penalties) against a landscape that answers at
 once, for many seeds, and prints how many trials each needs before its
-recommendation (the configuration with the best mean over its measurements,
-judged by its noise-free score) reaches 90 % and 95 % of the best known score,
+recommendation (what a study exports: its best by pooled estimate, a new best
+counting once --confirm re-measurements confirm it; with --confirm 0 the
+configuration with the best mean; judged by its noise-free score) reaches 90 % and 95 % of the best known score,
 then that recommendation's share of the best after 30 and after --trials
 trials: median and quartiles over the seeds.
 
@@ -168,7 +173,7 @@ func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) e
 	if err != nil {
 		return err
 	}
-	ho := harness.Options{Strategies: o.strategies, Seeds: o.seeds, FirstSeed: o.firstSeed, Trials: o.trials, Parallel: o.parallel}
+	ho := harness.Options{Strategies: o.strategies, Seeds: o.seeds, FirstSeed: o.firstSeed, Trials: o.trials, Parallel: o.parallel, Confirm: o.confirm}
 	switch o.warm {
 	case "both":
 		ho.Warm = []bool{false, true}

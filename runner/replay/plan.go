@@ -96,10 +96,14 @@ func skipReason(s workload.Statement, readOnly bool) string {
 
 // readOnlyStatement reports whether s only reads: SELECT (without INTO,
 // FOR UPDATE, LOCK IN SHARE MODE, FOR SHARE), SHOW, DESCRIBE, DESC,
-// EXPLAIN, USE, session SET, and the transaction statements BEGIN,
-// START TRANSACTION, COMMIT and ROLLBACK. The connection also runs with
-// SET SESSION TRANSACTION READ ONLY, so a write this misses (a stored
-// function called by a SELECT) is refused by the server.
+// EXPLAIN, USE, session SET of a variable (not of the guards below, and
+// not SET PASSWORD, ROLE, DEFAULT ROLE, STATEMENT ... FOR or TRANSACTION),
+// and the transaction statements BEGIN, START TRANSACTION (not READ
+// WRITE), COMMIT and ROLLBACK. The connection also runs with SET SESSION
+// TRANSACTION READ ONLY and a statement time limit, so a write this
+// misses (a stored function called by a SELECT) is refused by the
+// server; the statements that would lift those guards are never let
+// through.
 func readOnlyStatement(s workload.Statement) bool {
 	up := strings.ToUpper(s.SQL)
 	switch s.Kind() {
@@ -113,11 +117,40 @@ func readOnlyStatement(s workload.Statement) bool {
 	case "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "USE", "BEGIN", "COMMIT", "ROLLBACK":
 		return true
 	case "START":
-		return strings.HasPrefix(strings.Join(leadingWords(s.SQL, 2), " "), "START TRANSACTION")
+		return strings.HasPrefix(strings.Join(leadingWords(s.SQL, 2), " "), "START TRANSACTION") && !strings.Contains(up, "READ WRITE")
 	case "SET":
-		return true // SET GLOBAL is left out before
+		return readOnlySet(up)
 	}
 	return false
+}
+
+// guardVariables are the session variables a read-only replay sets
+// itself (READ ONLY, the statement time limit): a captured SET of one
+// would lift the guard.
+var guardVariables = []string{"TRANSACTION_READ_ONLY", "TX_READ_ONLY", "MAX_STATEMENT_TIME", "MAX_EXECUTION_TIME"}
+
+// readOnlySet reports whether the SET statement up (upper case) only
+// assigns session variables other than guardVariables: SET PASSWORD,
+// SET [DEFAULT] ROLE, SET TRANSACTION (READ WRITE lifts the guard) and
+// MariaDB's SET STATEMENT ... FOR (which runs another statement) are not.
+func readOnlySet(up string) bool {
+	w := leadingWords(up, 3)
+	i := 1
+	if len(w) > i && (w[i] == "SESSION" || w[i] == "LOCAL") {
+		i++
+	}
+	if len(w) > i {
+		switch w[i] {
+		case "PASSWORD", "ROLE", "DEFAULT", "STATEMENT", "TRANSACTION", "GLOBAL", "PERSIST", "PERSIST_ONLY":
+			return false
+		}
+	}
+	for _, v := range guardVariables {
+		if strings.Contains(up, v) {
+			return false
+		}
+	}
+	return true
 }
 
 // leadingWords returns up to n leading words of sql in upper case.

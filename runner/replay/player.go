@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"sync"
@@ -122,7 +123,7 @@ func (p *player) record(st step, lat time.Duration, late time.Duration, err erro
 		}
 		p.sum.Errnos[code]++
 		if _, ok := p.sum.FirstErrors[code]; !ok {
-			p.sum.FirstErrors[code] = msg
+			p.sum.FirstErrors[code] = maskQuoted(msg)
 		}
 		return
 	}
@@ -216,6 +217,9 @@ func (p *player) play(ctx context.Context, c conn, s session, start time.Time) e
 					return nil
 				}
 				p.record(st, 0, 0, err)
+				if runner.ClassifyClientError(err) == runner.StaleConnection {
+					return fmt.Errorf("connection %d lost: %w", s.id, err)
+				}
 				continue
 			}
 			if ctx.Err() != nil {
@@ -272,3 +276,12 @@ func (p *player) summary() Summary {
 	}
 	return s
 }
+
+// quoted matches a quoted value in a server message ('alice@example.com'
+// in "Duplicate entry 'alice@example.com' for key 'email'").
+var quoted = regexp.MustCompile(`'(?:[^'\\]|\\.)*'`)
+
+// maskQuoted replaces the quoted values of a server error message by '?',
+// so the trial summary in trials.db (a file users copy between hosts)
+// keeps the kind of error and not the rows of the dump it names.
+func maskQuoted(msg string) string { return quoted.ReplaceAllString(msg, "'?'") }

@@ -226,6 +226,12 @@ func (r *Replay) load(ctx context.Context, srv *runner.Server) error {
 		return fmt.Errorf("--data %s: %w", r.opts.Dump, err)
 	}
 	defer f.Close()
+	limit := LoadLimit
+	if fi, err := f.Stat(); err == nil {
+		limit += time.Duration(fi.Size()>>20) * LoadTimePerMB
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	br := bufio.NewReaderSize(f, 1<<16)
 	var in io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -253,6 +259,10 @@ func (r *Replay) load(ctx context.Context, srv *runner.Server) error {
 	var out tailBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("load the dump --data %s with %s: not done within %s (%s plus %s per MB of the file): %s",
+				r.opts.Dump, client, limit, LoadLimit, LoadTimePerMB, out.String())
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -261,8 +271,22 @@ func (r *Replay) load(ctx context.Context, srv *runner.Server) error {
 	return nil
 }
 
+// LoadLimit and LoadTimePerMB bound the load of a dump: LoadLimit plus
+// LoadTimePerMB for every MB of the file (plain or compressed). The 96 MB
+// gzip-compressed example of docs/workloads.md loaded in 132 s on the
+// reference 2-core machine under load, a quarter of its limit of 42 min.
+const (
+	LoadLimit     = 10 * time.Minute
+	LoadTimePerMB = 20 * time.Second
+)
+
+// checkSchemasLimit bounds the check that the workload's schemas exist.
+const checkSchemasLimit = time.Minute
+
 // checkSchemas returns an error naming the workload's schemas srv lacks.
 func (r *Replay) checkSchemas(ctx context.Context, srv *runner.Server) error {
+	ctx, cancel := context.WithTimeout(ctx, checkSchemasLimit)
+	defer cancel()
 	db, err := sql.Open("mysql", srv.DSN(""))
 	if err != nil {
 		return err

@@ -60,6 +60,13 @@ type Options struct {
 	Warm []bool
 	// Parallel is the number of runs at a time (≤ 0: 1).
 	Parallel int
+	// Confirm is the study's --confirm (search.Confirmation.Repeats): with
+	// Confirm > 0 every run, peers included, goes through that
+	// re-measurement policy and the recommendation is what a study
+	// exports (search.Incumbents: pooled estimates, a new best counts
+	// only once confirmed, its lucky first measurement left out). With 0
+	// the recommendation is the configuration with the best mean.
+	Confirm int
 }
 
 // Run is one strategy's run on one seed.
@@ -67,10 +74,11 @@ type Run struct {
 	Strategy string
 	Warm     bool
 	Seed     int
-	// Inc[i] is the score of the incumbent after i+1 finished trials: the
-	// configuration with the best mean over its measurements (complete
-	// trials), judged by the landscape's noise-free score where it has one,
-	// by that mean otherwise.
+	// Inc[i] is the score of the incumbent after i+1 finished trials
+	// (confirmations included): with Options.Confirm the study's own best
+	// (search.Incumbents), else the configuration with the best mean over
+	// its measurements (complete trials); judged by the landscape's
+	// noise-free score where it has one, by the estimate otherwise.
 	Inc []float64
 	// Failed is the number of failed (crashed) trials.
 	Failed int
@@ -110,7 +118,8 @@ func (m *memStore) Trials(ctx context.Context, study string) ([]search.Trial, er
 }
 
 // RunOne runs strategy on l for one seed through search.Study.
-func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials int, warm bool) (Run, error) {
+// confirm is Options.Confirm.
+func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials int, warm bool, confirm int) (Run, error) {
 	t0 := time.Now()
 	sp := l.Space()
 	var starts []space.Config
@@ -140,6 +149,9 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 		return search.Outcome{Score: v, MeanTPS: v}, nil
 	}
 	study := &search.Study{Name: "harness", Strategy: st, Objective: obj, Store: &memStore{}, MaxTrials: trials, WarmStart: ws}
+	if confirm > 0 {
+		study.Confirm = &search.Confirmation{Repeats: confirm}
+	}
 	res, err := study.Run(ctx)
 	if lerr != nil {
 		return Run{}, lerr
@@ -148,6 +160,27 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 		return Run{}, err
 	}
 	r := Run{Strategy: strategy, Warm: warm, Seed: seed, Elapsed: time.Since(t0)}
+	if confirm > 0 {
+		for i, inc := range search.Incumbents(res.Trials) {
+			switch t := res.Trials[i]; {
+			case t.State == search.Failed:
+				r.Failed++
+			case t.State != search.Complete:
+				continue
+			}
+			v := math.NaN()
+			if inc.Number >= 0 {
+				full := search.Decode(sp, search.Encode(sp, inc.Params))
+				if tv, ok := l.True(full); ok {
+					v = tv
+				} else {
+					v = inc.Score
+				}
+			}
+			r.Inc = append(r.Inc, v)
+		}
+		return r, nil
+	}
 	type agg struct {
 		sum float64
 		n   int
@@ -224,7 +257,7 @@ func Compare(ctx context.Context, l Landscape, o Options) ([]Run, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			runs[i], errs[i] = RunOne(ctx, l, j.strategy, j.seed, o.Trials, j.warm)
+			runs[i], errs[i] = RunOne(ctx, l, j.strategy, j.seed, o.Trials, j.warm, o.Confirm)
 		}()
 	}
 	wg.Wait()
