@@ -197,7 +197,7 @@ func (o *benchFlags) applyReplay(c *study.Config) error {
 	}
 	switch sp, err := strconv.ParseFloat(o.speed, 64); {
 	case o.speed == "max":
-	case err != nil || sp < 0 || math.IsInf(sp, 0):
+	case err != nil || !(sp >= 0) || math.IsInf(sp, 0): // !(sp >= 0) also refuses NaN
 		return usagef("--speed %q: want max (or 0) for as fast as possible, or a pace factor > 0 such as 1", o.speed)
 	default:
 		c.Bench.Speed = sp

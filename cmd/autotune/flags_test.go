@@ -361,6 +361,7 @@ func TestReplayFlags(t *testing.T) {
 		{append(replay, "--speed", "1"), ""},
 		{append(replay, "--speed", "fast"), "--speed"},
 		{append(replay, "--speed", "-1"), "--speed"},
+		{append(replay, "--speed", "NaN"), "--speed"},
 		{append(replay, "--threads", "8"), "--threads: not with --workload replay:FILE"},
 		{append(replay, "--table-size", "10"), "--table-size: not with --workload replay:FILE"},
 		{append(replay, "--benchmark", "command"), "--benchmark command: not with --workload replay:"},
