@@ -14,22 +14,31 @@ import (
 type compareOptions struct {
 	db      string
 	studies []string
+	fs      *pflag.FlagSet // which flags were given
 }
 
 func (o *compareOptions) AddFlags(fs *pflag.FlagSet) {
+	o.fs = fs
 	fs.StringVar(&o.db, "db", "trials.db", "study database of the studies named without a FILE: prefix")
 	fs.StringArrayVar(&o.studies, "study", nil, "a study to compare: STUDY (in --db) or TRIALS.DB:STUDY (repeatable; adds to the arguments)")
 }
 
 // refs are the studies named by the arguments and --study, in order.
+// --db given while every study names its own store is refused: it would
+// be ignored.
 func (o *compareOptions) refs(args []string) ([]study.StudyRef, error) {
 	var refs []study.StudyRef
+	usesDB := false
 	for _, a := range append(append([]string{}, o.studies...), args...) {
 		r, err := study.ParseStudyRef(a, o.db)
 		if err != nil {
 			return nil, err
 		}
+		usesDB = usesDB || r.DB == o.db
 		refs = append(refs, r)
+	}
+	if o.fs != nil && o.fs.Changed("db") && !usesDB && len(refs) > 0 {
+		return nil, usagef("--db %s: every study names its own store (TRIALS.DB:STUDY), so --db would be ignored", o.db)
 	}
 	return refs, nil
 }

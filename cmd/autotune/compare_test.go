@@ -196,3 +196,16 @@ func TestCompareRefusesOtherWorkloads(t *testing.T) {
 		t.Errorf("missing --db: err %v", err)
 	}
 }
+
+// --db given while every study names its own store would be ignored: it
+// is refused with a usage error naming it.
+func TestCompareRefusesUnusedDB(t *testing.T) {
+	db := fixtureDB(t)
+	_, err := runCommand(t.TempDir(), []string{"compare", "--db", "elsewhere.db", db + ":fix", db + ":small"})
+	if err == nil || !study.IsUsage(err) || !strings.Contains(err.Error(), "--db elsewhere.db") {
+		t.Fatalf("err %v, want a usage error naming --db", err)
+	}
+	if _, err := runCommand(t.TempDir(), []string{"compare", "--db", db, "fix", db + ":small"}); err != nil {
+		t.Fatalf("--db used by one study: %v", err)
+	}
+}
