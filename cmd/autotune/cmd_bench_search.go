@@ -13,7 +13,7 @@ import (
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/search/harness"
-	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study"
 )
 
 // benchSearchOptions are the flags of `autotune bench-search`.
@@ -145,24 +145,7 @@ func benchLandscape(ctx context.Context, o *benchSearchOptions) (harness.Landsca
 		}
 		return &harness.Command{Cmd: o.objective, Sp: sp, BestKnown: o.bestKnown, ExpertCfg: cfg}, nil
 	case o.fitDB != "":
-		db, err := storage.Open(o.fitDB)
-		if err != nil {
-			return nil, err
-		}
-		defer db.Close()
-		st, found, err := db.Study(ctx, o.fitStudy)
-		if err != nil {
-			return nil, err
-		}
-		if !found {
-			return nil, usagef("--fit-study %q: no such study in %s", o.fitStudy, o.fitDB)
-		}
-		trials, err := db.Trials(ctx, o.fitStudy)
-		if err != nil {
-			return nil, err
-		}
-		return harness.NewFitted(harness.FitInput{Name: "fitted to " + o.fitDB + " study " + o.fitStudy,
-			Trials: trials, Settings: st.Settings, RAMBytes: st.RAMBytes, Cores: st.Cores})
+		return study.FittedLandscape(ctx, o.fitDB, o.fitStudy)
 	}
 	return harness.NewLandscape(o.landscape)
 }

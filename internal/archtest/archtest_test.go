@@ -45,7 +45,7 @@ var rules = []rule{
 		why: "storage keeps search types; it decides nothing and runs nothing"},
 	{pkg: "report", mayImport: []string{"search", "space", "storage", "internal/..."},
 		why: "report renders what a study stored; it runs nothing"},
-	{pkg: "study", mayImport: []string{"trial", "search", "space", "spacefile", "runner/...", "storage", "report", "internal/..."},
+	{pkg: "study", mayImport: []string{"trial", "search", "search/harness", "space", "spacefile", "runner/...", "storage", "report", "internal/..."},
 		why: "study runs the modes: it wires the engine, the search and a store, and hands what it reports to report's renderers"},
 	{pkg: "workload", mayImport: []string{"space", "internal/..."},
 		why: "workload reads query logs and a live server's slow log into workload files; it knows nothing of the search, the engine, storage or reports"},
