@@ -1,22 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/autotune/autotune/internal/atomicfile"
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
-	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study"
 )
 
 type exportOptions struct {
@@ -75,85 +71,19 @@ options and their notes, score and gain).`,
 	return cmd
 }
 
-// openExisting opens a study database that must already exist, so a typo
-// in --db does not silently create an empty file.
-func openExisting(path string) (*storage.DB, error) {
-	if _, err := os.Stat(path); err != nil && !storage.IsMySQL(path) {
-		return nil, fmt.Errorf("--db %q: %w (run autotune search first)", path, err)
-	}
-	return storage.Open(path)
-}
+// openExisting opens a study database that must already exist
+// (study.OpenExisting).
+func openExisting(path string) (*storage.DB, error) { return study.OpenExisting(path) }
 
+// loadStudy opens the store and reads the study and its trials
+// (study.LoadStudy); the caller closes the store.
 func loadStudy(ctx context.Context, dbPath, name string) (*storage.DB, storage.Study, []search.Trial, error) {
-	db, err := openExisting(dbPath)
-	if err != nil {
-		return nil, storage.Study{}, nil, err
-	}
-	st, found, err := db.Study(ctx, name)
-	if err == nil && !found {
-		err = fmt.Errorf("--study %q: no such study in %s", name, dbPath)
-	}
-	if err != nil {
-		db.Close()
-		return nil, storage.Study{}, nil, err
-	}
-	trials, err := db.Trials(ctx, name)
-	if err != nil {
-		db.Close()
-		return nil, storage.Study{}, nil, err
-	}
-	return db, st, trials, nil
+	return study.LoadStudy(ctx, dbPath, name)
 }
 
 func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time.Time) error {
-	db, st, trials, err := loadStudy(ctx, o.db, o.study)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	best, base := search.Best(trials)
-	if best.Number < 0 {
-		return fmt.Errorf("study %q has no complete trial yet", o.study)
-	}
-	if o.trial >= 0 && o.trial != best.Number {
-		if best, err = report.CompleteTrial(trials, o.trial); err != nil {
-			return err
-		}
-	}
-	m, found, err := db.Minimization(ctx, o.study)
-	if err != nil {
-		return err
-	}
-	m, minimal := report.MinimalResult(m, found && o.trial < 0, best)
-	if o.full && !minimal {
-		return usagef("--full: study %q has no accepted minimisation of its best trial: the export is the full best already", o.study)
-	}
-	minimal = minimal && !o.full
-	// Stored trials may name any catalogue knob (whatever the server that
-	// measured them had), so they are rendered against the whole catalogue.
-	write := func(w io.Writer) error {
-		if minimal {
-			return report.WriteMinimalExport(w, o.format, space.Lookup(), st, m, best, base, trials, now)
-		}
-		return report.WriteExport(w, o.format, space.Lookup(), st, best, base, trials, now)
-	}
-	if o.out == "" {
-		return write(stdout)
-	}
-	var body bytes.Buffer
-	if err := write(&body); err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(o.out, body.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("-o %q: %w", o.out, err)
-	}
-	what := "trial"
-	if minimal {
-		what = "the minimal configuration of trial"
-	}
-	fmt.Fprintf(stdout, "wrote %s: %s %d, %.1f tps\n", o.out, what, best.Number, best.MeanTPS)
-	report.WriteGain(stdout, report.GoalOf(st), trials, best)
-	return nil
+	return study.Export(ctx, study.ExportRequest{DB: o.db, Study: o.study, Trial: o.trial, Full: o.full,
+		Format: o.format, Out: o.out, Now: now}, stdout)
 }
 
 func validateExportFormat(f string) error {

@@ -1,0 +1,117 @@
+package study
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/autotune/autotune/internal/atomicfile"
+	"github.com/autotune/autotune/report"
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/storage"
+)
+
+// OpenExisting opens a study database that must already exist, so a typo
+// in --db does not silently create an empty file; a missing SQLite file
+// is an error naming --db.
+func OpenExisting(path string) (*storage.DB, error) {
+	if _, err := os.Stat(path); err != nil && !storage.IsMySQL(path) {
+		return nil, fmt.Errorf("--db %q: %w (run autotune search first)", path, err)
+	}
+	return storage.Open(path)
+}
+
+// LoadStudy opens the store dbPath (OpenExisting) and reads study name and
+// its trials; a study not in it is an error naming --study. The caller
+// closes the store.
+func LoadStudy(ctx context.Context, dbPath, name string) (*storage.DB, storage.Study, []search.Trial, error) {
+	db, err := OpenExisting(dbPath)
+	if err != nil {
+		return nil, storage.Study{}, nil, err
+	}
+	st, found, err := db.Study(ctx, name)
+	if err == nil && !found {
+		err = fmt.Errorf("--study %q: no such study in %s", name, dbPath)
+	}
+	if err != nil {
+		db.Close()
+		return nil, storage.Study{}, nil, err
+	}
+	trials, err := db.Trials(ctx, name)
+	if err != nil {
+		db.Close()
+		return nil, storage.Study{}, nil, err
+	}
+	return db, st, trials, nil
+}
+
+// ExportRequest is what `autotune export` writes: the study, the trial
+// (−1: the best), the full best instead of its accepted minimisation, the
+// format (report.ExportFormats), the file (""; standard output) and the
+// time stamped in the header.
+type ExportRequest struct {
+	DB, Study, Format, Out string
+	Trial                  int
+	Full                   bool
+	Now                    time.Time
+}
+
+// Export writes the configuration o asks for: the minimal configuration
+// of the study's best when a finished minimisation of it was accepted
+// (report.MinimalResult), else the full best or o.Trial; to o.Out
+// (atomically, mode 0644, then a line and the paired gain on stdout) or
+// to stdout. --full without an accepted minimisation is a UsageError.
+func Export(ctx context.Context, o ExportRequest, stdout io.Writer) error {
+	db, st, trials, err := LoadStudy(ctx, o.DB, o.Study)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	best, base := search.Best(trials)
+	if best.Number < 0 {
+		return fmt.Errorf("study %q has no complete trial yet", o.Study)
+	}
+	if o.Trial >= 0 && o.Trial != best.Number {
+		if best, err = report.CompleteTrial(trials, o.Trial); err != nil {
+			return err
+		}
+	}
+	m, found, err := db.Minimization(ctx, o.Study)
+	if err != nil {
+		return err
+	}
+	m, minimal := report.MinimalResult(m, found && o.Trial < 0, best)
+	if o.Full && !minimal {
+		return Usagef("--full: study %q has no accepted minimisation of its best trial: the export is the full best already", o.Study)
+	}
+	minimal = minimal && !o.Full
+	// Stored trials may name any catalogue knob (whatever the server that
+	// measured them had), so they are rendered against the whole catalogue.
+	write := func(w io.Writer) error {
+		if minimal {
+			return report.WriteMinimalExport(w, o.Format, space.Lookup(), st, m, best, base, trials, o.Now)
+		}
+		return report.WriteExport(w, o.Format, space.Lookup(), st, best, base, trials, o.Now)
+	}
+	if o.Out == "" {
+		return write(stdout)
+	}
+	var body bytes.Buffer
+	if err := write(&body); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(o.Out, body.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("-o %q: %w", o.Out, err)
+	}
+	what := "trial"
+	if minimal {
+		what = "the minimal configuration of trial"
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s %d, %.1f tps\n", o.Out, what, best.Number, best.MeanTPS)
+	report.WriteGain(stdout, report.GoalOf(st), trials, best)
+	return nil
+}
