@@ -11,8 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/autotune/autotune/report"
-	"github.com/autotune/autotune/search"
-	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study"
 )
 
 // reportOptions are the flags of `autotune report`.
@@ -71,30 +70,7 @@ func runReport(ctx context.Context, o *reportOptions, out io.Writer, now time.Ti
 	return nil
 }
 
-func buildReport(ctx context.Context, dbPath, study string, now time.Time) (*report.Report, error) {
-	db, st, trials, err := loadStudy(ctx, dbPath, study)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	best, base := search.Best(trials)
-	if best.Number < 0 {
-		return nil, fmt.Errorf("study %q has no complete trial yet: nothing to plot", study)
-	}
-	in := report.Input{Study: st.Name, Goal: report.GoalOf(st), ServerVersion: st.ServerVersion, Settings: st.Settings, Cores: st.Cores,
-		RAMBytes: st.RAMBytes, Created: st.Created, Spent: st.Spent, Generated: now, Space: space.Lookup(), Trials: trials}
-	if base.Number >= 0 {
-		if in.BaselineSamples, err = db.Samples(ctx, study, base.Number); err != nil {
-			return nil, err
-		}
-	}
-	if in.BestSamples, err = db.Samples(ctx, study, best.Number); err != nil {
-		return nil, err
-	}
-	if m, found, err := db.Minimization(ctx, study); err != nil {
-		return nil, err
-	} else if found {
-		in.Minimized = &m
-	}
-	return report.Build(in)
+// buildReport renders the study's report (study.BuildReport).
+func buildReport(ctx context.Context, dbPath, name string, now time.Time) (*report.Report, error) {
+	return study.BuildReport(ctx, dbPath, name, now)
 }
