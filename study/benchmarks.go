@@ -101,5 +101,5 @@ func newReplay(b Bench) (trial.Benchmark, error) {
 	if !ok || file == "" {
 		return nil, fmt.Errorf("--workload %q: the replay driver wants replay:FILE, a workload file written by autotune capture", b.Workload)
 	}
-	return replay.New(replay.Options{File: file, Dump: b.Data, Speed: b.Speed, ReadOnly: b.ReadOnly})
+	return replay.New(replay.Options{File: file, Dump: b.Data, Speed: b.Speed, ReadOnly: b.ReadOnly, Prepared: b.Prepared})
 }

@@ -78,10 +78,12 @@ type Bench struct {
 	// Data is the logical dump a replay loads (--data; driver "replay");
 	// Speed its pace (0: as fast as possible, 1: the captured pace);
 	// ReadOnly replays only read-only statements (set for an existing
-	// server).
+	// server); Prepared runs them as server-side prepared statements
+	// (replay.Options.Prepared).
 	Data     string
 	Speed    float64
 	ReadOnly bool
+	Prepared bool
 	// Threads are the client thread levels, measured in order.
 	Threads []int
 }

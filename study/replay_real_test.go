@@ -97,6 +97,21 @@ func TestReplayThroughTheEngine(t *testing.T) {
 		}
 	}
 
+	// The same workload as prepared statements: every DML statement
+	// prepared once per connection; none fails.
+	ps := cfg
+	ps.Study, ps.Trials, ps.Bench.Prepared = "replay-prepared", 1, true
+	if err := Search(ctx, ps, silent{}); err != nil {
+		t.Fatalf("prepared: %v", err)
+	}
+	for _, tr := range storedTrials(t, ps.DB, ps.Study) {
+		s := summaryOf(t, tr)
+		if tr.State != search.Complete || s.Errors != 0 || s.Prepared == 0 || s.Prepared > s.Statements {
+			t.Errorf("prepared trial %d: %s %s, %d of %d statements prepared, errors %v: want all complete, some prepared, no errors",
+				tr.Number, tr.State, tr.Failure, s.Prepared, s.Statements, s.FirstErrors)
+		}
+	}
+
 	// The same workload on a server autotune does not own: reads only.
 	if _, err := exec.LookPath("mariadb"); err != nil {
 		t.Skip("no mariadb client to load the existing server")

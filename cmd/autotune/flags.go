@@ -99,6 +99,7 @@ type benchFlags struct {
 	coldStart        bool
 	data             string
 	speed            string
+	prepared         bool
 	warehouses       int
 	tpccPath         string
 	fs               *pflag.FlagSet // which flags were given
@@ -110,6 +111,7 @@ func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.workload, "workload", "oltp_read_write", "workload: tpcc (TPC-C with go-tpc), a sysbench workload: "+strings.Join(sysbench.Workloads, ", ")+"; or "+study.ReplayPrefix+"FILE to replay a workload file of autotune capture (with --data; docs/workloads.md)")
 	fs.StringVar(&o.data, "data", "", "replay: the logical dump (mariadb-dump/mysqldump --single-transaction output, .sql or .sql.gz) loaded into the sandbox once, taken when the capture started")
 	fs.StringVar(&o.speed, "speed", "max", "replay: max (or 0) replays the statements back to back and scores statements/s; 1 replays at the captured pace, 2 twice as fast, ... (a fixed load: needs --objective p95)")
+	fs.BoolVar(&o.prepared, "prepared", false, "replay: run the statements as server-side prepared statements (literals sent as parameters, each statement prepared once per connection), as an application on prepared statements does (sysbench, JDBC with useServerPrepStmts); default: as the text the log holds. The log does not say which the application used")
 	fs.IntVar(&o.warehouses, "warehouses", tpcc.DefaultWarehouses, "TPC-C warehouses in the dataset (--workload tpcc; 1 warehouse is about 150 MB on disk)")
 	fs.StringVar(&o.tpccPath, "tpcc-path", "", "go-tpc binary for --workload tpcc (default: go-tpc on PATH, else in $GOBIN, $GOPATH/bin or ~/go/bin, where scripts/install-deps.sh installs it)")
 	fs.IntSliceVar(&o.threads, "threads", []int{16}, "benchmark client threads; several levels such as 8,32,128 measure each trial at each (score aggregated)")
@@ -154,7 +156,7 @@ func (o *benchFlags) apply(c *study.Config) error {
 		if err := o.applyReplay(c); err != nil {
 			return err
 		}
-	} else if err := refuse(o.fs, "needs --workload "+study.ReplayPrefix+"FILE (a replay)", "data", "speed"); err != nil {
+	} else if err := refuse(o.fs, "needs --workload "+study.ReplayPrefix+"FILE (a replay)", "data", "speed", "prepared"); err != nil {
 		return err
 	}
 	if c.Bench.Driver == "tpcc" {
@@ -202,7 +204,7 @@ func (o *benchFlags) applyReplay(c *study.Config) error {
 	default:
 		c.Bench.Speed = sp
 	}
-	c.Bench.Data, c.Bench.Tables, c.Bench.TableSize = o.data, 0, 0
+	c.Bench.Data, c.Bench.Tables, c.Bench.TableSize, c.Bench.Prepared = o.data, 0, 0, o.prepared
 	if f := o.fs.Lookup("dsn"); f != nil && f.Value.String() != "" {
 		c.Bench.ReadOnly = true
 	}

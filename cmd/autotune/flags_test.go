@@ -101,7 +101,7 @@ func altValues(t *testing.T) map[string]string {
 		"server-build": "a=/bin/true", "benchmark-build": "b=/bin/true", "memory-budget": "50%", "apply": "dynamic", "baseline-cnf": cnf,
 		"dsn": "root@tcp(127.0.0.1:3307)/", "config-file": "y.cnf", "restart-cmd": "/bin/restart now", "allow-restart": "true",
 		"i-understand-this-is-not-a-sandbox": "true", "password-file": "pw.cnf",
-		"seed-from": cnf, "data": "dump.sql", "speed": "1",
+		"seed-from": cnf, "data": "dump.sql", "speed": "1", "prepared": "true",
 		"warehouses": "2", "tpcc-path": "/opt/go-tpc",
 		"heartbeat": "5s", "repeats": "3", "set": "innodb_io_capacity=1000", "pairs": "3",
 		"minimize": "false", "minimize-pairs": "3", "minimize-share": "0.4",

@@ -35,7 +35,7 @@ func kindOf(s workload.Statement) string {
 type step struct {
 	at     time.Duration // captured start offset
 	sql    string
-	args   []any // stand-in values of a masked statement's placeholders
+	args   []any // values of sql's placeholders: a masked statement's stand-ins, or a parameterised one's literals
 	schema string
 	kind   string
 	errno  int // the error it ended with on the source (0: none or unknown)
@@ -186,8 +186,10 @@ func standIn(params string) []any {
 
 // buildPlan turns w into the sessions to replay, leaving out what
 // skipReason names (counted by reason). Connections left without a
-// statement are left out.
-func buildPlan(w *workload.Workload, readOnly bool) ([]session, map[string]int) {
+// statement are left out. With prepared, each statement's literals
+// become parameters (workload.Parameterize; a masked statement keeps its
+// placeholders and stand-in values).
+func buildPlan(w *workload.Workload, readOnly, prepared bool) ([]session, map[string]int) {
 	skipped := map[string]int{}
 	var out []session
 	for _, c := range w.Connections {
@@ -197,7 +199,11 @@ func buildPlan(w *workload.Workload, readOnly bool) ([]session, map[string]int) 
 				skipped[why]++
 				continue
 			}
-			s.steps = append(s.steps, step{at: st.At, sql: st.SQL, args: standIn(st.Params), schema: st.Schema,
+			sql, args := st.SQL, standIn(st.Params)
+			if prepared && st.Params == "" {
+				sql, args = workload.Parameterize(st.SQL)
+			}
+			s.steps = append(s.steps, step{at: st.At, sql: sql, args: args, schema: st.Schema,
 				kind: kindOf(st), errno: st.Errno})
 		}
 		if len(s.steps) > 0 {

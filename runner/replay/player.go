@@ -82,6 +82,11 @@ type Summary struct {
 	// Skipped counts captured statements left out of the replay, by
 	// reason (see skipReason).
 	Skipped map[string]int `json:"skipped,omitempty"`
+	// Prepared counts the statements run as server-side prepared
+	// statements (Options.Prepared) that ended within their time; the
+	// others of such a replay ran as text (the server would not prepare
+	// them) or timed out.
+	Prepared int64 `json:"prepared,omitempty"`
 
 	lateSum float64
 	lateN   int64

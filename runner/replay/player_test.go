@@ -65,7 +65,7 @@ func testSession() session {
 		{At: 300 * time.Millisecond, SQL: "SET GLOBAL innodb_io_capacity = 100", Schema: "other"},
 		{At: 400 * time.Millisecond, SQL: "SELECT c FROM t WHERE id = ?", Schema: "other", Params: "n"},
 	}}}}
-	s, _ := buildPlan(w, false)
+	s, _ := buildPlan(w, false, false)
 	return s[0]
 }
 

@@ -57,6 +57,15 @@ type Options struct {
 	// Client is the mysql command-line client Prepare feeds the dump to
 	// ("": mariadb, else mysql, on PATH).
 	Client string
+	// Prepared runs the statements as server-side prepared statements:
+	// each statement's literals become parameters (workload.Parameterize),
+	// each statement shape is prepared once per connection and executed
+	// with the captured values (binary protocol), as applications on
+	// prepared statements do (sysbench, JDBC with useServerPrepStmts, Go's
+	// database/sql). False sends each statement as the text the log holds
+	// (COM_QUERY), as applications without them do. A capture cannot tell
+	// which one the application used: the slow log writes both as text.
+	Prepared bool
 }
 
 // Replay is the replay driver: it implements trial.Benchmark.
@@ -98,7 +107,7 @@ func New(o Options) (*Replay, error) {
 		return nil, fmt.Errorf("--speed %g: workload file %s has no statement times (its log had none), so it has no captured pace: use --speed max", o.Speed, o.File)
 	}
 	r := &Replay{opts: o, w: w, fileSHA: fileSHA}
-	r.sessions, r.skipped = buildPlan(w, o.ReadOnly)
+	r.sessions, r.skipped = buildPlan(w, o.ReadOnly, o.Prepared)
 	if len(r.sessions) == 0 {
 		return nil, fmt.Errorf("workload file %s: none of its %d statements can be replayed (%s)", o.File, w.Statements(), describeSkipped(r.skipped))
 	}
@@ -167,14 +176,21 @@ func describeSkipped(m map[string]int) string {
 
 // Definition is what makes two replays measure the same thing, for the
 // study's manifest: the workload file's content (SHA-256), the dump's,
-// the speed, read-only, the statement timeout. The file names are left
+// the speed, read-only, the statement timeout, and "prepared" when the
+// statements run as prepared statements (absent, as in the definitions
+// of studies made before it existed, for text). The file names are left
 // out: the same content under another name is the same benchmark.
 // The client is autotune itself, so the definition has no program
 // version of its own. It never fails.
 func (r *Replay) Definition(ctx context.Context) (benchdef.Definition, error) {
-	return benchdef.Definition{Driver: "replay", Options: map[string]string{"workload_sha256": r.fileSHA, "dump_sha256": r.dumpSHA,
+	opts := map[string]string{"workload_sha256": r.fileSHA, "dump_sha256": r.dumpSHA,
 		"speed": strconv.FormatFloat(r.opts.Speed, 'g', -1, 64), "read_only": strconv.FormatBool(r.opts.ReadOnly),
-		"statement_timeout": r.opts.StatementTimeout.String()}}, nil
+		"statement_timeout": r.opts.StatementTimeout.String()}
+	d := benchdef.Definition{Driver: "replay", Options: opts}
+	if r.opts.Prepared {
+		opts["prepared"] = "true"
+	}
+	return d, nil
 }
 
 // ErrorShiftLimit is MaxErrorShift: a trial whose error rate moves more
@@ -364,13 +380,13 @@ func (r *Replay) Run(ctx context.Context, srv *runner.Server, br runner.BenchRun
 	defer func() {
 		for _, c := range conns {
 			if c != nil {
-				c.c.Close()
+				c.close()
 			}
 		}
 	}()
 	octx, ocancel := context.WithTimeout(ctx, 30*time.Second+time.Duration(n)*100*time.Millisecond)
 	for i := range conns {
-		c, err := r.open(octx, db)
+		c, err := r.open(octx, db, max(16, preparedStatementsLimit/n))
 		if err != nil {
 			ocancel()
 			if ctx.Err() != nil {
@@ -419,6 +435,9 @@ loop:
 	stop()
 	<-done
 	sum := p.summary()
+	for _, c := range conns {
+		sum.Prepared += c.preparedRuns
+	}
 	res.Summary = sum
 	if ctx.Err() != nil {
 		return res, ctx.Err()
@@ -450,6 +469,11 @@ func (r *Replay) dsn(srv *runner.Server, tcp bool) string {
 	if tcp && srv.Port > 0 {
 		c.Net, c.Addr = "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(srv.Port))
 	}
+	// Statements with values (a masked workload's stand-ins; a
+	// parameterised statement run as text) are sent as text with the
+	// values written in, as the captured client sent them, not prepared
+	// and closed again at each run.
+	c.InterpolateParams = true
 	c.ReadTimeout = r.opts.StatementTimeout + 10*time.Second
 	c.WriteTimeout = r.opts.StatementTimeout + 10*time.Second
 	c.Timeout = 10 * time.Second
@@ -457,15 +481,82 @@ func (r *Replay) dsn(srv *runner.Server, tcp bool) string {
 }
 
 // sqlConn is a replay connection on a *sql.Conn.
-type sqlConn struct{ c *sql.Conn }
+type sqlConn struct {
+	c *sql.Conn
+	// prepared runs statements as server-side prepared statements: stmts
+	// holds them by default schema and text (a prepared statement keeps
+	// the schema it was prepared in), at most maxStmts; unpreparable
+	// holds those the server would not prepare (they run as text).
+	prepared     bool
+	schema       string
+	maxStmts     int
+	stmts        map[string]*sql.Stmt
+	unpreparable map[string]bool
+	// preparedRuns counts the statements run prepared that ended within
+	// their time and the run's (Summary.Prepared).
+	preparedRuns int64
+}
 
+// preparedStatementsLimit bounds the prepared statements a replay holds
+// on the server across its connections (each connection holds at least
+// 16): the server's max_prepared_stmt_count is 16382 by default (MariaDB
+// KB and MySQL manual, "Server System Variables"); beyond it a
+// prepare fails and the statement runs as text.
+const preparedStatementsLimit = 8000
+
+// Exec runs q with args: prepared (see sqlConn.prepared) when the
+// connection prepares statements, the server prepares q, and the
+// connection's cache has room; else as text with the values written in.
 func (s *sqlConn) Exec(ctx context.Context, q string, args ...any) error {
+	key := s.schema + "\x00" + q
+	if s.prepared && !s.unpreparable[key] {
+		st := s.stmts[key]
+		if st == nil && len(s.stmts) < s.maxStmts {
+			p, err := s.c.PrepareContext(ctx, q)
+			var me *mysql.MySQLError
+			switch {
+			case err == nil:
+				s.stmts[key], st = p, p
+			case ctx.Err() != nil || !errors.As(err, &me):
+				return err // cancelled, timed out or lost: as the statement would be
+			case unpreparableErrors[me.Number] && len(s.unpreparable) < 4*s.maxStmts:
+				s.unpreparable[key] = true
+			}
+			// Another server error (a missing table, the server's
+			// prepared statement limit): the text run gives its own.
+		}
+		if st != nil {
+			_, err := st.ExecContext(ctx, args...)
+			if ctx.Err() == nil {
+				s.preparedRuns++
+			}
+			return err
+		}
+	}
 	_, err := s.c.ExecContext(ctx, q, args...)
 	return err
 }
 
+// unpreparableErrors are the server errors of a prepare that say the
+// statement cannot be prepared as it is (MySQL manual, Server Error
+// Message Reference): a parse error (a placeholder where the grammar
+// wants a constant), a statement kind the prepared statement protocol
+// does not support, wrong arguments.
+var unpreparableErrors = map[uint16]bool{1064: true, 1295: true, 1210: true}
+
+// close closes the connection's prepared statements, then the connection.
+func (s *sqlConn) close() {
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.c.Close()
+}
+
 func (s *sqlConn) Use(ctx context.Context, schema string) error {
 	_, err := s.c.ExecContext(ctx, "USE `"+strings.ReplaceAll(schema, "`", "``")+"`")
+	if err == nil {
+		s.schema = schema
+	}
 	return err
 }
 
@@ -476,8 +567,9 @@ const erUnknownSystemVariable = 1193
 // open opens one connection and sets its session: the statement timeout
 // (MariaDB max_statement_time in seconds, else MySQL max_execution_time
 // in ms, which bounds SELECTs only) and, ReadOnly, a read-only
-// transaction mode.
-func (r *Replay) open(ctx context.Context, db *sql.DB) (*sqlConn, error) {
+// transaction mode. With Options.Prepared the connection prepares up to
+// maxStmts statements.
+func (r *Replay) open(ctx context.Context, db *sql.DB, maxStmts int) (*sqlConn, error) {
 	c, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -494,5 +586,5 @@ func (r *Replay) open(ctx context.Context, db *sql.DB) (*sqlConn, error) {
 		c.Close()
 		return nil, err
 	}
-	return &sqlConn{c: c}, nil
+	return &sqlConn{c: c, prepared: r.opts.Prepared, maxStmts: maxStmts, stmts: map[string]*sql.Stmt{}, unpreparable: map[string]bool{}}, nil
 }
