@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"io"
@@ -54,19 +55,28 @@ type KeptChange struct {
 
 // KeptChanges returns the changes the minimal configuration of m keeps,
 // in the order of the steps that kept them, each with its contribution.
+// A group's contribution is written on its lead knob (MinStep.Lead); the
+// others say they revert together with it.
 func KeptChanges(sp *space.Space, m search.Minimized) []KeptChange {
 	var out []KeptChange
 	for _, s := range m.KeptSteps() {
-		for i, n := range s.Knobs {
+		lead := cmp.Or(s.Lead, s.Knobs[0])
+		var others []string
+		for _, n := range s.Knobs {
+			if n != lead {
+				others = append(others, n)
+			}
+		}
+		for _, n := range s.Knobs {
 			v := s.Values[n]
 			if k, ok := sp.Knob(n); ok {
 				v = space.FormatOptionValue(k.Render(v))
 			}
 			c := KeptChange{Name: n, Value: v, Step: s, Comment: Contribution(s, m.Goal)}
-			if i > 0 {
-				c.Comment = "reverts together with " + s.Knobs[0] + " (one contribution)"
-			} else if len(s.Knobs) > 1 && s.Status == search.MinKept {
-				c.Comment += ", with " + strings.Join(s.Knobs[1:], ", ")
+			if n != lead {
+				c.Comment = "reverts together with " + lead + " (one contribution)"
+			} else if len(others) > 0 && s.Status == search.MinKept {
+				c.Comment += ", with " + strings.Join(others, ", ")
 			}
 			out = append(out, c)
 		}

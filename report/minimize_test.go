@@ -83,3 +83,23 @@ func TestWriteMinimization(t *testing.T) {
 		t.Fatalf("summary:\n%s", b.String())
 	}
 }
+
+// TestKeptChangesWriteTheContributionOnTheLead: a kept group's
+// contribution sits on its lead knob, not on its first in catalogue
+// order.
+func TestKeptChangesWriteTheContributionOnTheLead(t *testing.T) {
+	m := search.Minimized{Goal: search.GoalTPS, Steps: []search.MinStep{{
+		Knobs: []string{"innodb_log_file_size", "innodb_buffer_pool_size"}, Lead: "innodb_buffer_pool_size",
+		Values: space.Config{"innodb_log_file_size": "335544320", "innodb_buffer_pool_size": "1342177280"},
+		Status: search.MinKept, Pct: 98.8, LoPct: 80, HiPct: 118, Pairs: 2}}}
+	got := map[string]string{}
+	for _, c := range KeptChanges(space.Lookup(), m) {
+		got[c.Name] = c.Comment
+	}
+	if want := "+99 % tps (±19 %), with innodb_log_file_size"; got["innodb_buffer_pool_size"] != want {
+		t.Errorf("pool: %q, want %q", got["innodb_buffer_pool_size"], want)
+	}
+	if want := "reverts together with innodb_buffer_pool_size (one contribution)"; got["innodb_log_file_size"] != want {
+		t.Errorf("redo log: %q, want %q", got["innodb_log_file_size"], want)
+	}
+}

@@ -103,6 +103,11 @@ type MinStep struct {
 	// Knobs are the changes the step reverted together, in catalogue
 	// order: one dependency group or a block of them.
 	Knobs []string
+	// Lead is the most important of Knobs (knob importance over the
+	// trials before the minimisation; the first in catalogue order when
+	// the importance does not tell them apart): the knob a kept group's
+	// contribution is written on.
+	Lead string
 	// Values are the best trial's values of Knobs (canonical).
 	Values space.Config
 	// Status is what the step decided.
@@ -379,7 +384,9 @@ func DependencyGroups(sp *space.Space, cfg, base space.Config, changed []string)
 // group's importance is its most important knob's share (Importance over
 // hist; all 0 when it cannot be estimated), ties in catalogue order of
 // the groups' first knobs (the order groups come in).
-func orderGroups(sp *space.Space, groups [][]string, hist []Trial) [][]string {
+//
+// It also returns each knob's share (absent: 0).
+func orderGroups(sp *space.Space, groups [][]string, hist []Trial) ([][]string, map[string]float64) {
 	share := map[string]float64{}
 	if sp != nil {
 		if imp, err := Importance(sp, hist); err == nil {
@@ -404,7 +411,19 @@ func orderGroups(sp *space.Space, groups [][]string, hist []Trial) [][]string {
 	for i := range gs {
 		out[i] = gs[i].knobs
 	}
-	return out
+	return out, share
+}
+
+// leadKnob returns the knob of knobs (catalogue order) with the largest
+// share, the first of them on a tie.
+func leadKnob(knobs []string, share map[string]float64) string {
+	l := knobs[0]
+	for _, k := range knobs[1:] {
+		if share[k] > share[l] {
+			l = k
+		}
+	}
+	return l
 }
 
 // replay derives the minimisation's state from trials and its next run.
@@ -465,7 +484,8 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 	}
 	st := &r.state
 	st.Best, st.Changes = best.Number, len(changed)
-	groups := orderGroups(sp, DependencyGroups(sp, best.Params, base.Params, changed), hist)
+	groups, share := orderGroups(sp, DependencyGroups(sp, best.Params, base.Params, changed), hist)
+	lead := func(knobs []string) string { return leadKnob(knobs, share) }
 	cur := best.Params.Clone()
 	undecided := groups
 	block := (len(undecided) + 1) / 2
@@ -509,7 +529,7 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 				// The budget leaves room for the final check only (or
 				// the final check has begun: the budget did then).
 				for _, g := range undecided {
-					st.Steps = append(st.Steps, MinStep{Knobs: g, Values: values(g), Status: MinUntested})
+					st.Steps = append(st.Steps, MinStep{Knobs: g, Lead: lead(g), Values: values(g), Status: MinUntested})
 				}
 				undecided = nil
 				break
@@ -518,7 +538,7 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 			st.Config = cur
 			return r
 		}
-		step := MinStep{Knobs: knobs, Values: values(knobs)}
+		step := MinStep{Knobs: knobs, Lead: lead(knobs), Values: values(knobs)}
 		ps := kindPairs(goal, stepRuns, MinCurrent, MinRevert)
 		lastNum := stepRuns[len(stepRuns)-1].Number
 		j, err := judge(goal, ps, upTo(trials, lastNum))

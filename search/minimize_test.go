@@ -430,3 +430,66 @@ func TestMinimizeKeepsWhatCannotBeReverted(t *testing.T) {
 		t.Fatalf("innodb_flush_neighbors not kept as unmeasured:\n%s", stepsText(m))
 	}
 }
+
+func TestLeadKnobIsTheMostImportant(t *testing.T) {
+	for _, tc := range []struct {
+		knobs []string
+		share map[string]float64
+		want  string
+	}{
+		{[]string{"innodb_log_file_size", "innodb_buffer_pool_size"}, map[string]float64{"innodb_buffer_pool_size": 0.7, "innodb_log_file_size": 0.1}, "innodb_buffer_pool_size"},
+		{[]string{"innodb_io_capacity", "innodb_io_capacity_max"}, map[string]float64{}, "innodb_io_capacity"},
+		{[]string{"a", "b", "c"}, map[string]float64{"b": 0.2, "c": 0.2}, "b"},
+	} {
+		if got := leadKnob(tc.knobs, tc.share); got != tc.want {
+			t.Errorf("leadKnob(%v, %v) = %s, want %s", tc.knobs, tc.share, got, tc.want)
+		}
+	}
+}
+
+// The minimisation is decided once, by the first plan with a measured
+// trial cost: trials that get cheaper afterwards (so that its share
+// would hold a step and the check) neither switch it on nor stop the
+// search early for it, and the budget goes to the search and the final
+// A/B runs.
+func TestMinimizeDecisionIsKept(t *testing.T) {
+	var plans []Plan
+	now := time.Unix(0, 0)
+	obj := twoMatter(3, 0.06)
+	n := 0
+	s := minimizeStudy(newMemStore(), func(c context.Context, tr Trial) (Outcome, error) {
+		n++
+		// 2 min for the first three trials, then 80 s: the share of
+		// 0.075 x 200 min holds 7 runs at first (fewer than the 8 a step
+		// and the check need), 11 later.
+		if n <= 3 {
+			now = now.Add(2 * time.Minute)
+		} else {
+			now = now.Add(80 * time.Second)
+		}
+		return obj(c, tr)
+	})
+	s.Now = func() time.Time { return now }
+	s.MaxTrials, s.Budget, s.Minimize.Share = 0, 200*time.Minute, 0.075
+	var cfgs []space.Config
+	for i := 0; i < 30; i++ {
+		cfgs = append(cfgs, oneChangeEach(tenChanges)...)
+	}
+	s.Strategy = &script{cfgs: cfgs}
+	s.OnPlan = func(p Plan) { plans = append(plans, p) }
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range plans {
+		if p.Minimize == nil || p.Minimize.On {
+			t.Fatalf("plan %d: minimisation %+v, want off as the first plan decided", i, p.Minimize)
+		}
+	}
+	if slices.ContainsFunc(res.Trials, func(tr Trial) bool { return tr.Kind.Minimizing() }) {
+		t.Fatal("a minimisation ran")
+	}
+	if left := s.Budget - res.Spent; left > 3*80*time.Second {
+		t.Fatalf("%s of the budget left unused (a trial costs 80 s)", left)
+	}
+}

@@ -306,8 +306,9 @@ type studyPlan struct {
 	final time.Duration
 	// printed is the planned total at the last OnPlan call (-1: never).
 	printed int
-	// minimize reports that the minimisation runs (Plan.Minimize.On).
-	minimize bool
+	// minimize reports that the minimisation runs (Plan.Minimize.On);
+	// minDecided that it is decided for the rest of the run.
+	minimize, minDecided bool
 }
 
 // plan re-plans over trials with spent of the budget used. The
@@ -318,7 +319,7 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 	s := sp.s
 	in := PlanInput{Budget: s.Budget, Spent: spent, MaxTrials: s.MaxTrials, Trials: trials, PriorCost: s.PriorCost}
 	pl := MakePlan(in)
-	mp, minRuns := sp.minimizePlan(trials, pl.TrialCost)
+	mp, minRuns := sp.minimizePlan(trials, pl.TrialCost, pl.From)
 	if s.Confirm != nil {
 		per := estimate(trials)
 		if per <= 0 {
@@ -348,10 +349,18 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 }
 
 // minimizePlan returns the plan of the minimisation (nil when Minimize is
-// off or with MinimizeOnly) at cost a trial, and the runs of it the
-// budget must still hold back: its share of the budget less the runs
-// already made, none once it is done or without a budget.
-func (sp *studyPlan) minimizePlan(trials []Trial, cost time.Duration) (*MinimizePlan, int) {
+// off or with MinimizeOnly) at cost a trial, measured over from trials,
+// and the runs of it the budget must still hold back: its share of the
+// budget less the runs already made, none once it is done or without a
+// budget.
+//
+// Whether it runs is decided once per run of the study, by the first
+// plan whose cost is measured over two trials or more (the first plan
+// printed), and kept: a cost estimate that moves around the threshold
+// would otherwise switch the minimisation on and off, and a search
+// stopped early for a minimisation that is then dropped leaves the rest
+// of the budget unused.
+func (sp *studyPlan) minimizePlan(trials []Trial, cost time.Duration, from int) (*MinimizePlan, int) {
 	s := sp.s
 	m := s.Minimize
 	if m == nil || s.MinimizeOnly {
@@ -364,6 +373,12 @@ func (sp *studyPlan) minimizePlan(trials []Trial, cost time.Duration) (*Minimize
 	}
 	mp.Runs = int(float64(s.Budget) * m.Share / float64(cost))
 	mp.On = mp.Runs >= mp.Need
+	switch {
+	case sp.minDecided:
+		mp.On = sp.minimize
+	case from >= 2:
+		sp.minDecided = true
+	}
 	if !mp.On {
 		return mp, 0
 	}
