@@ -18,14 +18,19 @@ import (
 // PasswordEnv holds the password of an existing server's user.
 const PasswordEnv = "AUTOTUNE_PASSWORD"
 
-// existingPassword returns the user's password: $AUTOTUNE_PASSWORD, else
-// the password file, else none.
-func existingPassword(x *Existing) (string, error) {
+// existingPassword returns the user's password (ServerPassword).
+func existingPassword(x *Existing) (string, error) { return ServerPassword(x.PasswordFile) }
+
+// ServerPassword returns the password of a --dsn user, for search and
+// capture alike: $AUTOTUNE_PASSWORD when set (even empty), else the
+// password= line of the [client] group of the option file passwordFile
+// (secret.FromOptionFile; its errors), else none ("").
+func ServerPassword(passwordFile string) (string, error) {
 	if pw, ok := os.LookupEnv(PasswordEnv); ok {
 		return pw, nil
 	}
-	if x.PasswordFile != "" {
-		return secret.FromOptionFile(x.PasswordFile)
+	if passwordFile != "" {
+		return secret.FromOptionFile(passwordFile)
 	}
 	return "", nil
 }

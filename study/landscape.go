@@ -2,7 +2,10 @@ package study
 
 import (
 	"context"
+	"fmt"
+	"io"
 
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/search/harness"
 	"github.com/autotune/autotune/storage"
 )
@@ -31,4 +34,73 @@ func FittedLandscape(ctx context.Context, dbPath, name string) (harness.Landscap
 	}
 	return harness.NewFitted(harness.FitInput{Name: "fitted to " + dbPath + " study " + name,
 		Trials: trials, Settings: st.Settings, RAMBytes: st.RAMBytes, Cores: st.Cores})
+}
+
+// BenchSearch is what `autotune bench-search` compares: one landscape
+// (ObjectiveCmd, else FitDB, else the synthetic Landscape) and the
+// harness's runs over it.
+type BenchSearch struct {
+	// Landscape names a synthetic landscape (harness.LandscapeNames).
+	Landscape string
+	// FitDB and FitStudy name a real study to fit the landscape to
+	// (FittedLandscape).
+	FitDB, FitStudy string
+	// ObjectiveCmd is a shell command that measures one configuration
+	// (harness.Command); BestKnown its best known score (0: the best
+	// mean any run found).
+	ObjectiveCmd string
+	BestKnown    float64
+	// Runs are the strategies, seeds, trials and warm-start settings.
+	Runs harness.Options
+}
+
+// landscape builds the landscape b names.
+func (b BenchSearch) landscape(ctx context.Context) (harness.Landscape, error) {
+	switch {
+	case b.ObjectiveCmd != "":
+		sp, err := harness.HostSpace(harness.HostInput{})
+		if err != nil {
+			return nil, err
+		}
+		cfg, _, err := search.ExpertConfig(sp, search.ExpertInput{RAMBytes: 24 << 30, DataBytes: 1100 << 20, FsyncPerSec: 3500})
+		if err != nil {
+			return nil, err
+		}
+		return &harness.Command{Cmd: b.ObjectiveCmd, Sp: sp, BestKnown: b.BestKnown, ExpertCfg: cfg}, nil
+	case b.FitDB != "":
+		return FittedLandscape(ctx, b.FitDB, b.FitStudy)
+	}
+	return harness.NewLandscape(b.Landscape)
+}
+
+// RunBenchSearch runs the comparison b describes and prints its tables
+// to out: trials to reach 90 % and 95 % of the best, then the
+// recommendation's share of the best at checkpoints (harness.WriteTable,
+// harness.WriteShares). Errors: a landscape that cannot be built, a run
+// that fails, ctx's.
+func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
+	l, err := b.landscape(ctx)
+	if err != nil {
+		return err
+	}
+	ho := b.Runs
+	fmt.Fprintf(out, "%d strategies x %d seeds x %d trials, %d runs at a time\n", len(ho.Strategies), ho.Seeds, ho.Trials, max(1, ho.Parallel))
+	if f, ok := l.(*harness.Fitted); ok {
+		fmt.Fprintf(out, "fitted landscape: measurement noise %.1f %%\n", f.Noise()*100)
+	}
+	runs, err := harness.Compare(ctx, l, ho)
+	if err != nil {
+		return err
+	}
+	best := l.Best()
+	if best <= 0 {
+		best = harness.BestSeen(runs)
+		fmt.Fprintf(out, "no best known score: using the best mean any run found, %.4g\n", best)
+	}
+	if err := harness.WriteTable(out, l, best, harness.Summarise(runs, best, ho), ho); err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	cp := harness.Checkpoints(ho.Trials)
+	return harness.WriteShares(out, l, best, harness.Shares(runs, best, ho, cp), cp)
 }

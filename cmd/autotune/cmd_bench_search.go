@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"runtime"
 	"slices"
@@ -11,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/search/harness"
 	"github.com/autotune/autotune/study"
 )
@@ -131,31 +129,8 @@ as peers with --strategies optuna-tpe,optuna-mtpe (python3-optuna for
 	return cmd
 }
 
-// benchLandscape builds the landscape the options name.
-func benchLandscape(ctx context.Context, o *benchSearchOptions) (harness.Landscape, error) {
-	switch {
-	case o.objective != "":
-		sp, err := harness.HostSpace(harness.HostInput{})
-		if err != nil {
-			return nil, err
-		}
-		cfg, _, err := search.ExpertConfig(sp, search.ExpertInput{RAMBytes: 24 << 30, DataBytes: 1100 << 20, FsyncPerSec: 3500})
-		if err != nil {
-			return nil, err
-		}
-		return &harness.Command{Cmd: o.objective, Sp: sp, BestKnown: o.bestKnown, ExpertCfg: cfg}, nil
-	case o.fitDB != "":
-		return study.FittedLandscape(ctx, o.fitDB, o.fitStudy)
-	}
-	return harness.NewLandscape(o.landscape)
-}
-
-// runBenchSearch runs the comparison and prints the table.
+// runBenchSearch hands the options to study.RunBenchSearch.
 func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) error {
-	l, err := benchLandscape(ctx, o)
-	if err != nil {
-		return err
-	}
 	ho := harness.Options{Strategies: o.strategies, Seeds: o.seeds, FirstSeed: o.firstSeed, Trials: o.trials, Parallel: o.parallel, Confirm: o.confirm}
 	switch o.warm {
 	case "both":
@@ -165,23 +140,6 @@ func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) e
 	default:
 		ho.Warm = []bool{false}
 	}
-	fmt.Fprintf(out, "%d strategies x %d seeds x %d trials, %d runs at a time\n", len(o.strategies), o.seeds, o.trials, max(1, o.parallel))
-	if f, ok := l.(*harness.Fitted); ok {
-		fmt.Fprintf(out, "fitted landscape: measurement noise %.1f %%\n", f.Noise()*100)
-	}
-	runs, err := harness.Compare(ctx, l, ho)
-	if err != nil {
-		return err
-	}
-	best := l.Best()
-	if best <= 0 {
-		best = harness.BestSeen(runs)
-		fmt.Fprintf(out, "no best known score: using the best mean any run found, %.4g\n", best)
-	}
-	if err := harness.WriteTable(out, l, best, harness.Summarise(runs, best, ho), ho); err != nil {
-		return err
-	}
-	fmt.Fprintln(out)
-	cp := harness.Checkpoints(o.trials)
-	return harness.WriteShares(out, l, best, harness.Shares(runs, best, ho, cp), cp)
+	return study.RunBenchSearch(ctx, study.BenchSearch{Landscape: o.landscape, FitDB: o.fitDB, FitStudy: o.fitStudy,
+		ObjectiveCmd: o.objective, BestKnown: o.bestKnown, Runs: ho}, out)
 }

@@ -131,16 +131,11 @@ Passwords in IDENTIFIED BY, SET PASSWORD and the like are always masked;
 // what the file holds.
 func runCapture(ctx context.Context, cfg workload.Config, passwordFile string, out io.Writer) error {
 	if cfg.Live != nil {
-		// As search --dsn: $AUTOTUNE_PASSWORD, else the password file.
-		if pw, ok := os.LookupEnv(study.PasswordEnv); ok {
-			cfg.Live.Password = pw
-		} else if passwordFile != "" {
-			pw, err := secret.FromOptionFile(passwordFile)
-			if err != nil {
-				return err
-			}
-			cfg.Live.Password = pw
+		pw, err := study.ServerPassword(passwordFile)
+		if err != nil {
+			return err
 		}
+		cfg.Live.Password = pw
 		cfg.Live.Logf = func(format string, a ...any) { fmt.Fprintf(out, format+"\n", a...) }
 	}
 	w, err := workload.Capture(ctx, cfg)
