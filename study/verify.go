@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
 )
 
 // NotVerified is Verify's verdict when the configuration's gain is not
@@ -45,7 +49,12 @@ func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progre
 	if err != nil {
 		return g, err
 	}
-	for _, n := range fc.Notes {
+	env, envNotes, err := exportEnvironment(file, r.sp)
+	if err != nil {
+		return g, Usagef("%s: %v", what, err)
+	}
+	fc.Config = fc.Config.Merge(env)
+	for _, n := range append(fc.Notes, envNotes...) {
 		r.logf("%s: %s", what, n)
 	}
 	base := r.base
@@ -125,4 +134,43 @@ func baselineName(cfg Config) string {
 		return cfg.Space.BaselineCnf + " (--baseline-cnf)"
 	}
 	return "the server defaults"
+}
+
+// exportLine matches the header line `autotune export` writes for a knob
+// that is not a my.cnf option (report.environmentNotes):
+// "# not an option: allocator=tcmalloc (start the server with ...)".
+var exportLine = regexp.MustCompile(`^#\s*not an option:\s*([a-z_]+)=([^\s(]+)`)
+
+// exportEnvironment returns the runtime knobs (allocator, CPU placement,
+// connection, builds) that the header of a file written by `autotune
+// export` names, so that verify measures the trial's configuration and
+// not only its my.cnf part; the notes say what it applies and what this
+// host's space does not offer, or a value it does not take (left out).
+// A file without such lines gives none. Errors: the file cannot be read.
+func exportEnvironment(path string, sp *space.Space) (space.Config, []string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := space.Config{}
+	var notes []string
+	for i, line := range strings.Split(string(data), "\n") {
+		m := exportLine.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		k, ok := sp.Knob(m[1])
+		if !ok || k.Layer == space.LayerServer {
+			notes = append(notes, fmt.Sprintf("line %d: %s=%s left out: not a runtime knob this host's space offers", i+1, m[1], m[2]))
+			continue
+		}
+		v, err := k.Normalize(m[2])
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("line %d: %s=%s left out: %v", i+1, m[1], m[2], err))
+			continue
+		}
+		cfg[k.Name] = v
+		notes = append(notes, fmt.Sprintf("line %d: applies %s=%s as the trial ran (it is not a my.cnf option: your server needs it set apart)", i+1, k.Name, v))
+	}
+	return cfg, notes, nil
 }

@@ -64,7 +64,9 @@ defaults (or --baseline-cnf, with the file's settings on top of it) on a sandbox
 server: --pairs interleaved pairs (file then baseline, baseline then file, ...), each
 run a full trial (restore the dataset snapshot, start, load the buffer pool, warm up
 until steady, measure --duration, stop). It prints every run and the gain on the
-objective from the pairs' log-ratios with its 95 % confidence interval.
+objective from the pairs' log-ratios with its 95 % confidence interval. The runtime
+knobs an export's header names ("# not an option: allocator=tcmalloc") are applied
+too, where this host offers them, so the file is measured as the trial ran.
 
 Exit code 0 when the interval's lower bound is above zero (the file is faster), 3 when
 it is not (or fewer than 2 pairs completed), so that a script can gate a rollout on it.
