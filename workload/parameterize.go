@@ -25,7 +25,8 @@ import (
 // /*!NNNNN ... */ (which a server of a lower version ignores, so the
 // placeholder count would differ), and the column positions of ORDER BY
 // and GROUP BY (ORDER BY 2 sorts by the second column; ORDER BY ? by a
-// constant). A statement that already holds placeholders (a masked
+// constant), and the character of LIKE ... ESCAPE '|' (which the server
+// checks at execution, after the prepare succeeded). A statement that already holds placeholders (a masked
 // workload) is returned as it is with no values. A literal in a place
 // the server does not take a placeholder (CAST(x AS DECIMAL(10, 2))) makes
 // the prepare fail; the replay then runs the statement as text.
@@ -82,7 +83,8 @@ func Parameterize(sql string) (string, []any) {
 				byDepth = -1
 			}
 		}
-		position := byDepth == depth && (prev == "BY" && (prev2 == "ORDER" || prev2 == "GROUP") || prev == ",")
+		position := byDepth == depth && (prev == "BY" && (prev2 == "ORDER" || prev2 == "GROUP") || prev == ",") ||
+			prev == "ESCAPE" // LIKE ... ESCAPE '|' wants a constant at execution
 		switch {
 		case versioned || position:
 			out.WriteString(tok)

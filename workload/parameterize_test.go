@@ -26,6 +26,7 @@ func TestParameterize(t *testing.T) {
 		{"qualified name stays", "SELECT t.1a FROM t WHERE id = 2", "SELECT t.1a FROM t WHERE id = ?", []any{int64(2)}},
 		{"masked statement stays", "SELECT * FROM t WHERE id = ? AND a = 'x'", "SELECT * FROM t WHERE id = ? AND a = 'x'", nil},
 		{"question mark in a string is not a placeholder", "SELECT * FROM t WHERE a = 'why?'", "SELECT * FROM t WHERE a = ?", []any{"why?"}},
+		{"escape character stays", "SELECT * FROM t WHERE a LIKE 'x|%%' ESCAPE '|'", "SELECT * FROM t WHERE a LIKE ? ESCAPE '|'", []any{"x|%%"}},
 		{"not DML", "SET SESSION sort_buffer_size = 1048576", "SET SESSION sort_buffer_size = 1048576", nil},
 		{"transaction", "BEGIN", "BEGIN", nil},
 		{"DDL", "CREATE TABLE t (a VARCHAR(20) DEFAULT 'x')", "CREATE TABLE t (a VARCHAR(20) DEFAULT 'x')", nil},
