@@ -45,7 +45,7 @@ type KeptChange struct {
 	Name, Value string
 	// Comment is the contribution as an export comment: "+48 % tps
 	// (±6 %)", the ± the half-width of the step's 95 % interval; for the
-	// second and later knobs of a dependency group "reverts together with
+	// knobs of a dependency group other than its lead (MinStep.Lead) "reverts together with
 	// innodb_io_capacity (one contribution)"; for a change not tried or
 	// not measured, why it was kept.
 	Comment string

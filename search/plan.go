@@ -359,7 +359,8 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 // printed), and kept: a cost estimate that moves around the threshold
 // would otherwise switch the minimisation on and off, and a search
 // stopped early for a minimisation that is then dropped leaves the rest
-// of the budget unused.
+// of the budget unused. A study resumed after its minimisation began
+// carries it on.
 func (sp *studyPlan) minimizePlan(trials []Trial, cost time.Duration, from int) (*MinimizePlan, int) {
 	s := sp.s
 	m := s.Minimize
@@ -376,6 +377,9 @@ func (sp *studyPlan) minimizePlan(trials []Trial, cost time.Duration, from int) 
 	switch {
 	case sp.minDecided:
 		mp.On = sp.minimize
+	case slices.ContainsFunc(trials, func(t Trial) bool { return t.Kind.Minimizing() }):
+		// A resumed study whose minimisation has begun carries it on.
+		mp.On, sp.minDecided = true, true
 	case from >= 2:
 		sp.minDecided = true
 	}

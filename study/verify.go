@@ -170,7 +170,7 @@ func exportEnvironment(path string, sp *space.Space) (space.Config, []string, er
 			continue
 		}
 		cfg[k.Name] = v
-		notes = append(notes, fmt.Sprintf("line %d: applies %s=%s as the trial ran (it is not a my.cnf option: your server needs it set apart)", i+1, k.Name, v))
+		notes = append(notes, fmt.Sprintf("line %d: applies %s=%s as the trial ran (not a my.cnf option: the export's header says how it was set)", i+1, k.Name, v))
 	}
 	return cfg, notes, nil
 }

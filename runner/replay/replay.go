@@ -386,7 +386,7 @@ func (r *Replay) Run(ctx context.Context, srv *runner.Server, br runner.BenchRun
 	}()
 	octx, ocancel := context.WithTimeout(ctx, 30*time.Second+time.Duration(n)*100*time.Millisecond)
 	for i := range conns {
-		c, err := r.open(octx, db, max(16, preparedStatementsLimit/n))
+		c, err := r.open(octx, db, preparedStatementsLimit/n)
 		if err != nil {
 			ocancel()
 			if ctx.Err() != nil {
@@ -469,11 +469,10 @@ func (r *Replay) dsn(srv *runner.Server, tcp bool) string {
 	if tcp && srv.Port > 0 {
 		c.Net, c.Addr = "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(srv.Port))
 	}
-	// Statements with values (a masked workload's stand-ins; a
-	// parameterised statement run as text) are sent as text with the
-	// values written in, as the captured client sent them, not prepared
-	// and closed again at each run.
-	c.InterpolateParams = true
+	// With Prepared, a parameterised statement the server will not
+	// prepare runs as text with its values written in, as the captured
+	// client sent it (not prepared and closed again at each run).
+	c.InterpolateParams = r.opts.Prepared
 	c.ReadTimeout = r.opts.StatementTimeout + 10*time.Second
 	c.WriteTimeout = r.opts.StatementTimeout + 10*time.Second
 	c.Timeout = 10 * time.Second
@@ -498,20 +497,24 @@ type sqlConn struct {
 }
 
 // preparedStatementsLimit bounds the prepared statements a replay holds
-// on the server across its connections (each connection holds at least
-// 16): the server's max_prepared_stmt_count is 16382 by default (MariaDB
-// KB and MySQL manual, "Server System Variables"); beyond it a
-// prepare fails and the statement runs as text.
+// on the server across its connections (each connection holds
+// preparedStatementsLimit / connections; none beyond 8000 connections):
+// the server's max_prepared_stmt_count is 16382 by default (MariaDB KB
+// and MySQL manual, "Server System Variables"); beyond it a prepare
+// fails, the connection prepares nothing new and its statements run as
+// text.
 const preparedStatementsLimit = 8000
 
 // Exec runs q with args: prepared (see sqlConn.prepared) when the
-// connection prepares statements, the server prepares q, and the
-// connection's cache has room; else as text with the values written in.
+// connection prepares statements, q has values (a parameterised or masked
+// statement: the others, BEGIN, COMMIT, SET, ..., are sent as text as
+// the database/sql and JDBC clients send them), the server prepares it,
+// and the connection's cache has room; else as text.
 func (s *sqlConn) Exec(ctx context.Context, q string, args ...any) error {
-	key := s.schema + "\x00" + q
-	if s.prepared && !s.unpreparable[key] {
+	if s.prepared && len(args) > 0 {
+		key := s.schema + "\x00" + q
 		st := s.stmts[key]
-		if st == nil && len(s.stmts) < s.maxStmts {
+		if st == nil && len(s.stmts) < s.maxStmts && !s.unpreparable[key] {
 			p, err := s.c.PrepareContext(ctx, q)
 			var me *mysql.MySQLError
 			switch {
@@ -519,11 +522,18 @@ func (s *sqlConn) Exec(ctx context.Context, q string, args ...any) error {
 				s.stmts[key], st = p, p
 			case ctx.Err() != nil || !errors.As(err, &me):
 				return err // cancelled, timed out or lost: as the statement would be
-			case unpreparableErrors[me.Number] && len(s.unpreparable) < 4*s.maxStmts:
+			case me.Number == erMaxPreparedStmtCount:
+				// The server holds no more: this connection prepares
+				// nothing new.
+				s.maxStmts = len(s.stmts)
+			case len(s.unpreparable) < 4*s.maxStmts:
+				// A statement the server will not prepare (a
+				// placeholder where the grammar wants a constant, too
+				// many placeholders) or that fails anyway (a missing
+				// table): it runs as text from now on, and the text run
+				// gives its own error.
 				s.unpreparable[key] = true
 			}
-			// Another server error (a missing table, the server's
-			// prepared statement limit): the text run gives its own.
 		}
 		if st != nil {
 			_, err := st.ExecContext(ctx, args...)
@@ -537,12 +547,10 @@ func (s *sqlConn) Exec(ctx context.Context, q string, args ...any) error {
 	return err
 }
 
-// unpreparableErrors are the server errors of a prepare that say the
-// statement cannot be prepared as it is (MySQL manual, Server Error
-// Message Reference): a parse error (a placeholder where the grammar
-// wants a constant), a statement kind the prepared statement protocol
-// does not support, wrong arguments.
-var unpreparableErrors = map[uint16]bool{1064: true, 1295: true, 1210: true}
+// erMaxPreparedStmtCount is the server's error when it holds
+// max_prepared_stmt_count prepared statements (MySQL manual, Server Error
+// Message Reference: ER_MAX_PREPARED_STMT_COUNT_REACHED).
+const erMaxPreparedStmtCount = 1461
 
 // close closes the connection's prepared statements, then the connection.
 func (s *sqlConn) close() {
