@@ -44,10 +44,12 @@ func Parameterize(sql string) (string, []any) {
 	out.Grow(len(sql))
 	versioned := false
 	// prev and prev2 are the last two significant tokens in upper case;
-	// byDepth is the parenthesis depth of an ORDER BY or GROUP BY list
-	// (-1: not in one), depth the current one.
+	// byDepths are the parenthesis depths of the ORDER BY and GROUP BY
+	// lists open (a subquery's inside another's), depth the current one.
 	prev, prev2 := "", ""
-	depth, byDepth := 0, -1
+	depth := 0
+	var byDepths []int
+	inList := func() bool { return len(byDepths) > 0 && byDepths[len(byDepths)-1] == depth }
 	scan(sql, func(k tokKind, start, end int) {
 		tok := sql[start:end]
 		if k == tComment {
@@ -71,19 +73,19 @@ func Parameterize(sql string) (string, []any) {
 			depth++
 		case ")":
 			depth--
-			if depth < byDepth {
-				byDepth = -1
+			for len(byDepths) > 0 && byDepths[len(byDepths)-1] > depth {
+				byDepths = byDepths[:len(byDepths)-1]
 			}
 		case "BY":
 			if prev == "ORDER" || prev == "GROUP" {
-				byDepth = depth
+				byDepths = append(byDepths, depth)
 			}
 		case "LIMIT", "HAVING", "WINDOW", "UNION", "INTERSECT", "EXCEPT", "FOR", "LOCK", "INTO", "FROM", "WHERE", ";":
-			if depth == byDepth {
-				byDepth = -1
+			if inList() {
+				byDepths = byDepths[:len(byDepths)-1]
 			}
 		}
-		position := byDepth == depth && (prev == "BY" && (prev2 == "ORDER" || prev2 == "GROUP") || prev == ",") ||
+		position := inList() && (prev == "BY" && (prev2 == "ORDER" || prev2 == "GROUP") || prev == ",") ||
 			prev == "ESCAPE" // LIKE ... ESCAPE '|' wants a constant at execution
 		switch {
 		case versioned || position:

@@ -17,6 +17,7 @@ func TestParameterize(t *testing.T) {
 		{"sign stays", "SELECT * FROM t WHERE a > -5", "SELECT * FROM t WHERE a > -?", []any{int64(5)}},
 		{"order by positions stay", "SELECT a, b FROM t WHERE x = 3 ORDER BY 2 DESC, 1 LIMIT 10", "SELECT a, b FROM t WHERE x = ? ORDER BY 2 DESC, 1 LIMIT ?", []any{int64(3), int64(10)}},
 		{"group by position in a subquery", "SELECT * FROM (SELECT a, COUNT(*) FROM t GROUP BY 1) s WHERE a IN (1, 2)", "SELECT * FROM (SELECT a, COUNT(*) FROM t GROUP BY 1) s WHERE a IN (?, ?)", []any{int64(1), int64(2)}},
+		{"positions around a subquery in the list", "SELECT a, b FROM t ORDER BY (SELECT x FROM u GROUP BY 1 LIMIT 1), 2", "SELECT a, b FROM t ORDER BY (SELECT x FROM u GROUP BY 1 LIMIT ?), 2", []any{int64(1)}},
 		{"order by expression", "SELECT a FROM t ORDER BY FIELD(a, 3, 1)", "SELECT a FROM t ORDER BY FIELD(a, ?, ?)", []any{int64(3), int64(1)}},
 		{"decimal, exponent, hex, bits stay", "SELECT * FROM t WHERE a = 1.5 OR b = 1e3 OR c = 0x1F OR d = X'0A' OR e = b'01'", "SELECT * FROM t WHERE a = 1.5 OR b = 1e3 OR c = 0x1F OR d = X'0A' OR e = b'01'", nil},
 		{"introducer, double quotes, backslash stay", `SELECT * FROM t WHERE a = _utf8mb4'x' OR b = N'y' OR c = "z" OR d = 'a\'b' OR e = 'ok'`, `SELECT * FROM t WHERE a = _utf8mb4'x' OR b = N'y' OR c = "z" OR d = 'a\'b' OR e = ?`, []any{"ok"}},
