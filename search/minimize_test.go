@@ -329,26 +329,38 @@ func TestMinimizeResumes(t *testing.T) {
 // With a budget, the plan holds the minimisation's share back and says
 // so; a share too small for a step and the final check turns it off, and
 // the plan says that too. The study never overruns its budget.
+// budgetStudy is minimizeStudy with a 200-minute budget and no trial
+// cap: the n-th trial (from 1) costs cost(n) on the study's clock, the
+// minimisation holds share of the budget, the strategy proposes the ten
+// one-change configurations rounds times over, and every plan is
+// appended to plans.
+func budgetStudy(cost func(n int) time.Duration, share float64, rounds int, plans *[]Plan) *Study {
+	now := time.Unix(0, 0)
+	obj := twoMatter(3, 0.06)
+	n := 0
+	s := minimizeStudy(newMemStore(), func(c context.Context, tr Trial) (Outcome, error) {
+		n++
+		now = now.Add(cost(n))
+		return obj(c, tr)
+	})
+	s.Now = func() time.Time { return now }
+	s.MaxTrials, s.Budget, s.Minimize.Share = 0, 200*time.Minute, share
+	var cfgs []space.Config
+	for i := 0; i < rounds; i++ {
+		cfgs = append(cfgs, oneChangeEach(tenChanges)...)
+	}
+	s.Strategy = &script{cfgs: cfgs}
+	s.OnPlan = func(p Plan) { *plans = append(*plans, p) }
+	return s
+}
+
 func TestMinimizePlan(t *testing.T) {
 	for _, tc := range []struct {
 		share float64
 		on    bool
 	}{{0.25, true}, {0.01, false}} {
 		var plans []Plan
-		now := time.Unix(0, 0)
-		obj := twoMatter(3, 0.06)
-		s := minimizeStudy(newMemStore(), func(c context.Context, tr Trial) (Outcome, error) {
-			now = now.Add(time.Minute)
-			return obj(c, tr)
-		})
-		s.Now = func() time.Time { return now }
-		s.MaxTrials, s.Budget, s.Minimize.Share = 0, 200*time.Minute, tc.share
-		var cfgs []space.Config
-		for i := 0; i < 20; i++ {
-			cfgs = append(cfgs, oneChangeEach(tenChanges)...)
-		}
-		s.Strategy = &script{cfgs: cfgs}
-		s.OnPlan = func(p Plan) { plans = append(plans, p) }
+		s := budgetStudy(func(int) time.Duration { return time.Minute }, tc.share, 20, &plans)
 		res, err := s.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -454,29 +466,15 @@ func TestLeadKnobIsTheMostImportant(t *testing.T) {
 // A/B runs.
 func TestMinimizeDecisionIsKept(t *testing.T) {
 	var plans []Plan
-	now := time.Unix(0, 0)
-	obj := twoMatter(3, 0.06)
-	n := 0
-	s := minimizeStudy(newMemStore(), func(c context.Context, tr Trial) (Outcome, error) {
-		n++
-		// 2 min for the first three trials, then 80 s: the share of
-		// 0.075 x 200 min holds 7 runs at first (fewer than the 8 a step
-		// and the check need), 11 later.
+	// 2 min for the first three trials, then 80 s: the share of 0.075 x
+	// 200 min holds 7 runs at first (fewer than the 8 a step and the
+	// check need), 11 later.
+	s := budgetStudy(func(n int) time.Duration {
 		if n <= 3 {
-			now = now.Add(2 * time.Minute)
-		} else {
-			now = now.Add(80 * time.Second)
+			return 2 * time.Minute
 		}
-		return obj(c, tr)
-	})
-	s.Now = func() time.Time { return now }
-	s.MaxTrials, s.Budget, s.Minimize.Share = 0, 200*time.Minute, 0.075
-	var cfgs []space.Config
-	for i := 0; i < 30; i++ {
-		cfgs = append(cfgs, oneChangeEach(tenChanges)...)
-	}
-	s.Strategy = &script{cfgs: cfgs}
-	s.OnPlan = func(p Plan) { plans = append(plans, p) }
+		return 80 * time.Second
+	}, 0.075, 30, &plans)
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -18,9 +18,6 @@ import (
 // PasswordEnv holds the password of an existing server's user.
 const PasswordEnv = "AUTOTUNE_PASSWORD"
 
-// existingPassword returns the user's password (ServerPassword).
-func existingPassword(x *Existing) (string, error) { return ServerPassword(x.PasswordFile) }
-
 // ServerPassword returns the password of a --dsn user, for search and
 // capture alike: $AUTOTUNE_PASSWORD when set (even empty), else the
 // password= line of the [client] group of the option file passwordFile
@@ -73,7 +70,7 @@ func existingSpace(durability space.Durability, allowRestart bool, ram int64) (*
 // settings and makes it the target (Close restores them).
 func (r *run) onExisting(ctx context.Context) error {
 	x := r.cfg.Existing
-	pw, err := existingPassword(x)
+	pw, err := ServerPassword(x.PasswordFile)
 	if err != nil {
 		return err
 	}

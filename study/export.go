@@ -60,6 +60,21 @@ type ExportRequest struct {
 	Now                    time.Time
 }
 
+// ChosenTrial returns the trial an export or a diff of study name works
+// on: trial number when it is >= 0, else the study's best (search.Best);
+// and the study's baseline. Errors: no complete trial yet, or number not
+// a complete trial (report.CompleteTrial).
+func ChosenTrial(trials []search.Trial, name string, number int) (chosen, base search.Trial, err error) {
+	best, base := search.Best(trials)
+	if best.Number < 0 {
+		return best, base, fmt.Errorf("study %q has no complete trial yet", name)
+	}
+	if number >= 0 && number != best.Number {
+		best, err = report.CompleteTrial(trials, number)
+	}
+	return best, base, err
+}
+
 // Export writes the configuration o asks for: the minimal configuration
 // of the study's best when a finished minimisation of it was accepted
 // (report.MinimalResult), else the full best or o.Trial; to o.Out
@@ -71,14 +86,9 @@ func Export(ctx context.Context, o ExportRequest, stdout io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	best, base := search.Best(trials)
-	if best.Number < 0 {
-		return fmt.Errorf("study %q has no complete trial yet", o.Study)
-	}
-	if o.Trial >= 0 && o.Trial != best.Number {
-		if best, err = report.CompleteTrial(trials, o.Trial); err != nil {
-			return err
-		}
+	best, base, err := ChosenTrial(trials, o.Study, o.Trial)
+	if err != nil {
+		return err
 	}
 	m, found, err := db.Minimization(ctx, o.Study)
 	if err != nil {

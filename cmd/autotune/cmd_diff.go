@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autotune/autotune/report"
-	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study"
 )
 
 type diffOptions struct {
@@ -43,19 +43,14 @@ they differ; 1 when the file cannot be read, naming file and line.`,
 }
 
 func runDiff(ctx context.Context, o *diffOptions, file string, out io.Writer) error {
-	db, st, trials, err := loadStudy(ctx, o.db, o.study)
+	db, st, trials, err := study.LoadStudy(ctx, o.db, o.study)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	best, _ := search.Best(trials)
-	if best.Number < 0 {
-		return fmt.Errorf("study %q has no complete trial yet", o.study)
-	}
-	if o.trial >= 0 && o.trial != best.Number {
-		if best, err = report.CompleteTrial(trials, o.trial); err != nil {
-			return err
-		}
+	best, _, err := study.ChosenTrial(trials, o.study, o.trial)
+	if err != nil {
+		return err
 	}
 	v, err := space.ParseVersion(cmp.Or(best.ServerVersion, st.ServerVersion), "")
 	if err != nil {

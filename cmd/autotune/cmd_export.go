@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autotune/autotune/report"
-	"github.com/autotune/autotune/search"
-	"github.com/autotune/autotune/storage"
 	"github.com/autotune/autotune/study"
 )
 
@@ -69,16 +67,6 @@ options and their notes, score and gain).`,
 	cmd.Flags().IntVar(&o.trial, "trial", -1, "export this complete trial instead of the best")
 	cmd.Flags().BoolVar(&o.full, "full", false, "write the full best configuration even when its minimisation is stored (by default the minimal one: the changes that pay, with their contributions)")
 	return cmd
-}
-
-// openExisting opens a study database that must already exist
-// (study.OpenExisting).
-func openExisting(path string) (*storage.DB, error) { return study.OpenExisting(path) }
-
-// loadStudy opens the store and reads the study and its trials
-// (study.LoadStudy); the caller closes the store.
-func loadStudy(ctx context.Context, dbPath, name string) (*storage.DB, storage.Study, []search.Trial, error) {
-	return study.LoadStudy(ctx, dbPath, name)
 }
 
 func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time.Time) error {

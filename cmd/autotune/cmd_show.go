@@ -12,6 +12,7 @@ import (
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study"
 )
 
 // showOptions are the flags and argument of `autotune show TRIAL`.
@@ -64,7 +65,7 @@ number, "best" (the best complete trial) or "baseline".`,
 }
 
 func runShow(ctx context.Context, o *showOptions, out io.Writer) error {
-	db, st, trials, err := loadStudy(ctx, o.db, o.study)
+	db, st, trials, err := study.LoadStudy(ctx, o.db, o.study)
 	if err != nil {
 		return err
 	}

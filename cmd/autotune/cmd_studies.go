@@ -9,6 +9,7 @@ import (
 
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/study"
 )
 
 // studiesOptions are the flags of `autotune studies`.
@@ -35,7 +36,7 @@ func newStudiesCmd() *cobra.Command {
 }
 
 func runStudies(ctx context.Context, o *studiesOptions, out io.Writer) error {
-	db, err := openExisting(o.db)
+	db, err := study.OpenExisting(o.db)
 	if err != nil {
 		return err
 	}

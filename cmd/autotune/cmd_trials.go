@@ -8,6 +8,7 @@ import (
 
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study"
 )
 
 type trialsOptions struct {
@@ -31,7 +32,7 @@ func newTrialsCmd() *cobra.Command {
 }
 
 func runTrials(ctx context.Context, o *trialsOptions, out io.Writer) error {
-	db, st, trials, err := loadStudy(ctx, o.db, o.study)
+	db, st, trials, err := study.LoadStudy(ctx, o.db, o.study)
 	if err != nil {
 		return err
 	}

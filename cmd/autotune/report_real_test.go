@@ -18,6 +18,7 @@ import (
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study"
 )
 
 // TestRealStudyProgressReportExport runs a short real study with --json
@@ -84,7 +85,7 @@ func TestRealStudyProgressReportExport(t *testing.T) {
 	}
 
 	// SET GLOBAL export of a sampled trial (all knobs set) on a fresh server.
-	db, _, trials, err := loadStudy(ctx, dbPath, "rep")
+	db, _, trials, err := study.LoadStudy(ctx, dbPath, "rep")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func checkEventStream(t *testing.T, out, dbPath string) {
 		if got := strings.Join(phases[n], ","); got != "restoring,starting,preloading,warming up,measuring,stopping" {
 			t.Errorf("trial %d phases: %s", n, got)
 		}
-		db, err := openExisting(dbPath)
+		db, err := study.OpenExisting(dbPath)
 		if err != nil {
 			t.Fatal(err)
 		}
