@@ -521,17 +521,22 @@ func NoiseSD(goal Goal, trials []Trial) float64 {
 // measurements behind it less the number of configurations).
 func noiseStats(goal Goal, trials []Trial) (sd float64, df int) {
 	byKey := map[string][]float64{}
+	var keys []string // in the order of first measurement: a sum in map order would differ in its last bits from call to call
 	for _, u := range trials {
 		if u.State != Complete || u.Infeasible {
 			continue
 		}
 		if v := ObjectiveValue(goal, u); v > 0 {
 			k := u.Params.Key()
+			if _, ok := byKey[k]; !ok {
+				keys = append(keys, k)
+			}
 			byKey[k] = append(byKey[k], math.Log(v))
 		}
 	}
 	var ss float64
-	for _, vs := range byKey {
+	for _, k := range keys {
+		vs := byKey[k]
 		if len(vs) < 2 {
 			continue
 		}

@@ -282,7 +282,7 @@ func (o *minimize) addFlags(fs *pflag.FlagSet, phase bool) {
 		fs.BoolVar(&o.on, "minimize", true, "after the final A/B runs, minimise the best: revert its changes that do not pay to the baseline's values, in dependency groups, least important first, each step measured in interleaved pairs (on when --minimize-share of the budget holds a step and the final check; the plan says so)")
 		fs.Float64Var(&o.share, "minimize-share", search.DefaultMinimizeShare, "share of --budget reserved for the minimisation (--minimize)")
 	}
-	fs.IntVar(&o.pairs, "minimize-pairs", search.DefaultMinimizePairs, "interleaved pairs (current, reverted; reverted, current) per minimisation step and for its final check against the full best")
+	fs.IntVar(&o.pairs, "minimize-pairs", search.DefaultMinimizePairs, "interleaved pairs (current, reverted; reverted, current) per minimisation step (up to 3 times as many when a step leans toward a loss without showing it) and for its final check against the full best")
 }
 
 // apply checks the flags and sets the study's minimisation.
