@@ -21,9 +21,9 @@ func TestMinimizationRoundTrip(t *testing.T) {
 	}
 	m := search.Minimized{Best: 7, Goal: search.GoalTPS, Changes: 3, Config: space.Config{"innodb_buffer_pool_size": "1073741824"},
 		Steps: []search.MinStep{
-			{Knobs: []string{"innodb_sync_spin_loops", "innodb_purge_batch_size"}, Values: space.Config{"innodb_sync_spin_loops": "114", "innodb_purge_batch_size": "17"},
+			{Knobs: []string{"innodb_sync_spin_loops", "innodb_purge_batch_size"}, Lead: "innodb_purge_batch_size", Values: space.Config{"innodb_sync_spin_loops": "114", "innodb_purge_batch_size": "17"},
 				Status: search.MinReverted, Pct: -1.5, LoPct: -9, HiPct: 6.5, Pairs: 2},
-			{Knobs: []string{"innodb_buffer_pool_size"}, Values: space.Config{"innodb_buffer_pool_size": "1073741824"}, Status: search.MinKept, Pct: 48, LoPct: 40, HiPct: 56, Pairs: 2},
+			{Knobs: []string{"innodb_buffer_pool_size"}, Lead: "innodb_buffer_pool_size", Values: space.Config{"innodb_buffer_pool_size": "1073741824"}, Status: search.MinKept, Pct: 48, LoPct: 40, HiPct: 56, Pairs: 2},
 			{Knobs: []string{"innodb_old_blocks_pct"}, Values: space.Config{"innodb_old_blocks_pct": "50"}, Status: search.MinUntested},
 		},
 		Check: &search.MinCheck{Pct: -0.5, LoPct: -7, HiPct: 6, Pairs: 2}, Done: true, Accepted: true, Runs: 12, Pairs: 2}
