@@ -538,16 +538,12 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 			}
 			failed := failedRuns(stepRuns) > pairs
 			if len(stepRuns) < 2*target && !failed {
-				need := 2*target - len(stepRuns)
-				if target > pairs && (cutShort || left < need+2*pairs) {
-					// No room for the extension: decide on the pairs
-					// measured.
-					break
-				}
-				if cutShort || left < need+2*pairs {
+				if cutShort || left < 2*target-len(stepRuns)+2*pairs {
 					// The budget leaves room for the final check only (or
-					// the final check has begun: the budget did then).
-					untested = true
+					// the final check has begun: the budget did then): an
+					// extended step decides on the pairs measured, a new
+					// one stays untested.
+					untested = target == pairs
 					break
 				}
 				r.next, r.rep, r.more = alternate(stepRuns, MinCurrent, cur, MinRevert, cand), Repeat{RepeatOf: best.Number}, true
@@ -555,15 +551,13 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 				return r
 			}
 			ps := kindPairs(goal, stepRuns, MinCurrent, MinRevert)
-			lastNum := stepRuns[len(stepRuns)-1].Number
-			j, err = judge(goal, ps, upTo(trials, lastNum))
-			// A recorded run of this step beyond target means the step was
-			// extended when it ran: replay that, whatever the budget says now.
-			recorded := pos < len(runs) && matches(runs[pos])
+			j, err = judge(goal, ps, upTo(trials, stepRuns[len(stepRuns)-1].Number))
 			if failed || err != nil || j.LoPct > 0 || !(j.Z > 1) || target >= MaxStepPairsFactor*pairs {
 				break
 			}
-			if !recorded && (cutShort || left < 2+2*pairs) {
+			// A recorded run of this step beyond target means the step was
+			// extended when it ran: replay that, whatever the budget says now.
+			if recorded := pos < len(runs) && matches(runs[pos]); !recorded && (cutShort || left < 2+2*pairs) {
 				break
 			}
 		}
