@@ -484,7 +484,7 @@ func environmentNotes(sp *space.Space, cfg space.Config) []string {
 		case "server_build", "benchmark_build":
 			how = " (the binary named in the study's --server-build/--benchmark-build list)"
 		}
-		out = append(out, "not an option: "+k.Name+"="+v+how)
+		out = append(out, NotAnOption+k.Name+"="+v+how)
 	}
 	return out
 }
@@ -607,3 +607,8 @@ type exportGain struct {
 	P           float64 `json:"p"`
 	Significant bool    `json:"significant"`
 }
+
+// NotAnOption starts the export header's comment for a knob that is not a
+// my.cnf option ("# not an option: allocator=tcmalloc (...)"); verify reads
+// those lines back (study.Verify).
+const NotAnOption = "not an option: "

@@ -139,7 +139,7 @@ func baselineName(cfg Config) string {
 // exportLine matches the header line `autotune export` writes for a knob
 // that is not a my.cnf option (report.environmentNotes):
 // "# not an option: allocator=tcmalloc (start the server with ...)".
-var exportLine = regexp.MustCompile(`^#\s*not an option:\s*([a-z_]+)=([^\s(]+)`)
+var exportLine = regexp.MustCompile(`^#\s*` + regexp.QuoteMeta(strings.TrimSpace(report.NotAnOption)) + `\s*([a-z_]+)=([^\s(]+)`)
 
 // exportEnvironment returns the runtime knobs (allocator, CPU placement,
 // connection, builds) that the header of a file written by `autotune
