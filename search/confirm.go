@@ -229,22 +229,84 @@ func EstimateOf(trials []Trial, t Trial) Estimate {
 	return groupOf(trials, t.Params.Key()).estimate()
 }
 
-// incumbent returns the representative trial of the configuration with
-// the best eligible estimate (Number −1 when none), with Score, MeanTPS
-// and Penalties set to the estimate.
+// incumbent returns the study's best after all of trials (see
+// Incumbents): the representative trial of its configuration with Score,
+// MeanTPS and Penalties set to its estimate, Number −1 when none.
 func incumbent(trials []Trial) Trial {
-	best := Trial{Number: -1}
-	bestScore := math.Inf(-1)
-	seen := map[string]bool{}
-	for _, t := range trials {
-		key := t.Params.Key()
-		if seen[key] || !measures(t) || t.State != Complete {
+	var b bestTracker
+	for _, u := range trials {
+		b.add(u)
+	}
+	return b.best()
+}
+
+// ShrinkMin is the number of measured configurations from which the best
+// is chosen on shrunk estimates (see Incumbents); with fewer, the highest
+// estimate is the best.
+const ShrinkMin = 4
+
+// logStats accumulates the log scores of one configuration's
+// measurements, for the pooled run-to-run noise.
+type logStats struct{ n, sum, sumsq float64 }
+
+func (l logStats) ss() float64 {
+	if l.n < 2 {
+		return 0
+	}
+	return math.Max(0, l.sumsq-l.sum*l.sum/l.n)
+}
+
+// shrunkBest returns the eligible group with the best shrunk estimate
+// among order (nil when none is eligible), given the pooled variance of a
+// single measurement's log score noise2 (0: unknown). The shrunk estimate
+// is the empirical-Bayes posterior mean of the configuration's log score:
+// the configurations' true log scores are taken to spread around their
+// mean m with variance tau2 (the variance of the estimates' log scores
+// less their mean sampling variance noise2/N, method of moments), and an
+// estimate from N measurements is pulled towards m by the factor
+// noise2/N / (tau2 + noise2/N). Where the measured configurations differ
+// by much more than the noise (tau2 large), the pull is small and the
+// highest estimate wins; where most of them are alike and the noise is
+// large, a configuration measured three times that got lucky does not
+// displace one measured eight times. With the noise unknown or fewer than
+// ShrinkMin configurations, the highest estimate wins.
+func shrunkBest(order []*group, ests map[*group]Estimate, noise2 float64) *group {
+	var best *group
+	for _, g := range order {
+		if e := ests[g]; e.Eligible && (best == nil || e.Score > ests[best].Score) {
+			best = g
+		}
+	}
+	if best == nil || noise2 <= 0 {
+		return best
+	}
+	var ys, vs []float64
+	for _, g := range order {
+		if e := ests[g]; e.N > 0 && e.Score > 0 {
+			ys = append(ys, math.Log(e.Score))
+			vs = append(vs, noise2/float64(e.N))
+		}
+	}
+	if len(ys) < ShrinkMin {
+		return best
+	}
+	m := mean(ys)
+	spread := 0.0
+	for _, y := range ys {
+		spread += (y - m) * (y - m)
+	}
+	spread /= float64(len(ys) - 1)
+	tau2 := math.Max(spread-mean(vs), 1e-6)
+	best = nil
+	bestV := math.Inf(-1)
+	for _, g := range order {
+		e := ests[g]
+		if !e.Eligible || e.Score <= 0 {
 			continue
 		}
-		seen[key] = true
-		g := groupOf(trials, key)
-		if e := g.estimate(); e.Eligible && e.Score > bestScore {
-			best, bestScore = withEstimate(g.rep, e), e.Score
+		v := noise2 / float64(e.N)
+		if post := m + tau2/(tau2+v)*(math.Log(e.Score)-m); post > bestV {
+			best, bestV = g, post
 		}
 	}
 	return best
@@ -252,36 +314,82 @@ func incumbent(trials []Trial) Trial {
 
 // Incumbents returns the study's best trial after each trial: element i is
 // the best of trials[:i+1] exactly as Best returns it (Number −1 while
-// there is none), so a configuration that needs confirmation becomes the
-// best only with its last confirmation, and a demoted one never does. It
-// takes one pass over the trials, for plots of long studies.
+// there is none). The best is the eligible configuration (see Estimate: a
+// configuration that needs confirmation becomes eligible only with its
+// last confirmation, a demoted one never) with the best shrunk estimate
+// (shrunkBest, from the run-to-run noise pooled over the configurations
+// measured twice or more so far): confirming each configuration does not
+// stop the winner's curse *across* configurations, since after fifty
+// confirmed candidates of equal value the luckiest would otherwise lead.
+// It takes one pass over the trials.
 func Incumbents(trials []Trial) []Trial {
 	out := make([]Trial, len(trials))
-	groups := map[string]*group{}
-	var order []*group // in the order incumbent considers them
+	var b bestTracker
 	for i, u := range trials {
-		if measures(u) {
-			key := u.Params.Key()
-			g := groups[key]
-			if g == nil {
-				g = &group{rep: Trial{Number: -1}}
-				groups[key] = g
-			}
-			g.add(u)
-			if u.State == Complete && !g.listed {
-				g.listed = true
-				order = append(order, g)
-			}
-		}
-		best, bestScore := Trial{Number: -1}, math.Inf(-1)
-		for _, g := range order {
-			if e := g.estimate(); e.Eligible && e.Score > bestScore {
-				best, bestScore = withEstimate(g.rep, e), e.Score
-			}
-		}
-		out[i] = best
+		b.add(u)
+		out[i] = b.best()
 	}
 	return out
+}
+
+// bestTracker follows the study's best as trials are added in order.
+type bestTracker struct {
+	groups map[string]*group
+	ests   map[*group]Estimate
+	logs   map[string]*logStats
+	order  []*group // in the order of their first complete measurement
+	ss     float64  // within-configuration sum of squares of log scores
+	df     int      // its degrees of freedom
+}
+
+// add takes in the next trial.
+func (b *bestTracker) add(u Trial) {
+	if !measures(u) {
+		return
+	}
+	if b.groups == nil {
+		b.groups, b.ests, b.logs = map[string]*group{}, map[*group]Estimate{}, map[string]*logStats{}
+	}
+	key := u.Params.Key()
+	g := b.groups[key]
+	if g == nil {
+		g = &group{rep: Trial{Number: -1}}
+		b.groups[key] = g
+	}
+	g.add(u)
+	if u.State == Complete && !g.listed {
+		g.listed = true
+		b.order = append(b.order, g)
+	}
+	if g.listed {
+		b.ests[g] = g.estimate()
+	}
+	if u.State == Complete && !u.Infeasible && u.Score > 0 {
+		l := b.logs[key]
+		if l == nil {
+			l = &logStats{}
+			b.logs[key] = l
+		}
+		b.ss -= l.ss()
+		v := math.Log(u.Score)
+		l.n, l.sum, l.sumsq = l.n+1, l.sum+v, l.sumsq+v*v
+		b.ss += l.ss()
+		if l.n >= 2 {
+			b.df++ // every measurement after a configuration's first
+		}
+	}
+}
+
+// best returns the best so far (Number −1 when none), with its estimate.
+func (b *bestTracker) best() Trial {
+	noise2 := 0.0
+	if b.df >= 2 {
+		noise2 = math.Max(0, b.ss) / float64(b.df)
+	}
+	if g := shrunkBest(b.order, b.ests, noise2); g != nil {
+		return withEstimate(g.rep, b.ests[g])
+	}
+	return Trial{Number: -1}
 }
 
 // owesConfirmation reports whether the configuration of the last counting
@@ -307,6 +415,13 @@ func owesConfirmation(trials []Trial, last Trial) (Trial, bool) {
 	sum := g.rep.Score
 	for _, u := range g.counted {
 		sum += u.Score
+	}
+	if g.rep.Kind == Expert {
+		// The expert warm start is always confirmed: it is the study's
+		// prior best guess, and a lucky baseline or an unlucky first run
+		// must not leave it unconfirmed, never eligible, for the rest of
+		// the study.
+		return g.rep, true
 	}
 	inc := incumbent(others)
 	return g.rep, inc.Number < 0 || sum/float64(1+len(g.counted)) > inc.Score
@@ -518,9 +633,18 @@ func Verdict(trials []Trial, t Trial) string {
 			}
 			return ""
 		}
-		if inc.Number < 0 || e.Score > inc.Score {
+		best := incumbent(trials)
+		if best.Number >= 0 && best.Params.Key() == cand.Params.Key() {
+			if inc.Number < 0 {
+				return fmt.Sprintf("trial %d confirmed: mean of %d re-measurements %.1f (first %.1f): new best",
+					cand.Number, e.N, e.Score, cand.Score)
+			}
 			return fmt.Sprintf("trial %d confirmed: mean of %d re-measurements %.1f (first %.1f) beats #%d's %.1f: new best",
 				cand.Number, e.N, e.Score, cand.Score, inc.Number, inc.Score)
+		}
+		if best.Number >= 0 && e.Score > best.Score {
+			return fmt.Sprintf("trial %d not taken: re-measured %.1f (mean of %d) is above #%d's %.1f (mean of %d) by less than the run-to-run noise explains: #%d stays the best",
+				cand.Number, e.Score, e.N, best.Number, best.Score, EstimateOf(trials, best).N, best.Number)
 		}
 		return fmt.Sprintf("trial %d demoted: first measured %.1f, re-measured %.1f (mean of %d), below #%d's %.1f",
 			cand.Number, cand.Score, e.Score, e.N, inc.Number, inc.Score)

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -580,5 +581,80 @@ func TestPruneThreshold(t *testing.T) {
 	}
 	if got := PruneThreshold(GoalP95, noisy); got != 0 {
 		t.Fatalf("p95: threshold %.1f, want none", got)
+	}
+}
+
+// TestBestIsNotTheLuckiestOfAPlateau: among configurations that are alike
+// within the noise, one confirmed on two lucky runs a few per cent above
+// the best measured ten times does not become the best (shrunk estimates:
+// the winner's curse across configurations), the verdict says so, and a
+// configuration far ahead does become the best.
+func TestBestIsNotTheLuckiestOfAPlateau(t *testing.T) {
+	n := 0
+	run := func(k Kind, p space.Config, of int, score float64) Trial {
+		tr := Trial{Number: n, Kind: k, State: Complete, Params: p, Repeat: Repeat{RepeatOf: of},
+			Outcome: Outcome{Score: score, MeanTPS: score}}
+		if k == Sampled {
+			tr.ConfirmNeeded = 2
+		}
+		n++
+		return tr
+	}
+	io := func(v int) space.Config { return space.Config{"innodb_io_capacity": strconv.Itoa(v)} }
+	trials := []Trial{run(Baseline, space.Config{}, 0, 1000), run(Recheck, space.Config{}, 0, 950), run(Recheck, space.Config{}, 0, 1050)}
+	a := len(trials)
+	trials = append(trials, run(Sampled, io(100), 0, 1200))
+	for _, v := range []float64{1100, 1000, 1150, 950, 1050, 1050, 1100, 1000, 1080, 1020} {
+		trials = append(trials, run(Confirm, io(100), a, v)) // 1050 over 10 runs
+	}
+	for i, vs := range [][2]float64{{900, 1000}, {1000, 950}, {1050, 950}, {980, 1000}, {1010, 960}} {
+		at := len(trials)
+		trials = append(trials, run(Sampled, io(200+100*i), 0, 1100), run(Confirm, io(200+100*i), at, vs[0]), run(Confirm, io(200+100*i), at, vs[1]))
+	}
+	if best, _ := Best(trials); best.Number != a {
+		t.Fatalf("best #%d; want #%d", best.Number, a)
+	}
+	lucky := len(trials)
+	trials = append(trials, run(Sampled, io(900), 0, 1250), run(Confirm, io(900), lucky, 1120), run(Confirm, io(900), lucky, 1080)) // 1100 over 2
+	if best, _ := Best(trials); best.Number != a {
+		t.Errorf("a lucky 1100 over 2 runs replaced 1050 over 10 among alike configurations: best #%d; want #%d", best.Number, a)
+	}
+	if v := Verdict(trials, trials[len(trials)-1]); !strings.Contains(v, fmt.Sprintf("trial %d not taken", lucky)) || !strings.Contains(v, fmt.Sprintf("#%d stays the best", a)) {
+		t.Errorf("verdict %q; want not taken", v)
+	}
+	far := len(trials)
+	trials = append(trials, run(Sampled, io(1000), 0, 1600), run(Confirm, io(1000), far, 1500), run(Confirm, io(1000), far, 1450))
+	if best, _ := Best(trials); best.Number != far {
+		t.Errorf("best #%d; want #%d (1475, far ahead)", best.Number, far)
+	}
+	if v := Verdict(trials, trials[len(trials)-1]); !strings.Contains(v, fmt.Sprintf("trial %d confirmed", far)) || !strings.Contains(v, "new best") {
+		t.Errorf("verdict %q; want confirmed as the new best", v)
+	}
+	// Without shrinkage (too few configurations) the higher estimate wins.
+	few := []Trial{trials[0], trials[1], trials[2]}
+	few = append(few, trials[lucky:lucky+3]...)
+	if best, _ := Best(few); best.Number != lucky {
+		t.Errorf("two configurations: best #%d; want #%d", best.Number, lucky)
+	}
+}
+
+// TestExpertWarmStartIsAlwaysConfirmed: the expert warm start whose first
+// run falls below a lucky baseline is still confirmed, so it can become the
+// best on its re-measurements (before, it stayed unconfirmed and never
+// eligible for the rest of the study).
+func TestExpertWarmStartIsAlwaysConfirmed(t *testing.T) {
+	values := map[string][]float64{"base": {1000, 800}, "0": {900, 1100, 1120}, "1": {700}}
+	obj, calls := measured(values)
+	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("1")}}, Objective: obj, Store: newMemStore(),
+		MaxTrials: 3, Confirm: &Confirmation{Repeats: 2}, WarmStart: []Proposal{{Config: cfg("0"), Kind: Expert, handle: -1}}}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls["0"] != 3 {
+		t.Fatalf("the warm start was measured %d times; want 3 (its first run and 2 confirmations)", calls["0"])
+	}
+	if res.Best.Params.Key() != cfg("0").Key() || res.Best.Score != 1110 {
+		t.Fatalf("best %v at %v; want the warm start at 1110", res.Best.Params, res.Best.Score)
 	}
 }
