@@ -396,7 +396,7 @@ func (b *bestTracker) best() Trial {
 // trial needs a confirmation run now, and returns its representative: its
 // first measurement needed confirmation, it is short of it and not
 // disqualified, and the mean of its measurements so far beats the
-// incumbent among the other configurations.
+// incumbent among the other configurations (the expert warm start: always).
 func owesConfirmation(trials []Trial, last Trial) (Trial, bool) {
 	if last.State != Complete || last.Infeasible || last.Kind.Extra() || last.Kind == Baseline {
 		return Trial{}, false
@@ -405,6 +405,13 @@ func owesConfirmation(trials []Trial, last Trial) (Trial, bool) {
 	g := groupOf(trials, key)
 	if g.disq || g.needConf == 0 || len(g.counted) >= g.needConf {
 		return Trial{}, false
+	}
+	if g.rep.Kind == Expert {
+		// The expert warm start is always confirmed: it is the study's
+		// prior best guess, and a lucky baseline or an unlucky first run
+		// must not leave it unconfirmed, never eligible, for the rest of
+		// the study.
+		return g.rep, true
 	}
 	var others []Trial
 	for _, u := range trials {
@@ -415,13 +422,6 @@ func owesConfirmation(trials []Trial, last Trial) (Trial, bool) {
 	sum := g.rep.Score
 	for _, u := range g.counted {
 		sum += u.Score
-	}
-	if g.rep.Kind == Expert {
-		// The expert warm start is always confirmed: it is the study's
-		// prior best guess, and a lucky baseline or an unlucky first run
-		// must not leave it unconfirmed, never eligible, for the rest of
-		// the study.
-		return g.rep, true
 	}
 	inc := incumbent(others)
 	return g.rep, inc.Number < 0 || sum/float64(1+len(g.counted)) > inc.Score
