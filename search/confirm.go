@@ -271,6 +271,14 @@ func (l logStats) ss() float64 {
 // displace one measured eight times. With the noise unknown or fewer than
 // ShrinkMin configurations, the highest estimate wins.
 func shrunkBest(order []*group, ests map[*group]Estimate, noise2 float64) *group {
+	best, _ := shrunkBestSpread(order, ests, noise2)
+	return best
+}
+
+// shrunkBestSpread is shrunkBest that also returns the spread tau2 it
+// estimated (the variance of the configurations' true log scores; −1
+// when the highest estimate won without shrinkage).
+func shrunkBestSpread(order []*group, ests map[*group]Estimate, noise2 float64) (*group, float64) {
 	var best *group
 	for _, g := range order {
 		if e := ests[g]; e.Eligible && (best == nil || e.Score > ests[best].Score) {
@@ -278,7 +286,7 @@ func shrunkBest(order []*group, ests map[*group]Estimate, noise2 float64) *group
 		}
 	}
 	if best == nil || noise2 <= 0 {
-		return best
+		return best, -1
 	}
 	var ys, vs []float64
 	for _, g := range order {
@@ -288,7 +296,7 @@ func shrunkBest(order []*group, ests map[*group]Estimate, noise2 float64) *group
 		}
 	}
 	if len(ys) < ShrinkMin {
-		return best
+		return best, -1
 	}
 	m := mean(ys)
 	spread := 0.0
@@ -309,7 +317,7 @@ func shrunkBest(order []*group, ests map[*group]Estimate, noise2 float64) *group
 			best, bestV = g, post
 		}
 	}
-	return best
+	return best, tau2
 }
 
 // Incumbents returns the study's best trial after each trial: element i is
@@ -380,13 +388,19 @@ func (b *bestTracker) add(u Trial) {
 	}
 }
 
+// noise2 returns the variance of one measurement's log score pooled over
+// the configurations measured twice or more (0 before 2 degrees of
+// freedom).
+func (b *bestTracker) noise2() float64 {
+	if b.df < 2 {
+		return 0
+	}
+	return math.Max(0, b.ss) / float64(b.df)
+}
+
 // best returns the best so far (Number −1 when none), with its estimate.
 func (b *bestTracker) best() Trial {
-	noise2 := 0.0
-	if b.df >= 2 {
-		noise2 = math.Max(0, b.ss) / float64(b.df)
-	}
-	if g := shrunkBest(b.order, b.ests, noise2); g != nil {
+	if g := shrunkBest(b.order, b.ests, b.noise2()); g != nil {
 		return withEstimate(g.rep, b.ests[g])
 	}
 	return Trial{Number: -1}
@@ -403,8 +417,11 @@ func owesConfirmation(trials []Trial, last Trial) (Trial, bool) {
 	}
 	key := last.Params.Key()
 	g := groupOf(trials, key)
-	if g.disq || g.needConf == 0 || len(g.counted) >= g.needConf {
+	if g.disq || g.needConf == 0 {
 		return Trial{}, false
+	}
+	if len(g.counted) >= g.needConf {
+		return owesDuel(trials, g, key)
 	}
 	if g.rep.Kind == Expert {
 		// The expert warm start is always confirmed: it is the study's
@@ -425,6 +442,72 @@ func owesConfirmation(trials []Trial, last Trial) (Trial, bool) {
 	}
 	inc := incumbent(others)
 	return g.rep, inc.Number < 0 || sum/float64(1+len(g.counted)) > inc.Score
+}
+
+// DuelZ is how many standard errors of the difference a confirmed
+// candidate's lead over the best it would displace must reach for the
+// race between them to end before both have their full runs (see
+// owesDuel).
+const DuelZ = 2
+
+// owesDuel returns the run a close race owes, if any. Confirmed candidate
+// g (configuration key) races the best it would displace (the rival) when
+// all of these hold:
+//
+//   - g is the best (Incumbents) and the rival the best of the other
+//     configurations;
+//   - the measured configurations are alike within the noise: the spread
+//     of their true log scores that shrunkBest estimates (tau2) is under
+//     twice the noise variance of g's estimate (noise2/N): the regime
+//     where a lucky confirmation decides which configuration leads;
+//   - g's lead on the log scale is under DuelZ standard errors of the
+//     difference, from the run-to-run noise pooled over the study's
+//     repeats;
+//   - one of the two has fewer than twice the confirmations g's first
+//     measurement needed (the full runs).
+//
+// The race measures the one with fewer runs (the rival on a tie only
+// once g has its full runs), one run at a time, re-deciding after each.
+// Where configurations differ by much more than the noise nothing
+// changes; on a plateau at 15 % noise (the fitted landscape m40 of
+// docs/strategies.md) a plateau configuration whose two confirmations
+// were lucky no longer takes the best from the expert warm start on them.
+// A race costs at most 2 × needConf runs.
+func owesDuel(trials []Trial, g group, key string) (Trial, bool) {
+	var all, others bestTracker
+	for _, u := range trials {
+		all.add(u)
+		if u.Params.Key() != key {
+			others.add(u)
+		}
+	}
+	best, inc := all.best(), others.best()
+	if best.Number < 0 || inc.Number < 0 || best.Params.Key() != key || best.Score <= 0 || inc.Score <= 0 {
+		return Trial{}, false
+	}
+	noise2 := all.noise2()
+	if noise2 <= 0 {
+		return Trial{}, false
+	}
+	nG, nInc := len(g.counted), EstimateOf(trials, inc).N
+	if _, tau2 := shrunkBestSpread(all.order, all.ests, noise2); tau2 < 0 || tau2 >= 2*noise2/float64(nG) {
+		return Trial{}, false
+	}
+	full := 2 * g.needConf
+	if nG >= full && nInc >= full {
+		return Trial{}, false
+	}
+	se := math.Sqrt(noise2/float64(nG) + noise2/float64(max(1, nInc)))
+	if math.Log(best.Score)-math.Log(inc.Score) >= DuelZ*se {
+		return Trial{}, false
+	}
+	if nInc < nG && nInc < full {
+		return inc, true
+	}
+	if nG < full {
+		return g.rep, true
+	}
+	return inc, true
 }
 
 // followUp returns the re-measurement owed now, if any: the next Confirm
@@ -620,6 +703,9 @@ func Verdict(trials []Trial, t Trial) string {
 		}
 		cand := trials[idx]
 		e := EstimateOf(trials, cand)
+		if g := groupOf(trials, cand.Params.Key()); e.Eligible && len(g.counted) > g.needConf {
+			return raceVerdict(trials, cand, e)
+		}
 		var others []Trial
 		for _, u := range trials {
 			if u.Params.Key() != cand.Params.Key() {
@@ -639,8 +725,12 @@ func Verdict(trials []Trial, t Trial) string {
 				return fmt.Sprintf("trial %d confirmed: mean of %d re-measurements %.1f (first %.1f): new best",
 					cand.Number, e.N, e.Score, cand.Score)
 			}
-			return fmt.Sprintf("trial %d confirmed: mean of %d re-measurements %.1f (first %.1f) beats #%d's %.1f: new best",
-				cand.Number, e.N, e.Score, cand.Score, inc.Number, inc.Score)
+			race := ""
+			if _, ok := owesDuel(trials, groupOf(trials, cand.Params.Key()), cand.Params.Key()); ok {
+				race = ", by less than the noise explains: both are measured again (a close race)"
+			}
+			return fmt.Sprintf("trial %d confirmed: mean of %d re-measurements %.1f (first %.1f) beats #%d's %.1f: new best%s",
+				cand.Number, e.N, e.Score, cand.Score, inc.Number, inc.Score, race)
 		}
 		if best.Number >= 0 && e.Score > best.Score {
 			return fmt.Sprintf("trial %d not taken: re-measured %.1f (mean of %d) is above #%d's %.1f (mean of %d) by less than the run-to-run noise explains: #%d stays the best",
@@ -658,4 +748,27 @@ func Verdict(trials []Trial, t Trial) string {
 		}
 	}
 	return ""
+}
+
+// raceVerdict describes a run of a close race (owesDuel): cand, re-measured
+// beyond its confirmations (or the configuration it would displace), and
+// its rival, each with its estimate, and which of them is the best now.
+func raceVerdict(trials []Trial, cand Trial, e Estimate) string {
+	key := cand.Params.Key()
+	best := incumbent(trials)
+	rival := best
+	if best.Number >= 0 && best.Params.Key() == key {
+		var others []Trial
+		for _, u := range trials {
+			if u.Params.Key() != key {
+				others = append(others, u)
+			}
+		}
+		rival = incumbent(others)
+	}
+	if best.Number < 0 || rival.Number < 0 {
+		return ""
+	}
+	return fmt.Sprintf("close race: trial %d re-measured, %.1f (mean of %d) against #%d's %.1f (mean of %d): #%d is the best",
+		cand.Number, e.Score, e.N, rival.Number, rival.Score, EstimateOf(trials, rival).N, best.Number)
 }

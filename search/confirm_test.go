@@ -658,3 +658,70 @@ func TestExpertWarmStartIsAlwaysConfirmed(t *testing.T) {
 		t.Fatalf("best %v at %v; want the warm start at 1110", res.Best.Params, res.Best.Score)
 	}
 }
+
+// TestCloseRaceIsMeasuredBeforeTheBestChanges: among configurations alike
+// within the noise, a candidate whose two confirmations were lucky leads
+// the expert warm start by less than two standard errors; both are
+// measured again, one run at a time, until each has four, the lead
+// vanishes and the warm start stays the best (the progress line says
+// "close race"). A candidate far ahead is taken on its confirmations.
+func TestCloseRaceIsMeasuredBeforeTheBestChanges(t *testing.T) {
+	io := func(v int) space.Config { return space.Config{"innodb_io_capacity": strconv.Itoa(v)} }
+	run := func(challenger []float64) (Result, map[string]int, []string) {
+		values := map[string][]float64{
+			io(500).Key(): {1050, 1100, 1000, 1060, 1040}, // the warm start
+			io(200).Key(): {1100, 1000, 980},
+			io(300).Key(): {1080, 990, 1010},
+			io(400).Key(): {1090, 1020, 970},
+			io(600).Key(): {1070, 1000, 1000},
+			io(900).Key(): challenger,
+		}
+		calls := map[string]int{}
+		obj := func(ctx context.Context, tr Trial) (Outcome, error) {
+			k := tr.Params.Key()
+			vs, ok := values[k]
+			if !ok {
+				vs = []float64{1000} // the baseline
+			}
+			v := vs[min(calls[k], len(vs)-1)]
+			calls[k]++
+			return Outcome{Score: v, MeanTPS: v}, nil
+		}
+		var notes []string
+		s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{io(200), io(300), io(400), io(600), io(900)}},
+			Objective: obj, Store: newMemStore(), MaxTrials: 7, Confirm: &Confirmation{Repeats: 2},
+			WarmStart: []Proposal{{Config: io(500), Kind: Expert, handle: -1}},
+			OnTrial: func(e Event) {
+				if e.Note != "" {
+					notes = append(notes, e.Note)
+				}
+			}}
+		res, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, calls, notes
+	}
+
+	res, calls, notes := run([]float64{1200, 1130, 1110, 960, 980})
+	if got := calls[io(900).Key()]; got != 5 {
+		t.Errorf("the lucky candidate was measured %d times; want 5 (its first run, 2 confirmations, 2 runs of the race)", got)
+	}
+	if got := calls[io(500).Key()]; got != 5 {
+		t.Errorf("the warm start was measured %d times; want 5 (its first run, 2 confirmations, 2 runs of the race)", got)
+	}
+	if res.Best.Params.Key() != io(500).Key() {
+		t.Errorf("best %v at %.1f; want the warm start", res.Best.Params, res.Best.Score)
+	}
+	if joined := strings.Join(notes, "\n"); !strings.Contains(joined, "close race: trial") {
+		t.Errorf("no close-race note in:\n%s", joined)
+	}
+
+	res, calls, _ = run([]float64{1600, 1500, 1450})
+	if got := calls[io(900).Key()]; got != 3 {
+		t.Errorf("a candidate far ahead was measured %d times; want 3 (no race)", got)
+	}
+	if res.Best.Params.Key() != io(900).Key() {
+		t.Errorf("best %v; want the candidate far ahead", res.Best.Params)
+	}
+}

@@ -301,7 +301,7 @@ func (o *searchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.strategy, "strategy", "hybrid", "search strategy: "+strings.Join(search.StrategyNames(), ", ")+
 		" (hybrid: screening, then TPE over the knobs that matter, then local refinement)")
 	fs.BoolVar(&o.warmStart, "warm-start", true, "measure an expert configuration derived from the host and the dataset right after the baseline")
-	fs.IntVar(&o.confirm, "confirm", 2, "re-measure a trial that beats the best this many times before it becomes the best (0 = off)")
+	fs.IntVar(&o.confirm, "confirm", 2, "re-measure a trial that beats the best this many times before it becomes the best, up to twice as many in a close race with it (0 = off)")
 	fs.IntVar(&o.recheckEvery, "recheck-every", 10, "re-measure the baseline after every N trials so drift of the machine shows (0 = never)")
 	fs.IntVar(&o.abPairs, "ab-pairs", 6, "final interleaved best/baseline pairs (A B, B A, ...) that give the gain on the objective with a 95 % confidence interval; 6 pairs give about ±10 % at this kind of machine's 7 % run-to-run noise (0 with --ab-share 0 = none)")
 	fs.Float64Var(&o.abShare, "ab-share", 0.1, "share of --budget reserved for the final A/B pairs (at least --ab-pairs of them)")
