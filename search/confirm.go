@@ -421,7 +421,7 @@ func owesConfirmation(trials []Trial, last Trial) (Trial, bool) {
 		return Trial{}, false
 	}
 	if len(g.counted) >= g.needConf {
-		return owesDuel(trials, g, key)
+		return owesRace(trials, g, key)
 	}
 	if g.rep.Kind == Expert {
 		// The expert warm start is always confirmed: it is the study's
@@ -444,13 +444,13 @@ func owesConfirmation(trials []Trial, last Trial) (Trial, bool) {
 	return g.rep, inc.Number < 0 || sum/float64(1+len(g.counted)) > inc.Score
 }
 
-// DuelZ is how many standard errors of the difference a confirmed
+// RaceZ is how many standard errors of the difference a confirmed
 // candidate's lead over the best it would displace must reach for the
 // race between them to end before both have their full runs (see
-// owesDuel).
-const DuelZ = 2
+// owesRace).
+const RaceZ = 2
 
-// owesDuel returns the run a close race owes, if any. Confirmed candidate
+// owesRace returns the run a close race owes, if any. Confirmed candidate
 // g (configuration key) races the best it would displace (the rival) when
 // all of these hold:
 //
@@ -460,7 +460,7 @@ const DuelZ = 2
 //     of their true log scores that shrunkBest estimates (tau2) is under
 //     twice the noise variance of g's estimate (noise2/N): the regime
 //     where a lucky confirmation decides which configuration leads;
-//   - g's lead on the log scale is under DuelZ standard errors of the
+//   - g's lead on the log scale is under RaceZ standard errors of the
 //     difference, from the run-to-run noise pooled over the study's
 //     repeats;
 //   - one of the two has fewer than twice the confirmations g's first
@@ -473,7 +473,7 @@ const DuelZ = 2
 // docs/strategies.md) a plateau configuration whose two confirmations
 // were lucky no longer takes the best from the expert warm start on them.
 // A race costs at most 2 × needConf runs.
-func owesDuel(trials []Trial, g group, key string) (Trial, bool) {
+func owesRace(trials []Trial, g group, key string) (Trial, bool) {
 	var all, others bestTracker
 	for _, u := range trials {
 		all.add(u)
@@ -498,7 +498,7 @@ func owesDuel(trials []Trial, g group, key string) (Trial, bool) {
 		return Trial{}, false
 	}
 	se := math.Sqrt(noise2/float64(nG) + noise2/float64(max(1, nInc)))
-	if math.Log(best.Score)-math.Log(inc.Score) >= DuelZ*se {
+	if math.Log(best.Score)-math.Log(inc.Score) >= RaceZ*se {
 		return Trial{}, false
 	}
 	if nInc < nG && nInc < full {
@@ -726,7 +726,7 @@ func Verdict(trials []Trial, t Trial) string {
 					cand.Number, e.N, e.Score, cand.Score)
 			}
 			race := ""
-			if _, ok := owesDuel(trials, groupOf(trials, cand.Params.Key()), cand.Params.Key()); ok {
+			if _, ok := owesRace(trials, groupOf(trials, cand.Params.Key()), cand.Params.Key()); ok {
 				race = ", by less than the noise explains: both are measured again (a close race)"
 			}
 			return fmt.Sprintf("trial %d confirmed: mean of %d re-measurements %.1f (first %.1f) beats #%d's %.1f: new best%s",
@@ -750,7 +750,7 @@ func Verdict(trials []Trial, t Trial) string {
 	return ""
 }
 
-// raceVerdict describes a run of a close race (owesDuel): cand, re-measured
+// raceVerdict describes a run of a close race (owesRace): cand, re-measured
 // beyond its confirmations (or the configuration it would displace), and
 // its rival, each with its estimate, and which of them is the best now.
 func raceVerdict(trials []Trial, cand Trial, e Estimate) string {
