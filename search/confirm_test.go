@@ -38,6 +38,16 @@ func (s *script) Tell(ctx context.Context, p Proposal, v float64) error {
 	return nil
 }
 
+// collectNotes returns an OnTrial callback that appends each event's
+// note (what a re-measurement settled) to notes.
+func collectNotes(notes *[]string) func(Event) {
+	return func(e Event) {
+		if e.Note != "" {
+			*notes = append(*notes, e.Note)
+		}
+	}
+}
+
 // measured returns an Objective whose scores come, per configuration, from
 // a list consumed in order (the last value repeats).
 func measured(values map[string][]float64) (Objective, map[string]int) {
@@ -146,11 +156,7 @@ func TestRecheckEveryAndDrift(t *testing.T) {
 	var notes []string
 	s := &Study{Name: "s", Strategy: &script{cfgs: cfgs}, Objective: obj, Store: newMemStore(), MaxTrials: 7,
 		Confirm: &Confirmation{Repeats: 2, RecheckEvery: 3},
-		OnTrial: func(e Event) {
-			if e.Note != "" {
-				notes = append(notes, e.Note)
-			}
-		}}
+		OnTrial: collectNotes(&notes)}
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -691,11 +697,7 @@ func TestCloseRaceIsMeasuredBeforeTheBestChanges(t *testing.T) {
 		s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{io(200), io(300), io(400), io(600), io(900)}},
 			Objective: obj, Store: newMemStore(), MaxTrials: 7, Confirm: &Confirmation{Repeats: 2},
 			WarmStart: []Proposal{{Config: io(500), Kind: Expert, handle: -1}},
-			OnTrial: func(e Event) {
-				if e.Note != "" {
-					notes = append(notes, e.Note)
-				}
-			}}
+			OnTrial:   collectNotes(&notes)}
 		res, err := s.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
