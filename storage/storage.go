@@ -95,6 +95,21 @@ func Open(path string) (*DB, error) {
 	if IsMySQL(path) {
 		return openMySQL(context.Background(), path)
 	}
+	// Processes opening a fresh file at once race to switch it to WAL
+	// mode; SQLite answers the losers "database is locked" without waiting
+	// for its busy timeout, so the open is retried up to that timeout.
+	deadline := time.Now().Add(busyTimeout)
+	for {
+		db, err := openSQLite(path)
+		if err == nil || !isSQLiteBusy(err) || time.Now().After(deadline) {
+			return db, err
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// openSQLite opens the SQLite file path once (see Open).
+func openSQLite(path string) (*DB, error) {
 	fail := func(err error) error { return fmt.Errorf("storage: open %s: %w", path, err) }
 	sdb, err := sql.Open("sqlite3", dsn(path))
 	if err != nil {
