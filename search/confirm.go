@@ -481,16 +481,18 @@ func owesRace(trials []Trial, g group, key string) (Trial, bool) {
 			others.add(u)
 		}
 	}
-	best, inc := all.best(), others.best()
-	if best.Number < 0 || inc.Number < 0 || best.Params.Key() != key || best.Score <= 0 || inc.Score <= 0 {
-		return Trial{}, false
-	}
 	noise2 := all.noise2()
-	if noise2 <= 0 {
+	bestG, tau2 := shrunkBestSpread(all.order, all.ests, noise2)
+	inc := others.best()
+	if bestG == nil || inc.Number < 0 || bestG.rep.Params.Key() != key || noise2 <= 0 {
 		return Trial{}, false
 	}
-	nG, nInc := len(g.counted), EstimateOf(trials, inc).N
-	if _, tau2 := shrunkBestSpread(all.order, all.ests, noise2); tau2 < 0 || tau2 >= 2*noise2/float64(nG) {
+	best := withEstimate(bestG.rep, all.ests[bestG])
+	if best.Score <= 0 || inc.Score <= 0 {
+		return Trial{}, false
+	}
+	nG, nInc := len(g.counted), others.ests[others.groups[inc.Params.Key()]].N
+	if tau2 < 0 || tau2 >= 2*noise2/float64(nG) {
 		return Trial{}, false
 	}
 	full := 2 * g.needConf
@@ -703,7 +705,8 @@ func Verdict(trials []Trial, t Trial) string {
 		}
 		cand := trials[idx]
 		e := EstimateOf(trials, cand)
-		if g := groupOf(trials, cand.Params.Key()); e.Eligible && len(g.counted) > g.needConf {
+		g := groupOf(trials, cand.Params.Key())
+		if e.Eligible && len(g.counted) > g.needConf {
 			return raceVerdict(trials, cand, e)
 		}
 		var others []Trial
@@ -726,7 +729,7 @@ func Verdict(trials []Trial, t Trial) string {
 					cand.Number, e.N, e.Score, cand.Score)
 			}
 			race := ""
-			if _, ok := owesRace(trials, groupOf(trials, cand.Params.Key()), cand.Params.Key()); ok {
+			if _, ok := owesRace(trials, g, cand.Params.Key()); ok {
 				race = ", by less than the noise explains: both are measured again (a close race)"
 			}
 			return fmt.Sprintf("trial %d confirmed: mean of %d re-measurements %.1f (first %.1f) beats #%d's %.1f: new best%s",
