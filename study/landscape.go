@@ -86,7 +86,7 @@ func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
 	ho := b.Runs
 	fmt.Fprintf(out, "%d strategies x %d seeds x %d trials, %d runs at a time\n", len(ho.Strategies), ho.Seeds, ho.Trials, max(1, ho.Parallel))
 	if f, ok := l.(*harness.Fitted); ok {
-		fmt.Fprintf(out, "fitted landscape: measurement noise %.1f %%\n", f.Noise()*100)
+		fmt.Fprintf(out, "fitted landscape: %s\n", f.Describe())
 	}
 	runs, err := harness.Compare(ctx, l, ho)
 	if err != nil {

@@ -15,11 +15,18 @@ import (
 )
 
 // Fitted is a landscape fitted to the trials of a real study: a Gaussian
-// process (squared-exponential kernel over the numeric coordinates of
-// search.Encode, an exponential penalty per differing choice) through the
-// complete trials' scores, hyper-parameters chosen by log marginal
-// likelihood over a grid (the noise variance fixed by the study's repeats
-// when it has some). Its posterior mean is the noise-free score; a
+// process through the complete trials' scores whose kernel is a weighted
+// sum of a joint part (squared-exponential over the numeric coordinates
+// of search.Encode, an exponential penalty per differing choice) and an
+// additive part (the mean of one such kernel per knob: main effects that
+// hold across the space, Duvenaud et al., "Additive Gaussian Processes",
+// NIPS 2011), hyper-parameters (length scales, the additive share, the
+// choice penalty) chosen by log marginal likelihood over a grid, the
+// noise variance fixed by the study's repeats when it has some. With the
+// joint part alone a fit to fewer trials than knobs is a table of the
+// measured configurations whose value away from them is the trials' mean;
+// the additive part carries what each knob did to the rest of the space
+// where the trials support it. Its posterior mean is the noise-free score; a
 // configuration whose nearest trial (within distance 0.3 in the unit cube)
 // failed crashes; the measurement noise is the pooled relative spread of
 // repeated configurations when the study has repeats, the fitted noise of
@@ -31,9 +38,7 @@ type Fitted struct {
 	failed   [][]float64
 	alpha    []float64
 	mean     float64
-	ell      float64 // numeric length scale (unit cube)
-	theta    float64 // log-penalty per differing choice
-	sf2      float64 // signal variance
+	hyp      kernelParams
 	noise    float64 // relative noise of a measurement
 	nChoices []int
 	best     float64
@@ -140,24 +145,22 @@ func NewFitted(in FitInput) (*Fitted, error) {
 		}
 		dof += len(g) - 1
 	}
-	ratios := []float64{0.01, 0.05, 0.15, 0.4}
+	ratios := []float64{0.01, 0.02, 0.05, 0.1, 0.15, 0.25, 0.4, 0.6}
 	if dof >= 2 {
 		f.noise = math.Sqrt(ss / float64(dof))
 		ratios = []float64{math.Min(0.95, f.noise*f.noise*f.mean*f.mean/vy)}
 	}
 	bestLML := math.Inf(-1)
 	var bestNoiseRatio float64
-	for _, ell := range []float64{0.1, 0.2, 0.35, 0.6, 1.0} {
-		for _, theta := range []float64{0.3, 1, 3} {
-			for _, nr := range ratios {
-				alpha, lml, err := f.solve(ys, ell, theta, vy, nr*vy)
-				if err != nil {
-					continue
-				}
-				if lml > bestLML {
-					bestLML, bestNoiseRatio = lml, nr
-					f.alpha, f.ell, f.theta, f.sf2 = alpha, ell, theta, vy
-				}
+	for _, h := range kernelGrid(vy) {
+		for _, nr := range ratios {
+			alpha, lml, err := f.solve(ys, h, nr*vy)
+			if err != nil {
+				continue
+			}
+			if lml > bestLML {
+				bestLML, bestNoiseRatio = lml, nr
+				f.alpha, f.hyp = alpha, h
 			}
 		}
 	}
@@ -188,29 +191,78 @@ func NewFitted(in FitInput) (*Fitted, error) {
 	return f, nil
 }
 
-// kernel returns the covariance of two coordinate vectors.
-func (f *Fitted) kernel(a, b []float64, ell, theta, sf2 float64) float64 {
-	d2, mis := 0.0, 0.0
+// kernelParams are the fitted process's hyper-parameters.
+type kernelParams struct {
+	ell    float64 // numeric length scale of the joint part (unit cube)
+	ellAdd float64 // numeric length scale of each knob's additive term
+	theta  float64 // log-penalty per differing choice
+	add    float64 // share of the signal variance in the additive part
+	sf2    float64 // signal variance
+}
+
+// kernelGrid returns the hyper-parameters NewFitted chooses among for a
+// signal variance sf2: additive shares 0 (joint only) to 1 (main effects
+// only), and for each the length scales and choice penalties that part
+// uses.
+func kernelGrid(sf2 float64) []kernelParams {
+	var g []kernelParams
+	for _, add := range []float64{0, 0.5, 0.9, 1} {
+		ells := []float64{0.1, 0.2, 0.35, 0.6, 1.0}
+		if add == 1 {
+			ells = []float64{1} // unused
+		}
+		ellAdds := []float64{0.15, 0.3, 0.6}
+		if add == 0 {
+			ellAdds = []float64{1} // unused
+		}
+		for _, ell := range ells {
+			for _, ellAdd := range ellAdds {
+				for _, theta := range []float64{0.3, 1, 3} {
+					g = append(g, kernelParams{ell: ell, ellAdd: ellAdd, theta: theta, add: add, sf2: sf2})
+				}
+			}
+		}
+	}
+	return g
+}
+
+// kernel returns the covariance of two coordinate vectors under h.
+func (f *Fitted) kernel(a, b []float64, h kernelParams) float64 {
+	d2, mis, sum := 0.0, 0.0, 0.0
+	choicePenalty := math.Exp(-h.theta)
 	for i := range a {
 		if f.nChoices[i] > 0 {
 			if math.Round(a[i]) != math.Round(b[i]) {
 				mis++
+				sum += choicePenalty
+			} else {
+				sum++
 			}
 			continue
 		}
-		d := (a[i] - b[i]) / ell
+		d := a[i] - b[i]
 		d2 += d * d
+		if h.add > 0 {
+			sum += math.Exp(-0.5 * d * d / (h.ellAdd * h.ellAdd))
+		}
 	}
-	return sf2 * math.Exp(-0.5*d2-theta*mis)
+	k := 0.0
+	if h.add < 1 {
+		k += (1 - h.add) * math.Exp(-0.5*d2/(h.ell*h.ell)-h.theta*mis)
+	}
+	if h.add > 0 {
+		k += h.add * sum / float64(len(a))
+	}
+	return h.sf2 * k
 }
 
 // solve returns the GP weights for ys and the log marginal likelihood.
-func (f *Fitted) solve(ys []float64, ell, theta, sf2, sn2 float64) ([]float64, float64, error) {
+func (f *Fitted) solve(ys []float64, h kernelParams, sn2 float64) ([]float64, float64, error) {
 	n := len(f.xs)
 	K := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
-			v := f.kernel(f.xs[i], f.xs[j], ell, theta, sf2)
+			v := f.kernel(f.xs[i], f.xs[j], h)
 			if i == j {
 				v += sn2
 			}
@@ -245,6 +297,26 @@ func (f *Fitted) Best() float64 { return f.best }
 // Expert implements Landscape: the study's expert trial, or the expert
 // rules applied to its host and dataset.
 func (f *Fitted) Expert() space.Config { return f.expert.Clone() }
+
+// Describe says what the landscape was fitted from and how: trials,
+// knobs, the chosen kernel and the noise, e.g. "15 trials over 34 knobs:
+// additive share 0.5 (length 0.3), joint length 0.35, choice penalty 3,
+// noise 14.6 %". Fewer trials than knobs adds a warning that the fit is
+// thin: away from the trials it says little.
+func (f *Fitted) Describe() string {
+	s := fmt.Sprintf("%d trials over %d knobs: additive share %.1f", len(f.xs), len(f.nChoices), f.hyp.add)
+	if f.hyp.add > 0 {
+		s += fmt.Sprintf(" (length %.2f)", f.hyp.ellAdd)
+	}
+	if f.hyp.add < 1 {
+		s += fmt.Sprintf(", joint length %.2f", f.hyp.ell)
+	}
+	s += fmt.Sprintf(", choice penalty %.1f, noise %.1f %%", f.hyp.theta, f.noise*100)
+	if len(f.xs) < len(f.nChoices) {
+		s += "; thin: fewer trials than knobs, the fit says little away from the trials"
+	}
+	return s
+}
 
 // Noise returns the relative measurement noise.
 func (f *Fitted) Noise() float64 { return f.noise }
@@ -286,7 +358,7 @@ func (f *Fitted) True(cfg space.Config) (float64, bool) {
 	}
 	y := f.mean
 	for i, p := range f.xs {
-		y += f.alpha[i] * f.kernel(x, p, f.ell, f.theta, f.sf2)
+		y += f.alpha[i] * f.kernel(x, p, f.hyp)
 	}
 	return y, true
 }
