@@ -75,8 +75,9 @@ func (b BenchSearch) landscape(ctx context.Context) (harness.Landscape, error) {
 
 // RunBenchSearch runs the comparison b describes and prints its tables
 // to out: trials to reach 90 % and 95 % of the best, then the
-// recommendation's share of the best at checkpoints (harness.WriteTable,
-// harness.WriteShares). Errors: a landscape that cannot be built, a run
+// recommendation's share of the best at checkpoints, then the first
+// strategy against each other one seed by seed (harness.WriteTable,
+// harness.WriteShares, harness.WritePaired). Errors: a landscape that cannot be built, a run
 // that fails, ctx's.
 func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
 	l, err := b.landscape(ctx)
@@ -102,5 +103,16 @@ func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
 	}
 	fmt.Fprintln(out)
 	cp := harness.Checkpoints(ho.Trials)
-	return harness.WriteShares(out, l, best, harness.Shares(runs, best, ho, cp), cp)
+	if err := harness.WriteShares(out, l, best, harness.Shares(runs, best, ho, cp), cp); err != nil {
+		return err
+	}
+	var ps []harness.Paired
+	for _, c := range cp {
+		ps = append(ps, harness.PairedComparisons(runs, best, ho, c)...)
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	fmt.Fprintln(out)
+	return harness.WritePaired(out, ps)
 }

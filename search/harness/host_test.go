@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"os/exec"
@@ -129,5 +130,47 @@ func TestOptunaPeer(t *testing.T) {
 	}
 	if _, err := NewPeer(context.Background(), "optuna-cmaes", l.Space(), 1); err == nil || !strings.Contains(err.Error(), "optuna-tpe") {
 		t.Fatalf("unknown peer: %v", err)
+	}
+}
+
+func TestPairedComparisons(t *testing.T) {
+	// Seeds 1–3: a ahead by 5, 2 and behind by 1 point; seed 4 tied;
+	// seed 5 only a ran (left out).
+	runs := []Run{
+		{Strategy: "a", Seed: 1, Inc: []float64{50, 95}}, {Strategy: "b", Seed: 1, Inc: []float64{50, 90}},
+		{Strategy: "a", Seed: 2, Inc: []float64{50, 92}}, {Strategy: "b", Seed: 2, Inc: []float64{50, 90}},
+		{Strategy: "a", Seed: 3, Inc: []float64{50, 89}}, {Strategy: "b", Seed: 3, Inc: []float64{50, 90}},
+		{Strategy: "a", Seed: 4, Inc: []float64{50, 90}}, {Strategy: "b", Seed: 4, Inc: []float64{50, 90}},
+		{Strategy: "a", Seed: 5, Inc: []float64{50, 99}},
+	}
+	o := Options{Strategies: []string{"a", "b"}, Warm: []bool{false}}
+	ps := PairedComparisons(runs, 100, o, 2)
+	if len(ps) != 1 {
+		t.Fatalf("%+v", ps)
+	}
+	p := ps[0]
+	// Differences +5, +2, −1, 0: median +1; sign test over 3 untied
+	// seeds, 2 ahead: p = 2 × P(X ≤ 1 | n 3) = 2 × 4/8, capped at 1.
+	if p.Ahead != 2 || p.Behind != 1 || p.Tied != 1 || math.Abs(p.Median-1) > 1e-9 || p.P != 1 {
+		t.Fatalf("%+v", p)
+	}
+	var b bytes.Buffer
+	if err := WritePaired(&b, ps); err != nil {
+		t.Fatal(err)
+	}
+	want := "a vs b (no warm start) after 2 trials: ahead on 2 seeds, behind on 1, tied on 1; median difference +1.0 points (sign test p = 1.00)\n"
+	if b.String() != want {
+		t.Fatalf("got %q\nwant %q", b.String(), want)
+	}
+	for _, c := range []struct {
+		ahead, behind int
+		want          float64
+	}{{0, 0, 1}, {10, 0, 2.0 / 1024}, {15, 5, 0.04138946533203125}, {10, 10, 1}} {
+		if got := signTest(c.ahead, c.behind); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("signTest(%d, %d) = %g, want %g", c.ahead, c.behind, got, c.want)
+		}
+	}
+	if PairedComparisons(runs, 100, Options{Strategies: []string{"a"}, Warm: []bool{true}}, 2) != nil {
+		t.Fatal("one strategy: nothing to compare")
 	}
 }

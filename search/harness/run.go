@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -497,6 +499,117 @@ func WriteShares(w io.Writer, l Landscape, best float64, rows []ShareRow, checkp
 	if v, ok := l.True(l.Expert()); ok {
 		base, _ := l.True(space.Config{})
 		fmt.Fprintf(&b, "\nwarm start alone: %.1f %% of best; baseline: %.1f %%\n", 100*v/best, 100*base/best)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Paired compares two strategies seed by seed: the same seed gives both
+// the same landscape noise, so the per-seed difference of their
+// recommendations is a fairer test than the difference of two medians.
+type Paired struct {
+	// A and B name the strategies (A is the first of Options.Strategies).
+	A, B string
+	// Warm is the warm-start setting of both.
+	Warm bool
+	// Trials is the checkpoint (finished trials) compared.
+	Trials int
+	// Ahead, Behind and Tied count the seeds where A's recommendation is
+	// better than B's, worse, and within 0.05 points of the best known
+	// score.
+	Ahead, Behind, Tied int
+	// Median is the median of A − B over the seeds, in points of the best
+	// known score (percentage points).
+	Median float64
+	// P is the two-sided exact sign test's p-value over the untied seeds
+	// (1 when all tie).
+	P float64
+}
+
+// PairedComparisons compares the first strategy of o with each other one,
+// per warm-start setting, after trials finished trials (the last
+// incumbent of a shorter run), over the seeds both ran.
+func PairedComparisons(runs []Run, best float64, o Options, trials int) []Paired {
+	if len(o.Strategies) < 2 || best == 0 {
+		return nil
+	}
+	type key struct {
+		s    string
+		warm bool
+		seed int
+	}
+	at := map[key]float64{}
+	for _, r := range runs {
+		if len(r.Inc) == 0 {
+			continue
+		}
+		v := r.Inc[min(trials, len(r.Inc))-1] / best
+		if math.IsNaN(v) {
+			v = 0
+		}
+		at[key{r.Strategy, r.Warm, r.Seed}] = 100 * v
+	}
+	a := o.Strategies[0]
+	var out []Paired
+	for _, b := range o.Strategies[1:] {
+		for _, w := range o.Warm {
+			p := Paired{A: a, B: b, Warm: w, Trials: trials}
+			var diffs []float64
+			for k, va := range at {
+				if k.s != a || k.warm != w {
+					continue
+				}
+				vb, ok := at[key{b, w, k.seed}]
+				if !ok {
+					continue
+				}
+				d := va - vb
+				diffs = append(diffs, d)
+				switch {
+				case math.Abs(d) < 0.05:
+					p.Tied++
+				case d > 0:
+					p.Ahead++
+				default:
+					p.Behind++
+				}
+			}
+			if len(diffs) == 0 {
+				continue
+			}
+			_, p.Median, _ = Quartiles(diffs)
+			p.P = signTest(p.Ahead, p.Behind)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// signTest returns the two-sided exact sign test's p-value for k
+// successes and n−k failures under p = 1/2 (1 when n is 0).
+func signTest(ahead, behind int) float64 {
+	n := ahead + behind
+	if n == 0 {
+		return 1
+	}
+	k := min(ahead, behind)
+	bin := distuv.Binomial{N: float64(n), P: 0.5}
+	return math.Min(1, 2*bin.CDF(float64(k)))
+}
+
+// WritePaired writes one line per comparison, e.g. "hybrid vs
+// optuna-mtpe (warm start expert) after 100 trials: ahead on 9 seeds,
+// behind on 8, tied on 3; median difference +0.4 points (sign test p =
+// 1.00)".
+func WritePaired(w io.Writer, ps []Paired) error {
+	var b strings.Builder
+	for _, p := range ps {
+		warm := "no warm start"
+		if p.Warm {
+			warm = "warm start expert"
+		}
+		fmt.Fprintf(&b, "%s vs %s (%s) after %d trials: ahead on %d seeds, behind on %d, tied on %d; median difference %+.1f points (sign test p = %.2f)\n",
+			p.A, p.B, warm, p.Trials, p.Ahead, p.Behind, p.Tied, p.Median, p.P)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
