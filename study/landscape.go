@@ -16,24 +16,33 @@ import (
 // is a UsageError naming --fit-study; a store that cannot be opened, or
 // too few trials to fit, an error.
 func FittedLandscape(ctx context.Context, dbPath, name string) (harness.Landscape, error) {
-	db, err := storage.Open(dbPath)
+	fix, err := fitFixture(ctx, dbPath, name, "")
 	if err != nil {
 		return nil, err
+	}
+	return harness.NewFitted(fix.Input("fitted to " + dbPath + " study " + name))
+}
+
+// fitFixture reads the trials of study name in the store dbPath (see
+// WriteFitFixture).
+func fitFixture(ctx context.Context, dbPath, name, about string) (harness.FitFixture, error) {
+	db, err := storage.Open(dbPath)
+	if err != nil {
+		return harness.FitFixture{}, err
 	}
 	defer db.Close()
 	st, found, err := db.Study(ctx, name)
 	if err != nil {
-		return nil, err
+		return harness.FitFixture{}, err
 	}
 	if !found {
-		return nil, Usagef("--fit-study %q: no such study in %s", name, dbPath)
+		return harness.FitFixture{}, Usagef("--fit-study %q: no such study in %s", name, dbPath)
 	}
 	trials, err := db.Trials(ctx, name)
 	if err != nil {
-		return nil, err
+		return harness.FitFixture{}, err
 	}
-	return harness.NewFitted(harness.FitInput{Name: "fitted to " + dbPath + " study " + name,
-		Trials: trials, Settings: st.Settings, RAMBytes: st.RAMBytes, Cores: st.Cores})
+	return harness.NewFitFixture(about, st.Cores, st.RAMBytes, st.Settings, trials), nil
 }
 
 // BenchSearch is what `autotune bench-search` compares: one landscape

@@ -31,7 +31,7 @@ type benchSearchOptions struct {
 }
 
 func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.landscape, "landscape", "db", "synthetic landscape: "+strings.Join(harness.LandscapeNames(), ", "))
+	fs.StringVar(&o.landscape, "landscape", "db", "built-in landscape: "+strings.Join(harness.LandscapeNames(), ", "))
 	fs.StringVar(&o.fitDB, "fit-db", "", "fit the landscape to the trials of a real study in this trials.db instead")
 	fs.StringVar(&o.fitStudy, "fit-study", "default", "study of --fit-db to fit")
 	fs.StringVar(&o.objective, "objective-cmd", "", "measure with this shell command instead: one config as a JSON object on stdin, one number on stdout")
@@ -51,7 +51,7 @@ func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
 func (o *benchSearchOptions) validate(fs *pflag.FlagSet) error {
 	if fs != nil {
 		if o.fitDB != "" || o.objective != "" {
-			if err := refuse(fs, "the synthetic landscapes only: not with --fit-db or --objective-cmd", "landscape"); err != nil {
+			if err := refuse(fs, "the built-in landscapes only: not with --fit-db or --objective-cmd", "landscape"); err != nil {
 				return err
 			}
 		}
@@ -112,7 +112,8 @@ trials: median and quartiles over the seeds.
 
 Landscapes: synthetic ones shaped like tuning MariaDB on this project's
 reference machine (--landscape db, db-wide, host: the 34 knobs a study offers
-there, sparse: 36 knobs of which 5 matter), one fitted to a real study's
+there, sparse: 36 knobs of which 5 matter), one fitted to a random-search
+study measured there (--landscape fitted), one fitted to your own study's
 trials (--fit-db), or any command (--objective-cmd 'CMD': one config as a
 JSON object on stdin, one number out). Optuna's TPE and multivariate TPE run
 as peers with --strategies optuna-tpe,optuna-mtpe (python3-optuna for

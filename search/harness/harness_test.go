@@ -325,3 +325,48 @@ func TestFittedLandscapeCarriesMainEffects(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltinFittedLandscape loads the embedded fixture of the "fitted"
+// landscape: it must be a fixture as FitFixture.Write writes it (read,
+// written again, byte for byte), hold more complete search trials than
+// the space has knobs (not thin), take its warm start from the study's
+// expert trial, and have an optimum above it.
+func TestBuiltinFittedLandscape(t *testing.T) {
+	raw, err := fits.ReadFile("fits/random-2core.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fix FitFixture
+	if err := json.Unmarshal(raw, &fix); err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := fix.Write(&again); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Bytes(), raw) {
+		t.Fatal("fits/random-2core.json is not what FitFixture.Write writes for it")
+	}
+	l, err := NewLandscape("fitted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := l.(*Fitted)
+	if len(f.xs) < len(f.nChoices) {
+		t.Fatalf("thin fit: %s", f.Describe())
+	}
+	var expert space.Config
+	for _, tr := range fix.Trials {
+		if tr.Kind == search.Expert {
+			expert = tr.Params
+			break
+		}
+	}
+	if expert == nil || f.Expert().Key() != expert.Key() {
+		t.Fatalf("warm start %v, the study's expert trial %v", f.Expert(), expert)
+	}
+	if v, ok := f.True(f.Expert()); !ok || v >= f.Best() {
+		t.Fatalf("warm start %.1f (ok %v), best %.1f", v, ok, f.Best())
+	}
+	t.Log(f.Describe())
+}

@@ -125,13 +125,16 @@ func optimum(sp *space.Space, f func(space.Config) (float64, bool), n int, seed 
 }
 
 // LandscapeNames returns the names NewLandscape accepts.
-func LandscapeNames() []string { return []string{"db", "db-wide", "host", "sparse"} }
+func LandscapeNames() []string { return []string{"db", "db-wide", "fitted", "host", "sparse"} }
 
 // NewLandscape returns the built-in landscape called name: "db" and
-// "db-wide" (Synthetic with 0 and 24 extra knobs), "host" (Host) or
-// "sparse" (Sparse).
+// "db-wide" (Synthetic with 0 and 24 extra knobs), "fitted" (Fitted to
+// the embedded fixture fits/random-2core.json: a random-search study on
+// the reference 2-core machine), "host" (Host) or "sparse" (Sparse).
 func NewLandscape(name string) (Landscape, error) {
 	switch name {
+	case "fitted":
+		return fitFixtureLandscape(name, "random-2core.json")
 	case "db":
 		return NewSynthetic(0)
 	case "db-wide":

@@ -1,0 +1,18 @@
+package study
+
+import (
+	"context"
+	"io"
+)
+
+// WriteFitFixture writes the trials of study name in the store dbPath as
+// a harness.FitFixture (the form the built-in fitted landscapes are kept
+// in), about saying where they come from. A study not in the store is a
+// UsageError; a store that cannot be read, an error.
+func WriteFitFixture(ctx context.Context, dbPath, name, about string, w io.Writer) error {
+	fix, err := fitFixture(ctx, dbPath, name, about)
+	if err != nil {
+		return err
+	}
+	return fix.Write(w)
+}
