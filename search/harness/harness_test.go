@@ -178,24 +178,7 @@ func TestFittedLandscape(t *testing.T) {
 	}
 	sp := syn.Space()
 	rng := rand.New(rand.NewPCG(5, 5))
-	var trials []search.Trial
-	for i := 0; i < 60; i++ {
-		x := make([]float64, len(sp.Knobs()))
-		for d, k := range sp.Knobs() {
-			if k.Kind == space.Enum || k.Kind == space.Bool {
-				x[d] = float64(rng.IntN(len(k.Options())))
-			} else {
-				x[d] = rng.Float64()
-			}
-		}
-		cfg := search.Decode(sp, x)
-		v, failed, _ := syn.Measure(context.Background(), cfg, rng)
-		tr := search.Trial{Number: i, Kind: search.Sampled, Params: cfg, State: search.Complete, Outcome: search.Outcome{Score: v}}
-		if failed {
-			tr.State = search.Failed
-		}
-		trials = append(trials, tr)
-	}
+	trials := randomTrials(syn, 60, rng)
 	f, err := NewFitted(FitInput{Name: "fit", Space: sp, Trials: trials, Settings: `{"tables":8,"table_size":500000}`, RAMBytes: 24 << 30})
 	if err != nil {
 		t.Fatal(err)
@@ -284,27 +267,8 @@ func TestFittedLandscapeCarriesMainEffects(t *testing.T) {
 		}
 		sp := l.Space()
 		rng := rand.New(rand.NewPCG(seed, 11))
-		draw := func() space.Config {
-			x := make([]float64, len(sp.Knobs()))
-			for d, k := range sp.Knobs() {
-				if k.Kind == space.Enum || k.Kind == space.Bool {
-					x[d] = float64(rng.IntN(len(k.Options())))
-				} else {
-					x[d] = rng.Float64()
-				}
-			}
-			return search.Decode(sp, x)
-		}
-		var trials []search.Trial
-		for i := 0; i < 100; i++ {
-			cfg := draw()
-			v, failed, _ := l.Measure(context.Background(), cfg, rng)
-			tr := search.Trial{Number: i, Kind: search.Sampled, Params: cfg, State: search.Complete, Outcome: search.Outcome{Score: v}}
-			if failed {
-				tr.State = search.Failed
-			}
-			trials = append(trials, tr)
-		}
+		draw := func() space.Config { return search.Decode(sp, randomPoint(rng, sp.Knobs())) }
+		trials := randomTrials(l, 100, rng)
 		f, err := NewFitted(FitInput{Name: "fit", Space: sp, Trials: trials, Settings: `{"tables":8,"table_size":500000}`, RAMBytes: 24 << 30})
 		if err != nil {
 			t.Fatal(err)
@@ -369,4 +333,21 @@ func TestBuiltinFittedLandscape(t *testing.T) {
 		t.Fatalf("warm start %.1f (ok %v), best %.1f", v, ok, f.Best())
 	}
 	t.Log(f.Describe())
+}
+
+// randomTrials measures n uniformly random configurations of l (see
+// randomPoint), as the search trials of a study: failed where l crashes.
+func randomTrials(l Landscape, n int, rng *rand.Rand) []search.Trial {
+	sp := l.Space()
+	var trials []search.Trial
+	for i := 0; i < n; i++ {
+		cfg := search.Decode(sp, randomPoint(rng, sp.Knobs()))
+		v, failed, _ := l.Measure(context.Background(), cfg, rng)
+		tr := search.Trial{Number: i, Kind: search.Sampled, Params: cfg, State: search.Complete, Outcome: search.Outcome{Score: v}}
+		if failed {
+			tr.State = search.Failed
+		}
+		trials = append(trials, tr)
+	}
+	return trials
 }

@@ -76,13 +76,7 @@ func optimum(sp *space.Space, f func(space.Config) (float64, bool), n int, seed 
 		}
 	}
 	for i := 0; i < n; i++ {
-		for d, k := range ks {
-			if k.Kind == space.Enum || k.Kind == space.Bool {
-				x[d] = float64(rng.IntN(len(k.Options())))
-			} else {
-				x[d] = rng.Float64()
-			}
-		}
+		x = randomPoint(rng, ks)
 		if v, ok := f(search.Decode(sp, x)); ok {
 			push(x, v)
 		}
@@ -122,6 +116,21 @@ func optimum(sp *space.Space, f func(space.Config) (float64, bool), n int, seed 
 		}
 	}
 	return search.Decode(sp, bestX), bestV
+}
+
+// randomPoint returns coordinates (search.Encode's) drawn uniformly: a
+// choice index per enum or bool knob, a unit-interval value per numeric
+// knob.
+func randomPoint(rng *rand.Rand, ks []space.Knob) []float64 {
+	x := make([]float64, len(ks))
+	for d, k := range ks {
+		if k.Kind == space.Enum || k.Kind == space.Bool {
+			x[d] = float64(rng.IntN(len(k.Options())))
+		} else {
+			x[d] = rng.Float64()
+		}
+	}
+	return x
 }
 
 // LandscapeNames returns the names NewLandscape accepts.
