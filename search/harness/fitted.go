@@ -15,7 +15,7 @@ import (
 )
 
 // Fitted is a landscape fitted to the trials of a real study: a Gaussian
-// process through the complete trials' scores whose kernel is a weighted
+// process through the measured trials' scores whose kernel is a weighted
 // sum of a joint part (squared-exponential over the numeric coordinates
 // of search.Encode, an exponential penalty per differing choice) and an
 // additive part (the mean of one such kernel per knob: main effects that
@@ -55,8 +55,11 @@ type FitInput struct {
 	Space *space.Space
 	// Cores is the study host's number of logical CPUs (for HostSpace).
 	Cores int
-	// Trials are the study's trials (complete and failed ones are used,
-	// the final A/B runs left out as in the study's estimates).
+	// Trials are the study's trials. Complete, pruned and failed ones
+	// are used, the final A/B runs left out as in the study's estimates;
+	// a pruned trial counts with its partial window's score, the value the
+	// study's strategy learned from it (a study that prunes learns about
+	// its bad regions mostly from pruned trials).
 	Trials []search.Trial
 	// Settings is the study's settings JSON (workload, tables, table_size,
 	// space.durability), used for the expert warm start when the study has
@@ -72,7 +75,7 @@ type FitInput struct {
 const bytesPerRow = 240
 
 // NewFitted fits the landscape. It returns an error when fewer than 8
-// trials are complete.
+// trials are complete or pruned.
 func NewFitted(in FitInput) (*Fitted, error) {
 	sp := in.Space
 	if sp == nil {
@@ -99,12 +102,15 @@ func NewFitted(in FitInput) (*Fitted, error) {
 			continue
 		}
 		switch t.State {
-		case search.Complete:
+		case search.Complete, search.Pruned:
 			x := search.Encode(sp, t.Params)
 			f.xs = append(f.xs, x)
 			ys = append(ys, t.Score)
-			key := search.Decode(sp, x).Key()
-			groups[key] = append(groups[key], t.Score)
+			if t.State == search.Complete {
+				// The noise is that of full measurement windows.
+				key := search.Decode(sp, x).Key()
+				groups[key] = append(groups[key], t.Score)
+			}
 		case search.Failed:
 			f.failed = append(f.failed, search.Encode(sp, t.Params))
 		}
@@ -113,7 +119,7 @@ func NewFitted(in FitInput) (*Fitted, error) {
 		}
 	}
 	if len(f.xs) < 8 {
-		return nil, fmt.Errorf("fit landscape %s: %d complete trials, need at least 8", in.Name, len(f.xs))
+		return nil, fmt.Errorf("fit landscape %s: %d measured trials (complete or pruned), need at least 8", in.Name, len(f.xs))
 	}
 	for _, y := range ys {
 		f.mean += y

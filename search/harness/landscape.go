@@ -134,16 +134,23 @@ func randomPoint(rng *rand.Rand, ks []space.Knob) []float64 {
 }
 
 // LandscapeNames returns the names NewLandscape accepts.
-func LandscapeNames() []string { return []string{"db", "db-wide", "fitted", "host", "sparse"} }
+func LandscapeNames() []string {
+	return []string{"db", "db-wide", "fitted", "fitted-hybrid", "host", "sparse"}
+}
 
 // NewLandscape returns the built-in landscape called name: "db" and
 // "db-wide" (Synthetic with 0 and 24 extra knobs), "fitted" (Fitted to
 // the embedded fixture fits/random-2core.json: a random-search study on
-// the reference 2-core machine), "host" (Host) or "sparse" (Sparse).
+// the reference 2-core machine), "fitted-hybrid" (Fitted to
+// fits/hybrid-2core.json: a study of the default strategy on a machine of
+// the same kind, its trials and repeats around the warm start), "host"
+// (Host) or "sparse" (Sparse).
 func NewLandscape(name string) (Landscape, error) {
 	switch name {
 	case "fitted":
 		return fitFixtureLandscape(name, "random-2core.json")
+	case "fitted-hybrid":
+		return fitFixtureLandscape(name, "hybrid-2core.json")
 	case "db":
 		return NewSynthetic(0)
 	case "db-wide":
