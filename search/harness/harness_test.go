@@ -268,22 +268,12 @@ func TestFittedLandscapeCarriesMainEffects(t *testing.T) {
 		}
 		sp := l.Space()
 		rng := rand.New(rand.NewPCG(seed, 11))
-		draw := func() space.Config { return search.Decode(sp, randomPoint(rng, sp.Knobs())) }
 		trials := randomTrials(l, 100, rng)
 		f, err := NewFitted(FitInput{Name: "fit", Space: sp, Trials: trials, Settings: `{"tables":8,"table_size":500000}`, RAMBytes: 24 << 30})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var truth, fit []float64
-		for len(truth) < 300 {
-			cfg := draw()
-			tv, ok1 := l.True(cfg)
-			fv, ok2 := f.True(cfg)
-			if ok1 && ok2 {
-				truth, fit = append(truth, tv), append(fit, fv)
-			}
-		}
-		tau := stat.Kendall(truth, fit, nil)
+		tau := fitRanking(l, f, 300, rng)
 		t.Logf("seed %d: tau %.2f, %s", seed, tau, f.Describe())
 		if tau < 0.72 {
 			t.Errorf("seed %d: Kendall tau %.2f between the fit and the landscape, want at least 0.72: %s", seed, tau, f.Describe())
@@ -378,21 +368,29 @@ func TestFittedLandscapeLearnsFromPrunedTrials(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var truth, fit []float64
-		for len(truth) < 300 {
-			cfg := search.Decode(sp, randomPoint(rng, sp.Knobs()))
-			tv, ok1 := l.True(cfg)
-			fv, ok2 := f.True(cfg)
-			if ok1 && ok2 {
-				truth, fit = append(truth, tv), append(fit, fv)
-			}
-		}
-		tau := stat.Kendall(truth, fit, nil)
+		tau := fitRanking(l, f, 300, rng)
 		t.Logf("seed %d: tau %.2f, %s", seed, tau, f.Describe())
 		if tau < 0.6 {
 			t.Errorf("seed %d: Kendall tau %.2f between the fit and the landscape, want at least 0.6: %s", seed, tau, f.Describe())
 		}
 	}
+}
+
+// fitRanking returns Kendall's tau between the noise-free scores of l and
+// those of its fit f over n uniformly random configurations where neither
+// crashes.
+func fitRanking(l Landscape, f *Fitted, n int, rng *rand.Rand) float64 {
+	sp := l.Space()
+	var truth, fit []float64
+	for len(truth) < n {
+		cfg := search.Decode(sp, randomPoint(rng, sp.Knobs()))
+		tv, ok1 := l.True(cfg)
+		fv, ok2 := f.True(cfg)
+		if ok1 && ok2 {
+			truth, fit = append(truth, tv), append(fit, fv)
+		}
+	}
+	return stat.Kendall(truth, fit, nil)
 }
 
 // randomTrials measures n uniformly random configurations of l (see
