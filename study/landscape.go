@@ -49,7 +49,7 @@ func fitFixture(ctx context.Context, dbPath, name, about string) (harness.FitFix
 // (ObjectiveCmd, else FitDB, else the synthetic Landscape) and the
 // harness's runs over it.
 type BenchSearch struct {
-	// Landscape names a synthetic landscape (harness.LandscapeNames).
+	// Landscape names a built-in landscape (harness.LandscapeNames).
 	Landscape string
 	// FitDB and FitStudy name a real study to fit the landscape to
 	// (FittedLandscape).

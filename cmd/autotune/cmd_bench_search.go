@@ -114,11 +114,11 @@ Landscapes: synthetic ones shaped like tuning MariaDB on this project's
 reference machine (--landscape db, db-wide, host: the 34 knobs a study offers
 there, sparse: 36 knobs of which 5 matter), two fitted to studies measured
 there (--landscape fitted: a random search; fitted-hybrid: a study of the
-default strategy, its trials around the warm start), one fitted to your own study's
-trials (--fit-db), or any command (--objective-cmd 'CMD': one config as a
-JSON object on stdin, one number out). Optuna's TPE and multivariate TPE run
-as peers with --strategies optuna-tpe,optuna-mtpe (python3-optuna for
-/usr/bin/python3).`,
+default strategy, its trials around the warm start), one fitted to your
+own study's trials (--fit-db), or any command (--objective-cmd 'CMD': one
+config as a JSON object on stdin, one number out). Optuna's TPE and
+multivariate TPE run as peers with --strategies optuna-tpe,optuna-mtpe
+(python3-optuna for /usr/bin/python3).`,
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			return o.validate(cmd.Flags())

@@ -29,8 +29,9 @@ import (
 // where the trials support it. Its posterior mean is the noise-free score; a
 // configuration whose nearest trial (within distance 0.3 in the unit cube)
 // failed crashes; the measurement noise is the pooled relative spread of
-// repeated configurations when the study has repeats, the fitted noise of
-// the process otherwise (at least 3 %).
+// repeated configurations' complete runs (full measurement windows) when
+// the study has repeats, the fitted noise of the process otherwise (at
+// least 3 %).
 type Fitted struct {
 	name     string
 	sp       *space.Space

@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -284,9 +285,10 @@ func TestFittedLandscapeCarriesMainEffects(t *testing.T) {
 // TestBuiltinFittedLandscape loads the embedded fixtures and the fitted
 // landscapes built on them: each fixture must be what FitFixture.Write
 // writes for it (read, written again, byte for byte); each fitted
-// landscape must hold more measured search trials than the space has
-// knobs (not thin), take its warm start from its study's expert trial,
-// and have an optimum above it.
+// landscape must be among LandscapeNames, hold more measured search
+// trials than the space has knobs (not thin), take its warm start from
+// its study's expert trial, and have an optimum above it; every fixture
+// must have a landscape.
 func TestBuiltinFittedLandscape(t *testing.T) {
 	files, err := fits.ReadDir("fits")
 	if err != nil {
@@ -316,7 +318,12 @@ func TestBuiltinFittedLandscape(t *testing.T) {
 			}
 		}
 	}
-	for name, file := range map[string]string{"fitted": "random-2core.json", "fitted-hybrid": "hybrid-2core.json"} {
+	used := map[string]bool{}
+	for name, file := range fittedFixtures {
+		used[file] = true
+		if !slices.Contains(LandscapeNames(), name) {
+			t.Errorf("fitted landscape %s is not among LandscapeNames", name)
+		}
 		l, err := NewLandscape(name)
 		if err != nil {
 			t.Fatal(err)
@@ -332,6 +339,11 @@ func TestBuiltinFittedLandscape(t *testing.T) {
 			t.Fatalf("%s: warm start %.1f (ok %v), best %.1f", name, v, ok, f.Best())
 		}
 		t.Logf("%s: %s", name, f.Describe())
+	}
+	for file := range experts {
+		if !used[file] {
+			t.Errorf("fits/%s: no fitted landscape is fitted to it (fittedFixtures)", file)
+		}
 	}
 }
 
@@ -373,6 +385,33 @@ func TestFittedLandscapeLearnsFromPrunedTrials(t *testing.T) {
 		if tau < 0.6 {
 			t.Errorf("seed %d: Kendall tau %.2f between the fit and the landscape, want at least 0.6: %s", seed, tau, f.Describe())
 		}
+	}
+}
+
+// TestFittedNoiseFromCompleteRuns: the measurement noise of a fit comes
+// from repeated configurations' complete runs; a pruned run of the same
+// configuration (a partial window, stopped because it was low) is fitted
+// but does not count as a repeat.
+func TestFittedNoiseFromCompleteRuns(t *testing.T) {
+	l, err := NewHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	trials := randomTrials(l, 30, rng)
+	cfg := l.Expert()
+	for i, s := range []struct {
+		state search.State
+		score float64
+	}{{search.Complete, 1000}, {search.Complete, 1010}, {search.Complete, 1005}, {search.Pruned, 300}} {
+		trials = append(trials, search.Trial{Number: 100 + i, Kind: search.Remeasure, Params: cfg, State: s.state, Outcome: search.Outcome{Score: s.score}})
+	}
+	f, err := NewFitted(FitInput{Name: "fit", Space: l.Space(), Trials: trials, Settings: `{"tables":8,"table_size":500000}`, RAMBytes: 24 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Noise() > 0.031 {
+		t.Fatalf("noise %.3f, want 0.03 (the floor: the three complete runs are within 1 %%)", f.Noise())
 	}
 }
 

@@ -138,6 +138,13 @@ func LandscapeNames() []string {
 	return []string{"db", "db-wide", "fitted", "fitted-hybrid", "host", "sparse"}
 }
 
+// fittedFixtures names the embedded fixture (fits/) each built-in fitted
+// landscape is fitted to.
+var fittedFixtures = map[string]string{
+	"fitted":        "random-2core.json",
+	"fitted-hybrid": "hybrid-2core.json",
+}
+
 // NewLandscape returns the built-in landscape called name: "db" and
 // "db-wide" (Synthetic with 0 and 24 extra knobs), "fitted" (Fitted to
 // the embedded fixture fits/random-2core.json: a random-search study on
@@ -146,11 +153,10 @@ func LandscapeNames() []string {
 // the same kind, its trials and repeats around the warm start), "host"
 // (Host) or "sparse" (Sparse).
 func NewLandscape(name string) (Landscape, error) {
+	if file, ok := fittedFixtures[name]; ok {
+		return fitFixtureLandscape(name, file)
+	}
 	switch name {
-	case "fitted":
-		return fitFixtureLandscape(name, "random-2core.json")
-	case "fitted-hybrid":
-		return fitFixtureLandscape(name, "hybrid-2core.json")
 	case "db":
 		return NewSynthetic(0)
 	case "db-wide":
