@@ -181,10 +181,7 @@ func TestFittedLandscape(t *testing.T) {
 	sp := syn.Space()
 	rng := rand.New(rand.NewPCG(5, 5))
 	trials := randomTrials(syn, 60, rng)
-	f, err := NewFitted(FitInput{Name: "fit", Space: sp, Trials: trials, Settings: `{"tables":8,"table_size":500000}`, RAMBytes: 24 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fitTrials(t, sp, trials)
 	small, _ := f.True(space.Config{"innodb_buffer_pool_size": "67108864"})
 	big, _ := f.True(space.Config{"innodb_buffer_pool_size": "4294967296"})
 	if big < 1.1*small {
@@ -270,10 +267,7 @@ func TestFittedLandscapeCarriesMainEffects(t *testing.T) {
 		sp := l.Space()
 		rng := rand.New(rand.NewPCG(seed, 11))
 		trials := randomTrials(l, 100, rng)
-		f, err := NewFitted(FitInput{Name: "fit", Space: sp, Trials: trials, Settings: `{"tables":8,"table_size":500000}`, RAMBytes: 24 << 30})
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := fitTrials(t, sp, trials)
 		tau := fitRanking(l, f, 300, rng)
 		t.Logf("seed %d: tau %.2f, %s", seed, tau, f.Describe())
 		if tau < 0.72 {
@@ -376,10 +370,7 @@ func TestFittedLandscapeLearnsFromPrunedTrials(t *testing.T) {
 				trials[i].State = search.Pruned
 			}
 		}
-		f, err := NewFitted(FitInput{Name: "fit", Space: sp, Trials: trials, Settings: `{"tables":8,"table_size":500000}`, RAMBytes: 24 << 30})
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := fitTrials(t, sp, trials)
 		tau := fitRanking(l, f, 300, rng)
 		t.Logf("seed %d: tau %.2f, %s", seed, tau, f.Describe())
 		if tau < 0.6 {
@@ -406,13 +397,21 @@ func TestFittedNoiseFromCompleteRuns(t *testing.T) {
 	}{{search.Complete, 1000}, {search.Complete, 1010}, {search.Complete, 1005}, {search.Pruned, 300}} {
 		trials = append(trials, search.Trial{Number: 100 + i, Kind: search.Remeasure, Params: cfg, State: s.state, Outcome: search.Outcome{Score: s.score}})
 	}
-	f, err := NewFitted(FitInput{Name: "fit", Space: l.Space(), Trials: trials, Settings: `{"tables":8,"table_size":500000}`, RAMBytes: 24 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fitTrials(t, l.Space(), trials)
 	if f.Noise() > 0.031 {
 		t.Fatalf("noise %.3f, want 0.03 (the floor: the three complete runs are within 1 %%)", f.Noise())
 	}
+}
+
+// fitTrials fits trials over sp as a study of 8 × 500000 sysbench rows
+// on a 24 GiB host would be fitted, failing the test when NewFitted does.
+func fitTrials(t *testing.T, sp *space.Space, trials []search.Trial) *Fitted {
+	t.Helper()
+	f, err := NewFitted(FitInput{Name: "fit", Space: sp, Trials: trials, Settings: `{"tables":8,"table_size":500000}`, RAMBytes: 24 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // fitRanking returns Kendall's tau between the noise-free scores of l and
