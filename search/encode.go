@@ -159,9 +159,17 @@ func (h *history) stats(cfg space.Config) (mean float64, n int) {
 	return mean, len(idx)
 }
 
-// measured reports whether cfg has been measured.
+// measured reports whether cfg has been measured, as proposed or as the
+// space's repairs make it (space.Space.Repair: a study measures a proposal
+// with its dependent knobs made consistent, so a step that only moves a
+// knob the repair moves back would measure a configuration again).
 func (h *history) measured(cfg space.Config) bool {
-	return len(h.byKey[fullConfig(h.sp, cfg).Key()]) > 0
+	full := fullConfig(h.sp, cfg)
+	if len(h.byKey[full.Key()]) > 0 {
+		return true
+	}
+	rep, _ := h.sp.Repair(full)
+	return len(h.byKey[rep.Key()]) > 0
 }
 
 // best returns the configuration with the highest mean over its repeats

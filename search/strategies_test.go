@@ -396,3 +396,44 @@ func TestWarmStartOnceEvenWhenItsConfigChanges(t *testing.T) {
 		t.Fatalf("%d expert trials, want the warm start measured once per study", n)
 	}
 }
+
+// TestHybridProposesNoRepairedRepeat: in a study whose Prepare repairs the
+// dependent knobs (as a real study's does), no search proposal measures a
+// configuration measured before. A small buffer pool makes the repair of
+// the redo log common: a local step that only raises the log above the
+// pool is measured as its incumbent again.
+func TestHybridProposesNoRepairedRepeat(t *testing.T) {
+	sp := firstSpace(t)
+	if err := sp.Limit("innodb_buffer_pool_size", 256<<20); err != nil {
+		t.Fatal(err)
+	}
+	repeats, repaired := 0, 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		h := NewHybrid(sp, HybridOptions{Seed: int64(seed), Horizon: 80})
+		s := &Study{Name: "s", Strategy: h, Objective: landscape(seed), Store: newMemStore(), MaxTrials: 80,
+			Prepare: func(c space.Config) space.Config {
+				rc, notes := sp.Repair(c)
+				repaired += len(notes)
+				return rc
+			}}
+		res, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, tr := range res.Trials {
+			key := fullConfig(sp, tr.Params).Key()
+			if first, ok := seen[key]; ok && (tr.Kind == Screen || tr.Kind == Sampled || tr.Kind == Refine) {
+				repeats++
+				t.Errorf("seed %d: trial %d (%s) measures trial %d's configuration again", seed, tr.Number, tr.Kind, first)
+			}
+			if _, ok := seen[key]; !ok {
+				seen[key] = tr.Number
+			}
+		}
+	}
+	if repaired == 0 {
+		t.Fatal("no proposal was repaired: the test does not exercise the repair")
+	}
+	t.Logf("%d repairs, %d repeats", repaired, repeats)
+}

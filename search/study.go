@@ -347,7 +347,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		}
 		if s.Strategy == nil {
 			// MinimizeOnly: no strategy learns.
-		} else if err := s.Strategy.Tell(ctx, p, toldValue(trials, t)); err != nil {
+		} else if err := s.Strategy.Tell(ctx, measuredAs(p, t), toldValue(trials, t)); err != nil {
 			return res(""), fmt.Errorf("tell trial %d: %w", t.Number, err)
 		}
 		note := Verdict(trials, t)
@@ -393,6 +393,16 @@ func (s *Study) finalRun(trials []Trial, used time.Duration, minimize bool) (Pro
 // the baseline measures Base; any other proposal is merged onto Base and
 // made consistent by Prepare.
 func (s *Study) params(p Proposal) space.Config { return proposalParams(s.Base, s.Prepare, p) }
+
+// measuredAs returns proposal p with the configuration trial t measured
+// (Base under it, Prepare's repairs applied): the strategy learns what was
+// measured, as a resumed study's replay of t.Params teaches it, so a
+// proposal the repairs turn into an earlier trial's configuration counts
+// as a repeat of that configuration.
+func measuredAs(p Proposal, t Trial) Proposal {
+	p.Config = t.Params
+	return p
+}
 
 // proposalParams is Study.params and Worker.params: see Study.params.
 func proposalParams(base space.Config, prepare func(space.Config) space.Config, p Proposal) space.Config {
