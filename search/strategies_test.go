@@ -437,3 +437,75 @@ func TestHybridProposesNoRepairedRepeat(t *testing.T) {
 	}
 	t.Logf("%d repairs, %d repeats", repaired, repeats)
 }
+
+// TestHybridRacesTheTwoBest: in the last Race share of its horizon the
+// hybrid re-measures, every other proposal, whichever of the two
+// configurations with the best estimates (mean after the first run) has
+// fewer measurements; before it, and with the race off, it does not.
+func TestHybridRacesTheTwoBest(t *testing.T) {
+	sp := firstSpace(t)
+	ctx := context.Background()
+	a := space.Config{"innodb_buffer_pool_size": strconv.Itoa(1 << 30)}
+	b := space.Config{"innodb_buffer_pool_size": strconv.Itoa(2 << 30)}
+	c := space.Config{"innodb_buffer_pool_size": strconv.Itoa(512 << 20)}
+	// history builds a hybrid with the given history size: a measured 4
+	// times (its runs after the first average 1000), b twice (1010 after a
+	// lucky 1500: the best estimate), c twice (900), and filler points of
+	// one measurement each.
+	history := func(o HybridOptions, size int) *Hybrid {
+		h := NewHybrid(sp, o)
+		for _, v := range []float64{1200, 990, 1000, 1010} {
+			_ = h.Observe(a, v)
+		}
+		_ = h.Observe(b, 1500)
+		_ = h.Observe(b, 1010)
+		_ = h.Observe(c, 900)
+		_ = h.Observe(c, 900)
+		for i := 0; len(h.h.obs) < size; i++ {
+			_ = h.Observe(space.Config{"innodb_io_capacity": strconv.Itoa(200 + 10*i)}, 500)
+		}
+		return h
+	}
+	races := func(h *Hybrid, asks int) (ra, rb, other int) {
+		for i := 0; i < asks; i++ {
+			p, err := h.Ask(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case p.Kind == Remeasure && fullConfig(sp, p.Config).Key() == fullConfig(sp, a).Key():
+				ra++
+			case p.Kind == Remeasure && fullConfig(sp, p.Config).Key() == fullConfig(sp, b).Key():
+				rb++
+			case p.Kind == Remeasure:
+				other++
+			}
+		}
+		return
+	}
+	// In the race (history 85 of 100): b, the best estimate with fewer
+	// measurements, every other proposal (nothing is told, so it stays
+	// the one to measure).
+	if ra, rb, other := races(history(HybridOptions{Seed: 1, Horizon: 100}, 85), 10); rb != 5 || ra != 0 || other != 0 {
+		t.Fatalf("in the race: %d repeats of b, %d of a, %d others; want 5 of b", rb, ra, other)
+	}
+	// Once b has more measurements than a, a is measured.
+	h := history(HybridOptions{Seed: 1, Horizon: 100}, 85)
+	for _, v := range []float64{1010, 1010, 1010} {
+		_ = h.Observe(b, v)
+	}
+	if ra, rb, _ := races(h, 10); ra != 5 || rb != 0 {
+		t.Fatalf("b measured 5 times: %d repeats of a, %d of b; want 5 of a", ra, rb)
+	}
+	// Before the race (history 60 of 100) and with the race off: no
+	// repeat of a or b beyond the search's own repeat of its centre.
+	for _, o := range []HybridOptions{{Seed: 1, Horizon: 100}, {Seed: 1, Horizon: 100, Race: -1}} {
+		size := 60
+		if o.Race < 0 {
+			size = 85
+		}
+		if ra, rb, _ := races(history(o, size), 10); ra+rb > 3 {
+			t.Fatalf("race %v, history %d: %d repeats of a, %d of b; want the race's repeats only in the race", o.Race, size, ra, rb)
+		}
+	}
+}
