@@ -42,13 +42,17 @@ type observingStrategy interface {
 func BenchmarkSuggest(b *testing.B) {
 	sp := space.Default()
 	cfgs, ys := historyOf(sp, 1000)
-	for _, name := range []string{"hybrid", "hybrid-refit", "hybrid-v1", "coordinate", "tpe", "mtpe", "random"} {
+	for _, name := range []string{"hybrid", "hybrid-refit", "hybrid-race", "hybrid-v1", "coordinate", "tpe", "mtpe", "random"} {
 		b.Run(name, func(b *testing.B) {
 			var st observingStrategy
 			var err error
 			switch name {
 			case "hybrid", "hybrid-refit":
 				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 5000})
+			case "hybrid-race":
+				// The history (1000 trials, every other one a repeat of an
+				// earlier configuration) inside the final race.
+				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 1100})
 			case "hybrid-v1":
 				// A horizon past the history keeps it in its TPE phase.
 				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 5000, NoLocal: true})
@@ -65,7 +69,11 @@ func BenchmarkSuggest(b *testing.B) {
 				b.Fatal(err)
 			}
 			for i := range cfgs {
-				if err := st.Observe(cfgs[i], ys[i]); err != nil {
+				cfg := cfgs[i]
+				if name == "hybrid-race" && i%2 == 1 {
+					cfg = cfgs[i-1]
+				}
+				if err := st.Observe(cfg, ys[i]); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -80,6 +88,9 @@ func BenchmarkSuggest(b *testing.B) {
 				case "hybrid-refit":
 					// Also the knob ranking it refits every 8 trials.
 					h.sub, h.local = nil, nil
+				case "hybrid-race":
+					// A race step on every Ask (it is every other one).
+					h.asked = 1
 				}
 				if _, err := st.Ask(ctx); err != nil {
 					b.Fatal(err)

@@ -12,8 +12,9 @@ const (
 	// Step is a coordinate-descent step: the incumbent with one knob moved
 	// to another level.
 	Step Kind = "coordinate"
-	// Remeasure measures the incumbent again, for the noise estimate and a
-	// firmer mean.
+	// Remeasure measures a configuration the strategy measured before
+	// again (the incumbent, the local search's centre, one of the hybrid's
+	// final race's two best), for the noise estimate and a firmer mean.
 	Remeasure Kind = "repeat"
 	// Refine is a local refinement: the incumbent with one or two knobs
 	// nudged.
