@@ -175,6 +175,24 @@ func latinHypercube(rng *rand.Rand, n int, nChoices []int) [][]float64 {
 	return pts
 }
 
+// Observe adds a measured configuration to the history (a resumed
+// study's replay; a worker's, which asks a fresh instance for each trial,
+// see Worker). Each observation also counts as a proposal for the phases
+// that alternate (TPE every fourth proposal, the centre's repeat every
+// fourth local step, the race every other proposal), so an instance that
+// replayed a history goes on through them as the instance that made it
+// did (without it a worker's hybrid only ever made local steps), and an
+// observed repeat of a measured configuration counts as the last repeat
+// of the incumbent (at most every third proposal).
+func (h *Hybrid) Observe(cfg space.Config, value float64) error {
+	h.asked++
+	h.localAsked++
+	if h.h.measured(cfg) {
+		h.lastRepeat = h.asked
+	}
+	return h.recorder.Observe(cfg, value)
+}
+
 // Ask returns the next configuration of the current phase.
 func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 	if err := ctx.Err(); err != nil {

@@ -509,3 +509,47 @@ func TestHybridRacesTheTwoBest(t *testing.T) {
 		}
 	}
 }
+
+// TestHybridPhasesFromAReplayedHistory: a worker asks a fresh hybrid for
+// one proposal after replaying the study's trials (Worker.next), so the
+// hybrid's alternation (TPE every fourth proposal, the final race every
+// other) must follow the history, not the proposals this instance made.
+func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
+	sp := firstSpace(t)
+	rng := rand.New(rand.NewPCG(5, 5))
+	var cfgs []space.Config
+	var ys []float64
+	for i := 0; i < 100; i++ {
+		x := make([]float64, len(sp.Knobs()))
+		for d := range x {
+			x[d] = rng.Float64()
+		}
+		cfgs = append(cfgs, decode(sp, x))
+		ys = append(ys, 500+400*x[0]+50*rng.NormFloat64())
+	}
+	// Every third trial from 30 on repeats an earlier one, so the race has
+	// candidates measured twice.
+	for i := 30; i < 100; i += 3 {
+		cfgs[i] = cfgs[i-20]
+	}
+	kinds := map[Kind]int{}
+	for n := 40; n < 100; n++ {
+		h := NewHybrid(sp, HybridOptions{Seed: int64(n), Horizon: 100})
+		for i := 0; i < n; i++ {
+			if err := h.Observe(cfgs[i], ys[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := h.Ask(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds[p.Kind]++
+	}
+	t.Logf("kinds of 60 one-shot proposals: %v", kinds)
+	// 60 asks: TPE on about a quarter before the race, repeats on about
+	// half of the 20 in the race.
+	if kinds[Sampled] < 8 || kinds[Remeasure] < 8 || kinds[Refine] < 20 {
+		t.Fatalf("kinds of 60 one-shot proposals %v: want TPE, repeats and local steps", kinds)
+	}
+}
