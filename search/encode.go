@@ -168,8 +168,10 @@ func (h *history) measured(cfg space.Config) bool {
 	if len(h.byKey[full.Key()]) > 0 {
 		return true
 	}
+	// The repair leaves some knobs out (query_cache_size with the cache
+	// off); the history holds them at their default, as add does.
 	rep, _ := h.sp.Repair(full)
-	return len(h.byKey[rep.Key()]) > 0
+	return len(h.byKey[fullConfig(h.sp, rep).Key()]) > 0
 }
 
 // best returns the configuration with the highest mean over its repeats
