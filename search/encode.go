@@ -147,9 +147,27 @@ func (h *history) add(cfg space.Config, value float64) {
 	h.obs = append(h.obs, o)
 }
 
-// stats returns the mean value and count of the measurements of cfg.
+// keyOf returns the history's key for cfg: its own (absent knobs at their
+// default) when that was measured, else the key of the configuration the
+// space's repairs make of it (space.Space.Repair; the knobs the repair
+// leaves out, e.g. query_cache_size with the cache off, at their default,
+// as add holds them). A study measures a proposal repaired and tells the
+// strategy what it measured, so a step that only moves a knob the repair
+// moves back is a repeat of a measured configuration.
+func (h *history) keyOf(cfg space.Config) string {
+	full := fullConfig(h.sp, cfg)
+	key := full.Key()
+	if len(h.byKey[key]) > 0 {
+		return key
+	}
+	rep, _ := h.sp.Repair(full)
+	return fullConfig(h.sp, rep).Key()
+}
+
+// stats returns the mean value and count of the measurements of cfg (see
+// keyOf).
 func (h *history) stats(cfg space.Config) (mean float64, n int) {
-	idx := h.byKey[fullConfig(h.sp, cfg).Key()]
+	idx := h.byKey[h.keyOf(cfg)]
 	for _, i := range idx {
 		mean += h.obs[i].value
 	}
@@ -160,18 +178,9 @@ func (h *history) stats(cfg space.Config) (mean float64, n int) {
 }
 
 // measured reports whether cfg has been measured, as proposed or as the
-// space's repairs make it (space.Space.Repair: a study measures a proposal
-// with its dependent knobs made consistent, so a step that only moves a
-// knob the repair moves back would measure a configuration again).
+// space's repairs make it (see keyOf).
 func (h *history) measured(cfg space.Config) bool {
-	full := fullConfig(h.sp, cfg)
-	if len(h.byKey[full.Key()]) > 0 {
-		return true
-	}
-	// The repair leaves some knobs out (query_cache_size with the cache
-	// off); the history holds them at their default, as add does.
-	rep, _ := h.sp.Repair(full)
-	return len(h.byKey[fullConfig(h.sp, rep).Key()]) > 0
+	return len(h.byKey[h.keyOf(cfg)]) > 0
 }
 
 // best returns the configuration with the highest mean over its repeats

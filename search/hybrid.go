@@ -180,14 +180,14 @@ func latinHypercube(rng *rand.Rand, n int, nChoices []int) [][]float64 {
 // see Worker). Each observation also counts as a proposal for the phases
 // that alternate (TPE every fourth proposal, the centre's repeat every
 // fourth local step, the race every other proposal), so an instance that
-// replayed a history goes on through them as the instance that made it
-// did (without it a worker's hybrid only ever made local steps), and an
-// observed repeat of a measured configuration counts as the last repeat
-// of the incumbent (at most every third proposal).
+// replayed a history goes through them from the history's size (without
+// it a worker's hybrid only ever made local steps), and an
+// observed second measurement of the incumbent counts as the repeat Ask
+// makes of it (at most every third proposal).
 func (h *Hybrid) Observe(cfg space.Config, value float64) error {
 	h.asked++
 	h.localAsked++
-	if h.h.measured(cfg) {
+	if inc, n := h.incumbent(); n == 1 && h.h.keyOf(cfg) == fullConfig(h.sp, inc).Key() {
 		h.lastRepeat = h.asked
 	}
 	return h.recorder.Observe(cfg, value)

@@ -398,8 +398,8 @@ func TestWarmStartOnceEvenWhenItsConfigChanges(t *testing.T) {
 }
 
 // TestHybridProposesNoRepairedRepeat: in a study whose Prepare repairs the
-// dependent knobs (as a real study's does) and whose Base pins knobs
-// outside the space, no search proposal measures a configuration measured
+// dependent knobs (as a real study's does) and has a Base, no search
+// proposal measures a configuration measured
 // before. A small buffer pool makes the repair of the redo log common (a
 // local step that only raises the log above the pool is measured as its
 // incumbent again); in the catalogue's space the repair also leaves knobs
@@ -520,31 +520,29 @@ func TestHybridRacesTheTwoBest(t *testing.T) {
 }
 
 // TestHybridPhasesFromAReplayedHistory: a worker asks a fresh hybrid for
-// one proposal after replaying the study's trials (Worker.next), so the
+// one proposal after replaying the study's trials (Worker.choose), so the
 // hybrid's alternation (TPE every fourth proposal, the final race every
 // other) must follow the history, not the proposals this instance made.
+// The test plays a worker: 40 random trials, then 60 trials each proposed
+// by a fresh instance that replayed all before it.
 func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
 	sp := firstSpace(t)
 	rng := rand.New(rand.NewPCG(5, 5))
+	f := func(cfg space.Config) float64 { return 500 + 400*encode(sp, cfg)[0] + 50*rng.NormFloat64() }
 	var cfgs []space.Config
 	var ys []float64
-	for i := 0; i < 100; i++ {
+	for i := 0; i < 40; i++ {
 		x := make([]float64, len(sp.Knobs()))
 		for d := range x {
 			x[d] = rng.Float64()
 		}
 		cfgs = append(cfgs, decode(sp, x))
-		ys = append(ys, 500+400*x[0]+50*rng.NormFloat64())
-	}
-	// Every third trial from 30 on repeats an earlier one, so the race has
-	// candidates measured twice.
-	for i := 30; i < 100; i += 3 {
-		cfgs[i] = cfgs[i-20]
+		ys = append(ys, f(cfgs[i]))
 	}
 	kinds := map[Kind]int{}
 	for n := 40; n < 100; n++ {
 		h := NewHybrid(sp, HybridOptions{Seed: int64(n), Horizon: 100})
-		for i := 0; i < n; i++ {
+		for i := range cfgs {
 			if err := h.Observe(cfgs[i], ys[i]); err != nil {
 				t.Fatal(err)
 			}
@@ -554,11 +552,35 @@ func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		kinds[p.Kind]++
+		cfgs = append(cfgs, p.Config)
+		ys = append(ys, f(p.Config))
 	}
 	t.Logf("kinds of 60 one-shot proposals: %v", kinds)
-	// 60 asks: TPE on about a quarter before the race, repeats on about
-	// half of the 20 in the race.
+	// TPE on about a quarter before the race, repeats (the incumbent's,
+	// the centre's, the race's) and local steps.
 	if kinds[Sampled] < 8 || kinds[Remeasure] < 8 || kinds[Refine] < 20 {
 		t.Fatalf("kinds of 60 one-shot proposals %v: want TPE, repeats and local steps", kinds)
+	}
+}
+
+// TestHistoryFindsARepairedProposal: the history holds what a study
+// measured (the repaired configuration); a proposal the repair turns into
+// it is found by measured and stats (coordinate descent adopts a step by
+// its stats), and a configuration the repair leaves alone is not.
+func TestHistoryFindsARepairedProposal(t *testing.T) {
+	sp := space.Default()
+	h := newHistory(sp)
+	raw := space.Config{"innodb_io_capacity": "4000", "innodb_io_capacity_max": "2000", "query_cache_type": "OFF", "query_cache_size": "67108864"}
+	rep, notes := sp.Repair(fullConfig(sp, raw))
+	if len(notes) < 2 {
+		t.Fatalf("repair notes %v: want io_capacity_max raised and query_cache_size left out", notes)
+	}
+	h.add(rep, 700)
+	if m, n := h.stats(raw); n != 1 || m != 700 || !h.measured(raw) {
+		t.Fatalf("stats of the raw proposal: mean %g over %d, measured %v; want 700 over 1", m, n, h.measured(raw))
+	}
+	other := space.Config{"innodb_io_capacity": "4000", "innodb_io_capacity_max": "5000"}
+	if _, n := h.stats(other); n != 0 || h.measured(other) {
+		t.Fatal("a configuration the repair does not turn into the measured one counts as measured")
 	}
 }
