@@ -187,7 +187,7 @@ func latinHypercube(rng *rand.Rand, n int, nChoices []int) [][]float64 {
 func (h *Hybrid) Observe(cfg space.Config, value float64) error {
 	h.asked++
 	h.localAsked++
-	if inc, n := h.incumbent(); n == 1 && h.h.keyOf(cfg) == fullConfig(h.sp, inc).Key() {
+	if inc, n := h.incumbent(); n == 1 && h.h.keyOf(cfg) == inc.Key() {
 		h.lastRepeat = h.asked
 	}
 	return h.recorder.Observe(cfg, value)
