@@ -75,29 +75,34 @@ func fromUnit(k space.Knob, u float64) string {
 	return v
 }
 
-// fullConfig returns cfg with every knob of sp set: absent knobs take
-// their default. Knobs of cfg not in sp are dropped.
+// fullConfig returns cfg with every searched knob of sp set: absent knobs
+// take the value the server runs with (space.Space.Fill: their default;
+// for innodb_io_capacity_max, twice innodb_io_capacity when that is more).
+// Knobs of cfg not searched are dropped. Two configurations the server
+// runs alike have one full form (up to the knobs space.Space.Repair
+// leaves out), which is what a history groups by.
 func fullConfig(sp *space.Space, cfg space.Config) space.Config {
+	filled := sp.Fill(cfg)
 	out := make(space.Config, len(sp.Knobs()))
 	for _, k := range sp.Knobs() {
-		if v, ok := cfg[k.Name]; ok {
-			out[k.Name] = v
-		} else {
-			out[k.Name] = k.Default
-		}
+		out[k.Name] = filled[k.Name]
 	}
 	return out
 }
 
-// encode returns the coordinates of cfg (absent knobs at their default),
-// one per knob in space order.
+// encode returns the coordinates of cfg (absent knobs at the value the
+// server runs with, see fullConfig), one per knob in space order.
 func encode(sp *space.Space, cfg space.Config) []float64 {
 	ks := sp.Knobs()
 	x := make([]float64, len(ks))
+	var filled space.Config // cfg with its absent knobs at the value the server runs with, when needed
 	for i, k := range ks {
 		v, ok := cfg[k.Name]
 		if !ok {
-			v = k.Default
+			if filled == nil {
+				filled = sp.Fill(cfg)
+			}
+			v = filled[k.Name]
 		}
 		u, err := toUnit(k, v)
 		if err != nil {
@@ -130,9 +135,12 @@ type observation struct {
 // measured point, whoever proposed it. Repeated measurements of one
 // configuration are grouped by key.
 type history struct {
-	sp    *space.Space
-	obs   []observation
-	byKey map[string][]int
+	sp *space.Space
+	// prepare turns a proposal into the configuration the study measures
+	// (Preparer); nil: the space's repair alone.
+	prepare func(space.Config) space.Config
+	obs     []observation
+	byKey   map[string][]int
 }
 
 func newHistory(sp *space.Space) *history {
@@ -147,20 +155,27 @@ func (h *history) add(cfg space.Config, value float64) {
 	h.obs = append(h.obs, o)
 }
 
-// keyOf returns the history's key for cfg: its own (absent knobs at their
-// default) when that was measured, else the key of the configuration the
-// space's repairs make of it (space.Space.Repair; the knobs the repair
-// leaves out, e.g. query_cache_size with the cache off, at their default,
-// as add holds them). A study measures a proposal repaired and tells the
-// strategy what it measured, so a step that only moves a knob the repair
-// moves back is a repeat of a measured configuration.
+// keyOf returns the history's key for cfg: its own (absent knobs at the
+// value the server runs with) when that was measured, else the key of the
+// configuration a study measures for it: prepare's (Base under it, the
+// repair, the canonical form), or without prepare the space's repair
+// (space.Space.Repair), filled as add fills (the knobs the repair leaves
+// out, e.g. query_cache_size with the cache off, at their default). A
+// study tells the strategy what it measured, so a step that only moves a
+// knob the repair moves back, or one Base pins, is a repeat of a measured
+// configuration.
 func (h *history) keyOf(cfg space.Config) string {
 	full := fullConfig(h.sp, cfg)
 	key := full.Key()
 	if len(h.byKey[key]) > 0 {
 		return key
 	}
-	rep, _ := h.sp.Repair(full)
+	var rep space.Config
+	if h.prepare != nil {
+		rep = h.prepare(full)
+	} else {
+		rep, _ = h.sp.Repair(full)
+	}
 	return fullConfig(h.sp, rep).Key()
 }
 

@@ -44,3 +44,14 @@ func NewStrategy(name string, sp *space.Space, o StrategyOptions) (Strategy, err
 type Horizoner interface {
 	SetHorizon(n int)
 }
+
+// Preparer is implemented by strategies that recognise a proposal whose
+// measurement they already hold in another form (Hybrid, coordinate
+// descent): Study and Worker give them, before their first Ask, the
+// function that turns a proposal's configuration into the one a trial
+// measures and records (Base under it, the repair, the canonical form:
+// Study.params), so a step that only moves a knob Base pins or the repair
+// moves back is seen as the configuration measured before.
+type Preparer interface {
+	SetPrepare(prepare func(space.Config) space.Config)
+}

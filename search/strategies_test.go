@@ -406,24 +406,44 @@ func TestWarmStartOnceEvenWhenItsConfigChanges(t *testing.T) {
 // out (query_cache_size with the cache off, thread_pool_size without the
 // pool), which the history holds at their default.
 func TestHybridProposesNoRepairedRepeat(t *testing.T) {
-	for _, name := range []string{"first", "catalogue"} {
+	for _, name := range []string{"first", "catalogue", "pinned pool"} {
 		sp := firstSpace(t)
-		if name == "catalogue" {
+		base := space.Config{"innodb_doublewrite": "ON"}
+		switch name {
+		case "catalogue":
 			sp = space.Default()
+		case "pinned pool":
+			// A space file pins the buffer pool (Base holds it, the
+			// strategy never sees it) while the redo log is searched: the
+			// repair lowers a log above the pinned pool.
+			var ks []space.Knob
+			for _, k := range space.Default().Knobs() {
+				if k.Name != "innodb_buffer_pool_size" {
+					ks = append(ks, k)
+				}
+			}
+			var err error
+			if sp, err = space.New(ks); err != nil {
+				t.Fatal(err)
+			}
+			base = base.Merge(space.Config{"innodb_buffer_pool_size": strconv.Itoa(256 << 20)})
 		}
-		if err := sp.Limit("innodb_buffer_pool_size", 256<<20); err != nil {
-			t.Fatal(err)
+		if name != "pinned pool" {
+			if err := sp.Limit("innodb_buffer_pool_size", 256<<20); err != nil {
+				t.Fatal(err)
+			}
 		}
 		repeats, repaired := 0, 0
 		for seed := uint64(1); seed <= 3; seed++ {
 			h := NewHybrid(sp, HybridOptions{Seed: int64(seed), Horizon: 80})
 			s := &Study{Name: "s", Strategy: h, Objective: landscape(seed), Store: newMemStore(), MaxTrials: 80,
-				Base: space.Config{"innodb_doublewrite": "ON"},
+				Base: base,
 				Prepare: func(c space.Config) space.Config {
 					rc, notes := sp.Repair(c)
 					repaired += len(notes)
 					return rc
-				}}
+				},
+				Canonical: sp.Essential}
 			res, err := s.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -582,5 +602,26 @@ func TestHistoryFindsARepairedProposal(t *testing.T) {
 	other := space.Config{"innodb_io_capacity": "4000", "innodb_io_capacity_max": "5000"}
 	if _, n := h.stats(other); n != 0 || h.measured(other) {
 		t.Fatal("a configuration the repair does not turn into the measured one counts as measured")
+	}
+}
+
+// TestCoordinateStartsFromABaselineCnf: with a baseline my.cnf (Base) the
+// descent starts from the baseline as measured, not from the defaults.
+func TestCoordinateStartsFromABaselineCnf(t *testing.T) {
+	sp := space.Default()
+	base := space.Config{"innodb_buffer_pool_size": strconv.Itoa(1 << 30), "innodb_flush_log_at_trx_commit": "2"}
+	s := &Study{Name: "s", Strategy: NewCoordinate(sp, CoordinateOptions{}), Objective: landscape(5), Store: newMemStore(), MaxTrials: 2,
+		Base:      base,
+		Prepare:   func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
+		Canonical: sp.Essential}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trials) != 2 {
+		t.Fatalf("%d trials, want 2", len(res.Trials))
+	}
+	if got, want := res.Trials[1].Params.Key(), res.Trials[0].Params.Key(); got != want {
+		t.Errorf("the descent's first trial measures %s, want the baseline's %s (its repeat before stepping from it)", got, want)
 	}
 }

@@ -34,7 +34,10 @@ type Strategy interface {
 	// Ask returns the next configuration to measure.
 	Ask(ctx context.Context) (Proposal, error)
 	// Tell reports the objective value of a proposal (higher is better);
-	// failed trials are told a penalised value.
+	// failed trials are told a penalised value. A study tells each
+	// proposal once, after its trial, with p.Config replaced by the
+	// configuration the trial measured (Base under it, repaired, in
+	// canonical form: see Study.params), which need not be the one asked.
 	Tell(ctx context.Context, p Proposal, value float64) error
 }
 

@@ -71,6 +71,15 @@ type Study struct {
 	// the space's constraint repair (space.Space.Repair), which must see
 	// the merged configuration.
 	Prepare func(space.Config) space.Config
+	// Canonical, when set, gives every configuration the study records
+	// (the baseline's included, after Base and Prepare) its canonical
+	// form: space.Space.Essential, which leaves out the knobs at the
+	// value the server runs with anyway. Measurements are grouped by the
+	// recorded configuration's key, so without it a warm start that names
+	// three knobs and a strategy's proposal of the same configuration with
+	// every knob listed count as two configurations. Re-measurements and
+	// retries repeat a recorded configuration as it is.
+	Canonical func(space.Config) space.Config
 	// Now returns the current time (time.Now when nil).
 	Now func() time.Time
 	// StoreRetry is how long recording a finished trial is retried when
@@ -238,6 +247,9 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		return Result{Reason: reason, Trials: trials, Best: best, Baseline: base, Spent: spent + now().Sub(mark)}
 	}
 
+	if pr, ok := s.Strategy.(Preparer); ok {
+		pr.SetPrepare(func(c space.Config) space.Config { return s.params(Proposal{Config: c, Kind: Sampled}) })
+	}
 	// Replay history into the strategy, so it learns from earlier runs.
 	if obs, ok := s.Strategy.(observer); ok {
 		if err := replay(obs, trials); err != nil {
@@ -391,8 +403,11 @@ func (s *Study) finalRun(trials []Trial, used time.Duration, minimize bool) (Pro
 // params returns the configuration a trial of proposal p measures: a
 // re-measurement or a retry repeats a recorded configuration as it is;
 // the baseline measures Base; any other proposal is merged onto Base and
-// made consistent by Prepare.
-func (s *Study) params(p Proposal) space.Config { return proposalParams(s.Base, s.Prepare, p) }
+// made consistent by Prepare; Canonical, when set, then gives either its
+// canonical form.
+func (s *Study) params(p Proposal) space.Config {
+	return proposalParams(s.Base, s.Prepare, s.Canonical, p)
+}
 
 // measuredAs returns proposal p with the configuration trial t measured
 // (Base under it, Prepare's repairs applied): the strategy learns what was
@@ -405,15 +420,18 @@ func measuredAs(p Proposal, t Trial) Proposal {
 }
 
 // proposalParams is Study.params and Worker.params: see Study.params.
-func proposalParams(base space.Config, prepare func(space.Config) space.Config, p Proposal) space.Config {
-	switch {
-	case p.Kind == Retry || p.Kind.Extra():
+func proposalParams(base space.Config, prepare, canonical func(space.Config) space.Config, p Proposal) space.Config {
+	if p.Kind == Retry || p.Kind.Extra() {
 		return p.Config
-	case p.Kind == Baseline || prepare == nil:
-		return base.Merge(p.Config)
-	default:
-		return prepare(base.Merge(p.Config))
 	}
+	cfg := base.Merge(p.Config)
+	if p.Kind != Baseline && prepare != nil {
+		cfg = prepare(cfg)
+	}
+	if canonical != nil {
+		cfg = canonical(cfg)
+	}
+	return cfg
 }
 
 // pending returns the proposals a resumed study owes: the baseline when no

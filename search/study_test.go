@@ -361,3 +361,47 @@ func TestStudyPreparesEveryProposedKind(t *testing.T) {
 		}
 	}
 }
+
+// fullStrategy proposes one configuration with every knob of its space
+// listed, as the model-based strategies do.
+type fullStrategy struct {
+	sp  *space.Space
+	cfg space.Config
+}
+
+func (f fullStrategy) Ask(ctx context.Context) (Proposal, error) {
+	return Proposal{Config: fullConfig(f.sp, f.cfg), Kind: Sampled, handle: -1}, nil
+}
+func (fullStrategy) Tell(ctx context.Context, p Proposal, v float64) error { return nil }
+
+// A warm start names three knobs, a strategy proposes the same
+// configuration with every knob listed: the study records both in one
+// canonical form, so their measurements are one configuration's.
+func TestStudyGroupsAConfigurationListedInFull(t *testing.T) {
+	sp := space.Default()
+	warm := space.Config{"innodb_buffer_pool_size": "1073741824", "innodb_io_capacity": "1500", "innodb_log_file_size": "268435456"}
+	store := newMemStore()
+	s := &Study{Name: "s", Strategy: fullStrategy{sp, warm}, Objective: landscape(3), Store: store, MaxTrials: 4,
+		WarmStart: []Proposal{{Config: warm, Kind: Expert, handle: -1}},
+		Prepare:   func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
+		Canonical: sp.Essential}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws Trial
+	for _, tr := range res.Trials {
+		if tr.Kind == Expert {
+			ws = tr
+		}
+	}
+	if ws.Params.Key() != warm.Key() {
+		t.Fatalf("the warm start was recorded as %v, want %v", ws.Params, warm)
+	}
+	if g := groupOf(res.Trials, ws.Params.Key()); g.all != 3 {
+		for _, tr := range res.Trials {
+			t.Logf("trial %d %s: %v", tr.Number, tr.Kind, tr.Params)
+		}
+		t.Errorf("the warm start and its two proposals in full count as %d measurements of one configuration, want 3", g.all)
+	}
+}

@@ -84,10 +84,11 @@ type Worker struct {
 	// Started is when this worker began; a failed baseline that ended
 	// before it is measured again (zero: the moment Run is called).
 	Started time.Time
-	// Base is set under every trial's configuration and Prepare makes a
-	// proposal consistent, as in Study (see Study.params).
-	Base    space.Config
-	Prepare func(space.Config) space.Config
+	// Base is set under every trial's configuration, Prepare makes a
+	// proposal consistent and Canonical gives it its canonical form, as
+	// in Study (see Study.params).
+	Base               space.Config
+	Prepare, Canonical func(space.Config) space.Config
 	// WarmStart lists configurations measured right after the baseline,
 	// each once per study, whichever worker claims them.
 	WarmStart []Proposal
@@ -295,7 +296,7 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 			return Proposal{}, Stop, "", fmt.Errorf("%w: trial %d: %s", ErrBaselineFailed, lastFailedBase.Number, lastFailedBase.Failure)
 		}
 		p := Proposal{Config: space.Config{}, Kind: Baseline, handle: -1}
-		p.Config = proposalParams(w.Base, w.Prepare, p)
+		p.Config = proposalParams(w.Base, w.Prepare, w.Canonical, p)
 		return p, Run, "", nil
 	}
 	// Then the configs of interrupted trials (a dead worker's, a Ctrl-C)
@@ -322,6 +323,9 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 	if err != nil {
 		return Proposal{}, Stop, "", err
 	}
+	if pr, ok := strat.(Preparer); ok {
+		pr.SetPrepare(func(c space.Config) space.Config { return w.params(Proposal{Config: c, Kind: Sampled}) })
+	}
 	obs, ok := strat.(observer)
 	if !ok {
 		return Proposal{}, Stop, "", errors.New("worker strategy cannot replay history (no Observe method)")
@@ -339,4 +343,6 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 
 // params returns the configuration a trial of proposal p measures (see
 // Study.params).
-func (w *Worker) params(p Proposal) space.Config { return proposalParams(w.Base, w.Prepare, p) }
+func (w *Worker) params(p Proposal) space.Config {
+	return proposalParams(w.Base, w.Prepare, w.Canonical, p)
+}

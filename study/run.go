@@ -293,6 +293,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 		Budget: cfg.Budget, Spent: op.Study.Spent, Start: r.started, MaxTrials: cfg.Trials, WarmStart: warm,
 		Confirm: cfg.Measure.Confirmation(), Base: r.base,
 		Prepare:   func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
+		Canonical: sp.Essential,
 		PriorCost: cfg.Measure.Warmup + cfg.Measure.Duration + 5*time.Second,
 		OnPlan:    func(p search.Plan) { r.logPlan(p) },
 		OnTrial:   prog.Trial,

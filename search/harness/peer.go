@@ -70,8 +70,8 @@ type Peer struct {
 	in     io.WriteCloser
 	out    *bufio.Reader
 	stderr strings.Builder
-	// asked is the key of the last proposal not told yet ("" when none).
-	asked string
+	// asked is true while the last proposal is not told yet.
+	asked bool
 }
 
 // NewPeer starts the Optuna peer called name (PeerStrategies) over sp.
@@ -181,15 +181,18 @@ func (p *Peer) Ask(ctx context.Context) (search.Proposal, error) {
 		x[i] = f
 	}
 	cfg := search.Decode(p.sp, x)
-	p.asked = cfg.Key()
+	p.asked = true
 	return search.Proposal{Config: cfg, Kind: search.Sampled}, nil
 }
 
 // Tell implements search.Strategy: the value of the last proposal, or an
-// observation of a configuration the peer did not propose.
+// observation of a configuration the peer did not propose. A study tells
+// each of its proposals once, after its trial and before the next Ask, with
+// the configuration it measured (repaired, in canonical form: it need not
+// be the one asked), so the first sampled Tell after an Ask is its answer.
 func (p *Peer) Tell(ctx context.Context, pr search.Proposal, value float64) error {
-	if pr.Kind == search.Sampled && p.asked != "" && pr.Config.Key() == p.asked {
-		p.asked = ""
+	if pr.Kind == search.Sampled && p.asked {
+		p.asked = false
 		return p.send(map[string]any{"op": "tell", "value": value})
 	}
 	return p.send(map[string]any{"op": "observe", "params": p.params(pr.Config), "value": value})

@@ -150,7 +150,10 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 		}
 		return search.Outcome{Score: v, MeanTPS: v}, nil
 	}
-	study := &search.Study{Name: "harness", Strategy: st, Objective: obj, Store: &memStore{}, MaxTrials: trials, WarmStart: ws}
+	// As a real study (study.Run): every configuration repaired and
+	// recorded in its canonical form.
+	study := &search.Study{Name: "harness", Strategy: st, Objective: obj, Store: &memStore{}, MaxTrials: trials, WarmStart: ws,
+		Prepare: func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc }, Canonical: sp.Essential}
 	if confirm > 0 {
 		study.Confirm = &search.Confirmation{Repeats: confirm}
 	}
