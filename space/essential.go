@@ -39,10 +39,10 @@ func (s *Space) Essential(cfg Config) Config {
 	return out
 }
 
-// Fill returns cfg with every searched knob of s set: the knobs cfg leaves out at
-// the value the server runs with (see Essential: the Default, and
-// max(default, 2 × innodb_io_capacity) for innodb_io_capacity_max). Knobs
-// not in s are kept.
+// Fill returns cfg with every searched knob of s set: the knobs cfg
+// leaves out at the value the server runs with (see Essential: the
+// Default, and max(default, 2 × innodb_io_capacity) for
+// innodb_io_capacity_max). The other knobs of cfg are kept.
 func (s *Space) Fill(cfg Config) Config {
 	out := cfg.Clone()
 	if out == nil {
