@@ -42,7 +42,9 @@ func (s *Space) Essential(cfg Config) Config {
 // Fill returns cfg with every searched knob of s set: the knobs cfg
 // leaves out at the value the server runs with (see Essential: the
 // Default, and max(default, 2 × innodb_io_capacity) for
-// innodb_io_capacity_max). The other knobs of cfg are kept.
+// innodb_io_capacity_max). The other knobs of cfg are kept. Fill is for
+// comparing and modelling configurations, not for writing them as
+// options: a filled query_cache_size turns the query cache on (Repair).
 func (s *Space) Fill(cfg Config) Config {
 	out := cfg.Clone()
 	if out == nil {
@@ -64,14 +66,14 @@ func (s *Space) neutral(cfg Config, name, v string) bool {
 		return false
 	}
 	if name == "thread_pool_size" {
-		h, set := cfg["thread_handling"]
-		if !set {
-			if hk, ok := s.Knob("thread_handling"); ok {
+		if hk, ok := s.Knob("thread_handling"); ok {
+			h, set := cfg[hk.Name]
+			if !set {
 				h = hk.Default
 			}
-		}
-		if h != "" && h != "pool-of-threads" {
-			return true
+			if h, err := hk.Canonical(h); err == nil && h != "pool-of-threads" {
+				return true
+			}
 		}
 	}
 	cv, err := k.Canonical(v)

@@ -84,6 +84,29 @@ type run struct {
 
 func (r *run) logf(format string, a ...any) { r.prog.Logf(format, a...) }
 
+// canonical returns the form the study records configurations in
+// (search.Study.Canonical): space.Space.Essential, except that a knob Base
+// sets (a pin, the baseline my.cnf) is kept at any value, so an export
+// against the user's my.cnf still names a knob the best sets back to the
+// server's default. Nil on an existing server: a knob a trial leaves out
+// keeps the server's own setting there (trial.Existing), not the default
+// Essential compares with.
+func (r *run) canonical() func(space.Config) space.Config {
+	if r.cfg.Existing != nil {
+		return nil
+	}
+	sp, base := r.sp, r.base
+	return func(c space.Config) space.Config {
+		out := sp.Essential(c)
+		for k := range base {
+			if v, ok := c[k]; ok {
+				out[k] = v
+			}
+		}
+		return out
+	}
+}
+
 // close undoes what the run did, last first, and returns the first error
 // (e.g. an existing server whose settings could not be put back).
 func (r *run) close() error {
@@ -293,7 +316,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 		Budget: cfg.Budget, Spent: op.Study.Spent, Start: r.started, MaxTrials: cfg.Trials, WarmStart: warm,
 		Confirm: cfg.Measure.Confirmation(), Base: r.base,
 		Prepare:   func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
-		Canonical: sp.Essential,
+		Canonical: r.canonical(),
 		PriorCost: cfg.Measure.Warmup + cfg.Measure.Duration + 5*time.Second,
 		OnPlan:    func(p search.Plan) { r.logPlan(p) },
 		OnTrial:   prog.Trial,

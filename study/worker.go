@@ -70,7 +70,7 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 		},
 		WarmStart: warm, Base: r.base,
 		Prepare:        func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
-		Canonical:      sp.Essential,
+		Canonical:      r.canonical(),
 		MaxTrials:      cfg.Trials,
 		Budget:         cfg.Budget,
 		MaxErrorShift:  r.errorShiftLimit(),

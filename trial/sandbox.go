@@ -134,15 +134,25 @@ func dynamicChanges(sp *space.Space, prev, cfg space.Config) ([]runner.Assignmen
 	if envKey(prev) != envKey(cfg) {
 		return nil, false
 	}
+	// A knob left out runs at the value the server gives it: its default,
+	// for innodb_io_capacity_max one that follows innodb_io_capacity
+	// (space.Space.Fill), so moving from io_capacity 1500 (maximum 3000)
+	// to 800 with the maximum left out sets the maximum back to 2000.
+	fullPrev, fullCfg := sp.Fill(prev), sp.Fill(cfg)
 	var as []runner.Assignment
 	for _, k := range sp.All() {
-		a, inA := prev[k.Name]
-		b, inB := cfg[k.Name]
+		a, inA := fullPrev[k.Name]
+		b, inB := fullCfg[k.Name]
 		if !inA {
 			a = k.Default
 		}
 		if !inB {
 			b = k.Default
+		}
+		if ca, err := k.Canonical(a); err == nil {
+			if cb, err := k.Canonical(b); err == nil && ca == cb {
+				continue
+			}
 		}
 		if a == b {
 			continue

@@ -54,3 +54,27 @@ func TestDynamicChanges(t *testing.T) {
 		})
 	}
 }
+
+// A left-out innodb_io_capacity_max runs at max(2000, 2 × io_capacity):
+// moving from io_capacity 1500 (maximum 3000) to 800 with the maximum
+// left out sets it back to 2000, as a restart would.
+func TestDynamicChangesFollowADependentDefault(t *testing.T) {
+	sp := testspace.MariaDB(t)
+	as, ok := dynamicChanges(sp, space.Config{"innodb_io_capacity": "1500"}, space.Config{"innodb_io_capacity": "800"})
+	if !ok {
+		t.Fatal("not dynamic")
+	}
+	want := []runner.Assignment{{Var: "innodb_io_capacity", Value: "800"}, {Var: "innodb_io_capacity_max", Value: "2000"}}
+	if len(as) != len(want) {
+		t.Fatalf("assignments %v, want %v", as, want)
+	}
+	for i := range as {
+		if as[i] != want[i] {
+			t.Errorf("assignment %d = %+v, want %+v", i, as[i], want[i])
+		}
+	}
+	// Two spellings of one value are no change.
+	if as, ok := dynamicChanges(sp, space.Config{"innodb_buffer_pool_size": "1G"}, space.Config{"innodb_buffer_pool_size": "1073741824"}); !ok || len(as) != 0 {
+		t.Errorf("1G to 1073741824: %v, %v; want no change", as, ok)
+	}
+}
