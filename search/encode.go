@@ -76,16 +76,19 @@ func fromUnit(k space.Knob, u float64) string {
 }
 
 // fullConfig returns cfg with every searched knob of sp set: absent knobs
-// take the value the server runs with (space.Space.Fill: their default;
+// take the value the server runs with (space.Space.LeftOut: their default;
 // for innodb_io_capacity_max, twice innodb_io_capacity when that is more).
 // Knobs of cfg not searched are dropped. Two configurations the server
 // runs alike have one full form (up to the knobs space.Space.Repair
 // leaves out), which is what a history groups by.
 func fullConfig(sp *space.Space, cfg space.Config) space.Config {
-	filled := sp.Fill(cfg)
 	out := make(space.Config, len(sp.Knobs()))
 	for _, k := range sp.Knobs() {
-		out[k.Name] = filled[k.Name]
+		v, ok := cfg[k.Name]
+		if !ok {
+			v = sp.LeftOut(cfg, k)
+		}
+		out[k.Name] = v
 	}
 	return out
 }
@@ -95,14 +98,10 @@ func fullConfig(sp *space.Space, cfg space.Config) space.Config {
 func encode(sp *space.Space, cfg space.Config) []float64 {
 	ks := sp.Knobs()
 	x := make([]float64, len(ks))
-	var filled space.Config // cfg with its absent knobs at the value the server runs with, when needed
 	for i, k := range ks {
 		v, ok := cfg[k.Name]
 		if !ok {
-			if filled == nil {
-				filled = sp.Fill(cfg)
-			}
-			v = filled[k.Name]
+			v = sp.LeftOut(cfg, k)
 		}
 		u, err := toUnit(k, v)
 		if err != nil {

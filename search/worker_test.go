@@ -205,3 +205,62 @@ func TestWorkerStaleTrialRetried(t *testing.T) {
 		t.Fatalf("late result accepted: %v", err)
 	}
 }
+
+// prepScript proposes cfgs in order and records the preparation the
+// worker hands it.
+type prepScript struct {
+	cfgs    []space.Config
+	prepare func(space.Config) space.Config
+}
+
+func (s *prepScript) SetPrepare(f func(space.Config) space.Config)  { s.prepare = f }
+func (s *prepScript) Observe(space.Config, float64) error           { return nil }
+func (s *prepScript) Tell(context.Context, Proposal, float64) error { return nil }
+func (s *prepScript) Ask(context.Context) (Proposal, error) {
+	// A fresh instance per trial: propose the first configuration not
+	// measured yet as the worker would record it.
+	return Proposal{Config: s.cfgs[0], Kind: Sampled, handle: -1}, nil
+}
+
+// TestWorkerRecordsTheCanonicalFormAndPreparesItsStrategy: a worker
+// records a strategy's proposal of the warm start listed in full in the
+// warm start's own recorded form (the same configuration, measured
+// twice), and hands each fresh strategy the preparation it records with,
+// so the strategy sees the full form as what was measured.
+func TestWorkerRecordsTheCanonicalFormAndPreparesItsStrategy(t *testing.T) {
+	sp := space.Default()
+	warm := space.Config{"innodb_buffer_pool_size": "1073741824", "innodb_io_capacity": "1500"}
+	full := fullConfig(sp, warm) // every knob listed, io_capacity_max at 3000
+	m := &memClaims{owner: map[int]string{}, beat: map[int]time.Time{}, stale: time.Hour}
+	var strats []*prepScript
+	w := &Worker{
+		Name: "s", Seed: 1, Store: memWorkerStore{m: m, id: "a"}, MaxTrials: 3,
+		HeartbeatEvery: 10 * time.Millisecond, Objective: landscape(1),
+		Prepare:   func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
+		Canonical: sp.Essential,
+		WarmStart: []Proposal{{Config: warm, Kind: Expert, handle: -1}},
+		NewStrategy: func(seed int64) (Strategy, error) {
+			s := &prepScript{cfgs: []space.Config{full}}
+			strats = append(strats, s)
+			return s, nil
+		},
+	}
+	if _, err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.trials) != 3 || m.trials[1].Kind != Expert || m.trials[2].Kind != Sampled {
+		t.Fatalf("trials %v; want the baseline, the warm start and one proposal", m.trials)
+	}
+	if got, want := m.trials[2].Params.Key(), m.trials[1].Params.Key(); got != want {
+		t.Errorf("the full-form proposal was recorded as %s; want the warm start's form %s", got, want)
+	}
+	if len(m.trials[1].Params) != 2 {
+		t.Errorf("the warm start was recorded as %v; want its two knobs", m.trials[1].Params)
+	}
+	if len(strats) != 1 || strats[0].prepare == nil {
+		t.Fatalf("%d strategies, prepared: %v; want one, prepared", len(strats), len(strats) == 1 && strats[0].prepare != nil)
+	}
+	if got, want := strats[0].prepare(full).Key(), m.trials[1].Params.Key(); got != want {
+		t.Errorf("the strategy's preparation turns the full form into %s; want %s", got, want)
+	}
+}

@@ -52,7 +52,7 @@ func (s *Space) Fill(cfg Config) Config {
 	}
 	for _, k := range s.searched {
 		if _, ok := cfg[k.Name]; !ok {
-			out[k.Name] = s.leftOut(cfg, k)
+			out[k.Name] = s.LeftOut(cfg, k)
 		}
 	}
 	return out
@@ -80,12 +80,16 @@ func (s *Space) neutral(cfg Config, name, v string) bool {
 	if err != nil {
 		return false
 	}
-	dv, err := k.Canonical(s.leftOut(cfg, k))
+	dv, err := k.Canonical(s.LeftOut(cfg, k))
 	return err == nil && cv == dv
 }
 
-// leftOut returns the value knob k runs with when cfg leaves it out.
-func (s *Space) leftOut(cfg Config, k Knob) string {
+// LeftOut returns the value knob k runs with when cfg leaves it out: its
+// default, except innodb_io_capacity_max, which follows
+// innodb_io_capacity (max(default, 2 × the effective innodb_io_capacity),
+// MariaDB KB "innodb_io_capacity_max"), formatted as a plain number. Fill
+// is LeftOut for every searched knob cfg does not set.
+func (s *Space) LeftOut(cfg Config, k Knob) string {
 	if k.Name != "innodb_io_capacity_max" {
 		return k.Default
 	}

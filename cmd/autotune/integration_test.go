@@ -109,10 +109,11 @@ func (p *proc) wait(t *testing.T, timeout time.Duration) (exitCode int, output s
 }
 
 // assertNoServer checks that no process started in the sandbox survives
-// (allowing a moment for the kernel to deliver the parent-death signal).
+// (allowing orphanWait for the kernel to deliver the parent-death signal
+// and a process blocked in disk I/O to go).
 func assertNoServer(t *testing.T, dir string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(orphanWait)
 	for {
 		pids := realtest.ServerProcesses(dir)
 		if len(pids) == 0 {
