@@ -26,7 +26,8 @@ type HybridOptions struct {
 	// Default 0.2.
 	Refine float64
 	// Reselect is how many new trials pass between two choices of the
-	// knobs TPE searches. Default 8.
+	// knobs that matter (the local steps draw half their moves among
+	// them; hybrid-v1's TPE searches them). Default 8.
 	Reselect int
 	// NoScreen skips the screening phase (an ablation for the harness).
 	NoScreen bool
@@ -192,10 +193,17 @@ func latinHypercube(rng *rand.Rand, n int, nChoices []int) [][]float64 {
 // replayed a history goes through them from the history's size (without
 // it a worker's hybrid only ever made local steps), and an
 // observed second measurement of the incumbent counts as the repeat Ask
-// makes of it (at most every third proposal).
+// makes of it (at most every third proposal). An observation in a local
+// step's place (an even proposal) counts as a local step, so the centre's
+// repeat comes every fourth local step as in a study.
 func (h *Hybrid) Observe(cfg space.Config, value float64) error {
 	h.asked++
-	h.localAsked++
+	if h.asked%2 == 0 {
+		// Ask makes a local step on even proposals only: so does a
+		// replayed history, or a worker's fresh instance re-measured the
+		// centre on half its local steps.
+		h.localAsked++
+	}
 	if inc, n := h.incumbent(); n == 1 && h.h.keyOf(cfg) == inc.Key() {
 		h.lastRepeat = h.asked
 	}

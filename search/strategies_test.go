@@ -625,3 +625,36 @@ func TestCoordinateStartsFromABaselineCnf(t *testing.T) {
 		t.Errorf("the descent's first trial measures %s, want the baseline's %s (its repeat before stepping from it)", got, want)
 	}
 }
+
+// TestReplayedHybridCountsLocalStepsAsAStudy: an observation counts as a
+// local step only in a local step's place (an even proposal), so a
+// worker's fresh instance that replayed n trials re-measures the centre
+// on one local step in four, as a study does (counting every observation,
+// the next local step was a centre repeat on every other proposal).
+func TestReplayedHybridCountsLocalStepsAsAStudy(t *testing.T) {
+	sp := firstSpace(t)
+	rng := rand.New(rand.NewPCG(7, 7))
+	h := NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 100})
+	repeats, steps := 0, 0
+	for n := 1; n <= 80; n++ {
+		x := make([]float64, len(sp.Knobs()))
+		for d := range x {
+			x[d] = rng.Float64()
+		}
+		if err := h.Observe(decode(sp, x), 500+100*rng.Float64()); err != nil {
+			t.Fatal(err)
+		}
+		if h.localAsked != n/2 {
+			t.Fatalf("after %d observations localAsked = %d; want %d", n, h.localAsked, n/2)
+		}
+		if (n+1)%2 == 0 { // the next Ask is a local step's place
+			steps++
+			if (h.localAsked+1)%4 == 0 {
+				repeats++
+			}
+		}
+	}
+	if repeats*4 != steps {
+		t.Errorf("the centre's repeat falls on %d of %d local steps; want a quarter", repeats, steps)
+	}
+}

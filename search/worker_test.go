@@ -217,8 +217,8 @@ func (s *prepScript) SetPrepare(f func(space.Config) space.Config)  { s.prepare 
 func (s *prepScript) Observe(space.Config, float64) error           { return nil }
 func (s *prepScript) Tell(context.Context, Proposal, float64) error { return nil }
 func (s *prepScript) Ask(context.Context) (Proposal, error) {
-	// A fresh instance per trial: propose the first configuration not
-	// measured yet as the worker would record it.
+	// The same configuration (the warm start listed in full) every time;
+	// the worker asks once.
 	return Proposal{Config: s.cfgs[0], Kind: Sampled, handle: -1}, nil
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"database/sql"
 	"fmt"
 	"os"
@@ -91,11 +92,19 @@ func TestFaultKillAutotuneAtManyMoments(t *testing.T) {
 		// death is only logged.
 		t0 := time.Now()
 		deadline := t0.Add(orphanWait)
+		var slow []string // the processes left after 5 s, with their state
 		for len(realtest.ServerProcesses(work)) > 0 && time.Now().Before(deadline) {
+			if slow == nil && time.Since(t0) > 5*time.Second {
+				for _, pid := range realtest.ServerProcesses(work) {
+					st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+					f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
+					slow = append(slow, fmt.Sprintf("%d in state %v", pid, f[:min(1, len(f))]))
+				}
+			}
 			time.Sleep(50 * time.Millisecond)
 		}
 		if d := time.Since(t0); d > 5*time.Second {
-			t.Logf("kill %d: the server took %s to go", i, d.Round(100*time.Millisecond))
+			t.Logf("kill %d: the server took %s to go (after 5 s: %s)", i, d.Round(100*time.Millisecond), strings.Join(slow, ", "))
 		}
 		if left := realtest.ServerProcesses(work); len(left) > 0 {
 			orphans += len(left)
