@@ -130,12 +130,13 @@ func NewHybrid(sp *space.Space, o HybridOptions) *Hybrid {
 	}
 	rng := rand.New(rand.NewPCG(uint64(o.Seed), 0x9e3779b97f4a7c15))
 	h := &Hybrid{sp: sp, recorder: recorder{h: newHistory(sp)}, opts: o, rng: rng, tpe: parzen{rng: rng}}
-	for _, k := range sp.Knobs() {
+	for i, k := range sp.Knobs() {
 		n := 0
 		if isChoice(k) {
 			n = len(k.Options())
 		}
 		h.nChoices = append(h.nChoices, n)
+		h.all = append(h.all, i)
 	}
 	h.SetHorizon(o.Horizon)
 	return h
@@ -410,15 +411,8 @@ func (h *Hybrid) sample() Proposal {
 // knobs that matter when due (selectKnobs), for the local steps.
 func (h *Hybrid) sampleAll() Proposal {
 	h.selectKnobs()
-	n := len(h.sp.Knobs())
-	if len(h.all) != n {
-		h.all = make([]int, n)
-		for i := range h.all {
-			h.all[i] = i
-		}
-	}
 	for try := 0; try < 8; try++ {
-		cfg := decode(h.sp, h.tpe.suggest(h.h.obs, h.nChoices, h.all, make([]float64, n)))
+		cfg := decode(h.sp, h.tpe.suggest(h.h.obs, h.nChoices, h.all, make([]float64, len(h.all))))
 		if !h.h.measured(cfg) {
 			return Proposal{Config: cfg, Kind: Sampled, handle: -1}
 		}

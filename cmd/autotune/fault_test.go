@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"database/sql"
 	"fmt"
 	"os"
@@ -51,10 +50,6 @@ func completeTrials(t *testing.T, dbPath string) (map[int]float64, []int) {
 	return out, thin
 }
 
-// orphanWait is how long a sandbox's server may take to go after the
-// autotune that started it died before it counts as orphaned.
-const orphanWait = 30 * time.Second
-
 func TestFaultKillAutotuneAtManyMoments(t *testing.T) {
 	realtest.Require(t)
 	bin := buildBinary(t)
@@ -96,9 +91,7 @@ func TestFaultKillAutotuneAtManyMoments(t *testing.T) {
 		for len(realtest.ServerProcesses(work)) > 0 && time.Now().Before(deadline) {
 			if slow == nil && time.Since(t0) > 5*time.Second {
 				for _, pid := range realtest.ServerProcesses(work) {
-					st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-					f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
-					slow = append(slow, fmt.Sprintf("%d in state %v", pid, f[:min(1, len(f))]))
+					slow = append(slow, fmt.Sprintf("%d in state %s", pid, realtest.ProcessState(pid)))
 				}
 			}
 			time.Sleep(50 * time.Millisecond)

@@ -108,6 +108,10 @@ func (p *proc) wait(t *testing.T, timeout time.Duration) (exitCode int, output s
 	}
 }
 
+// orphanWait is how long a sandbox's server may take to go after the
+// autotune that started it died before it counts as orphaned.
+const orphanWait = 30 * time.Second
+
 // assertNoServer checks that no process started in the sandbox survives
 // (allowing orphanWait for the kernel to deliver the parent-death signal
 // and a process blocked in disk I/O to go).

@@ -5,6 +5,7 @@
 package realtest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,17 +70,27 @@ func ServerProcesses(dir string) []int {
 		if err != nil || !strings.Contains(string(cmdline), dir) {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) && s[i+2] == 'Z' {
+		if st := ProcessState(pid); st == "" || st == "Z" {
 			continue
 		}
 		pids = append(pids, pid)
 	}
 	return pids
+}
+
+// ProcessState returns the state letter of process pid from
+// /proc/PID/stat (proc(5): "R" running, "S" sleeping, "D" in
+// uninterruptible disk sleep, "Z" zombie, ...), "" when it is gone.
+func ProcessState(pid int) string {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	s := string(stat)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2 : i+3]
+	}
+	return ""
 }
 
 // Program skips or fails t (under AUTOTUNE_REQUIRE_REAL=1) when err says
