@@ -513,7 +513,8 @@ func raceFrom(horizon int, race float64) int {
 // raceStep returns a repeat of whichever of the two configurations with the
 // best estimates has fewer measurements (the better-estimated one on a
 // tie); ok is false while fewer than two configurations were measured
-// twice. The estimate is the mean of a configuration's measurements after
+// twice, and while the two estimates are more than raceDecided standard
+// errors apart. The estimate is the mean of a configuration's measurements after
 // its first: as the study's estimate of a searched configuration
 // (EstimateOf), it leaves out the run that made the configuration a
 // candidate, the one most likely lucky.
@@ -544,9 +545,21 @@ func (h *Hybrid) raceStep() (Proposal, bool) {
 		}
 		return cs[i].cfg.Key() < cs[j].cfg.Key()
 	})
+	// A pair the measurements already tell apart is not raced: its
+	// repeats would not change the decision (a short study's two twice-
+	// measured configurations are often the warm start and the baseline,
+	// 40 % apart).
+	if sd, _ := h.h.noise(); cs[0].est-cs[1].est > raceDecided*sd*math.Sqrt(1/float64(cs[0].n-1)+1/float64(cs[1].n-1)) {
+		return Proposal{}, false
+	}
 	pick := cs[0]
 	if cs[1].n < cs[0].n {
 		pick = cs[1]
 	}
 	return Proposal{Config: pick.cfg, Kind: Remeasure, handle: -1}, true
 }
+
+// raceDecided is the gap between the race's two estimates, in standard
+// errors of their difference (the pooled within-configuration noise of the
+// history), beyond which the race is decided and does not run.
+const raceDecided = 3.0

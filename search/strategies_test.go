@@ -539,6 +539,50 @@ func TestHybridRacesTheTwoBest(t *testing.T) {
 	}
 }
 
+// TestHybridDoesNotRaceADecidedPair: when the two best estimates are many
+// standard errors of the noise apart (a short study's warm start and
+// baseline), the race does not re-measure the worse one: its repeats could
+// not change which is better.
+func TestHybridDoesNotRaceADecidedPair(t *testing.T) {
+	sp := firstSpace(t)
+	best := space.Config{"innodb_buffer_pool_size": strconv.Itoa(1 << 30)}
+	baseline := space.Config{}
+	for _, tc := range []struct {
+		name      string
+		baseRuns  []float64
+		wantRaced bool
+	}{
+		// 1000 ± 5 against 600 ± 3: decided.
+		{"decided", []float64{600, 606}, false},
+		// 1000 ± 5 against 990 ± 5: raced.
+		{"close", []float64{990, 995}, true},
+	} {
+		h := NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 100})
+		for _, v := range []float64{1000, 1005, 995, 1000} {
+			_ = h.Observe(best, v)
+		}
+		for _, v := range tc.baseRuns {
+			_ = h.Observe(baseline, v)
+		}
+		for i := 0; len(h.h.obs) < 85; i++ {
+			_ = h.Observe(space.Config{"innodb_io_capacity": strconv.Itoa(200 + 10*i)}, 500)
+		}
+		raced := 0
+		for i := 0; i < 10; i++ {
+			p, err := h.Ask(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Kind == Remeasure && fullConfig(sp, p.Config).Key() == fullConfig(sp, baseline).Key() {
+				raced++
+			}
+		}
+		if got := raced > 0; got != tc.wantRaced {
+			t.Errorf("%s: %d repeats of the second best in 10 proposals; want raced %v", tc.name, raced, tc.wantRaced)
+		}
+	}
+}
+
 // TestHybridPhasesFromAReplayedHistory: a worker asks a fresh hybrid for
 // one proposal after replaying the study's trials (Worker.choose), so the
 // hybrid's alternation (TPE every other proposal, the final race every
