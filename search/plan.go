@@ -298,8 +298,9 @@ func (p Plan) String() string {
 type studyPlan struct {
 	s *Study
 	// final is the time of the final A/B runs still to come (the plan's
-	// FinalRuns at its trial cost; 0 without a budget or a confirmation
-	// policy): the search stops when only that much budget is left. The
+	// FinalRuns at finalRunCost each; 0 without a budget or a
+	// confirmation policy): the search stops when only that much budget
+	// is left, and an owed Confirm or Recheck does not run into it. The
 	// rest of the plan's reserve, the Confirm runs and Rechecks expected
 	// during the search, does not stop it: stopping the search removes
 	// them too.
@@ -339,7 +340,7 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 	abPlan(&pl, s.Confirm, s.Goal, trials, s.Budget, per)
 	sp.final = 0
 	if s.Budget > 0 {
-		sp.final = time.Duration(in.FinalRuns) * pl.TrialCost
+		sp.final = time.Duration(in.FinalRuns) * finalRunCost(trials, pl.TrialCost)
 	}
 	pl.Minimize, sp.minimize = mp, mp != nil && mp.On
 	if h, ok := s.Strategy.(Horizoner); ok && pl.LimitedBy != "none" && pl.Total > 0 {

@@ -272,3 +272,86 @@ func TestStudyReportsItsPlan(t *testing.T) {
 		}
 	}
 }
+
+// The final A/B runs get the time held back for them: a recheck owed when
+// the search stops for the reserve is not measured, and the reserve holds
+// the runs at the upper quartile of the trials' durations, not their
+// median (a 16-minute study whose warm-ups varied from 5 to 30 s ran one
+// A/B run short of its second pair).
+func TestStudyKeepsTheReserveForTheABRuns(t *testing.T) {
+	var plans []Plan
+	s := clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, 10*time.Minute, 3*time.Hour,
+		&Confirmation{ABPairs: 2, RecheckEvery: 4}, &plans)
+	// Trials take 10, 10 and 14 minutes in turn: median 10, upper
+	// quartile 14.
+	now := time.Unix(0, 0)
+	obj, _ := measured(map[string][]float64{"base": {500}, "2": {600}})
+	n := 0
+	s.Now = func() time.Time { return now }
+	s.Objective = func(ctx context.Context, tr Trial) (Outcome, error) {
+		n++
+		d := 10 * time.Minute
+		if n%3 == 0 {
+			d = 14 * time.Minute
+		}
+		now = now.Add(d)
+		return obj(ctx, tr)
+	}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab, abStarted := 0, false
+	var kinds []Kind
+	for _, tr := range res.Trials {
+		kinds = append(kinds, tr.Kind)
+		switch {
+		case tr.Kind == ABBest || tr.Kind == ABBase:
+			ab++
+			abStarted = true
+		case abStarted:
+			t.Fatalf("trial %d (%s) after the A/B phase began: %v", tr.Number, tr.Kind, kinds)
+		}
+	}
+	if ab != 4 {
+		t.Fatalf("%d A/B runs (%s), want 2 pairs; trials %v", ab, res.Reason, kinds)
+	}
+	var lastSearch time.Time
+	for _, tr := range res.Trials {
+		if !tr.Kind.Extra() || tr.Kind == Recheck {
+			lastSearch = tr.Ended
+		}
+	}
+	if left := 3*time.Hour - lastSearch.Sub(time.Unix(0, 0)); left < 4*14*time.Minute {
+		t.Fatalf("the search stopped with %s left for 4 A/B runs of up to 14 min; trials %v", left, kinds)
+	}
+}
+
+// A recheck owed when the search stops for the reserve is not measured:
+// every run before the A/B phase starts with room for itself and the four
+// A/B runs, whichever trial the recheck falls due after.
+func TestStudyOwedRecheckLeavesTheReserve(t *testing.T) {
+	for every := 2; every <= 6; every++ {
+		var plans []Plan
+		cost, budget := 10*time.Minute, 3*time.Hour
+		s := clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, cost, budget,
+			&Confirmation{ABPairs: 2, RecheckEvery: every}, &plans)
+		res, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ab := 0
+		for _, tr := range res.Trials {
+			if tr.Kind == ABBest || tr.Kind == ABBase {
+				ab++
+				continue
+			}
+			if start := tr.Started.Sub(time.Unix(0, 0)); start+5*cost > budget {
+				t.Fatalf("recheck every %d: trial %d (%s) started at %s, into the A/B runs' reserve", every, tr.Number, tr.Kind, start)
+			}
+		}
+		if ab != 4 {
+			t.Fatalf("recheck every %d: %d A/B runs, want 4", every, ab)
+		}
+	}
+}

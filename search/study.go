@@ -294,13 +294,16 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			// minimisation step is measured without search trials
 			// between its runs.
 			stop = inFinal
+		case s.Budget > 0 && plan.final > 0 && used+estimate(trials)+plan.final > s.Budget:
+			// The rest of the budget is held for the final A/B runs the
+			// plan still expects (none when Confirm is nil); an owed
+			// confirmation or recheck does not take it (a recheck there
+			// left a 16-minute study one run short of its second pair:
+			// the A/B runs measure the baseline anyway).
+			stop = StopReserve
 		case follow:
 		case s.MaxTrials > 0 && finished >= s.MaxTrials:
 			stop = StopTrials
-		case s.Budget > 0 && plan.final > 0 && used+estimate(trials)+plan.final > s.Budget:
-			// The rest of the budget is held for the final A/B runs the
-			// plan still expects (none when Confirm is nil).
-			stop = StopReserve
 		}
 		if stop != "" {
 			var ok bool
@@ -493,6 +496,25 @@ func estimate(trials []Trial) time.Duration {
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	return ds[len(ds)/2]
+}
+
+// finalRunCost returns the time to hold back for each final A/B run: the
+// upper quartile of the measured trials' durations, at least cost (the
+// plan's median trial cost). A run's warm-up varies (up to --warmup-max)
+// and the baseline and the best alternate, each with its restart: held
+// at the median cost, two pairs ran one run short.
+func finalRunCost(trials []Trial, cost time.Duration) time.Duration {
+	var ds []time.Duration
+	for _, t := range trials {
+		if t.State == Complete || t.State == Failed {
+			ds = append(ds, t.Duration())
+		}
+	}
+	if len(ds) < 4 {
+		return cost
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return max(cost, ds[(3*len(ds))/4])
 }
 
 // MinPruneMargin is the least distance below the incumbent at which a
