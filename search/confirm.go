@@ -650,10 +650,11 @@ func abRuns(trials []Trial, best int) []Trial {
 
 // nextAB returns the next run of the final A/B phase, the best
 // configuration (A) and the baseline (B) in pairs measured A B, B A, A B,
-// ..., until the phase has its pairs;
+// ..., until the phase has its pairs, then while more (the whole pairs the
+// rest of the budget holds) is at least 1, up to MaxABPairs;
 // false when there is nothing to compare (no best other than the
 // baseline), when the pairs are done, or when runs keep failing.
-func (c *Confirmation) nextAB(trials []Trial, budget time.Duration) (Proposal, Repeat, bool) {
+func (c *Confirmation) nextAB(trials []Trial, budget time.Duration, more int) (Proposal, Repeat, bool) {
 	if c == nil {
 		return Proposal{}, Repeat{}, false
 	}
@@ -674,7 +675,13 @@ func (c *Confirmation) nextAB(trials []Trial, budget time.Duration) (Proposal, R
 			failed++
 		}
 	}
-	if len(runs) >= 2*pairs || failed > pairs {
+	if failed > pairs || len(runs) >= 2*MaxABPairs {
+		return Proposal{}, Repeat{}, false
+	}
+	// Past its pairs the phase completes a pair it began, and begins
+	// another while the budget holds one (the reserve is held at a
+	// pessimistic run cost, so what it leaves narrows the interval).
+	if len(runs) >= 2*pairs && len(runs)%2 == 0 && more < 1 {
 		return Proposal{}, Repeat{}, false
 	}
 	rep := Repeat{RepeatOf: best.Number}

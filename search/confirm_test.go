@@ -285,8 +285,10 @@ func TestABBudgetReserve(t *testing.T) {
 		}
 	}
 	// 20 h budget, 1 h trials: 10 % is 2 h = 1 pair, so ABPairs = 2 wins:
-	// 4 h reserved and used by the A/B phase at the end.
-	if ab != 4 || res.Reason != StopBudget || len(res.Trials) != 20 {
+	// 4 h reserved and used by the A/B phase at the end, and 1 h held for
+	// the confirmation the last search trial may owe (unused here: the
+	// last search trial does not beat the best; too short for a pair).
+	if ab != 4 || res.Reason != StopReserve || len(res.Trials) != 19 {
 		t.Fatalf("%d A/B runs of %d trials (%s)", ab, len(res.Trials), res.Reason)
 	}
 	// Pairs A B, B A: the last run is the best's.

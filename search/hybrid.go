@@ -35,8 +35,10 @@ type HybridOptions struct {
 	// proposal re-measures one of the two configurations with the best
 	// estimates, the one measured fewer times (see raceStep): the
 	// recommendation is decided between them, and at 6-12 % noise three
-	// measurements each cannot tell them apart. Default 0.2; negative: no
-	// race. Not with NoLocal.
+	// measurements each cannot tell them apart; a pair more than
+	// raceDecided standard errors apart is decided and not raced (the
+	// local search takes its turns). Default 0.2; negative: no race. Not
+	// with NoLocal.
 	Race float64
 	// NoLocal turns the model-guided local search (local.go) off: the
 	// hybrid as it was before it (a longer screening design of half the
@@ -72,7 +74,8 @@ type HybridOptions struct {
 //     against TPE over the knobs that matter (3 to 8, ranked by the
 //     importance model, the others held at the incumbent; hybrid-v1's
 //     sample) every fourth proposal. In the final race the other
-//     proposals are TPE's, so the local search pauses there.
+//     proposals are TPE's, so the local search pauses there (unless the
+//     race's pair is decided: raceStep).
 //  4. The final race, the last Race share of Horizon: every other
 //     proposal re-measures whichever of the two best-estimated
 //     configurations has fewer measurements (raceStep). Over 60 seeds of
@@ -549,7 +552,11 @@ func (h *Hybrid) raceStep() (Proposal, bool) {
 	// repeats would not change the decision (a short study's two twice-
 	// measured configurations are often the warm start and the baseline,
 	// 40 % apart).
-	if sd, _ := h.h.noise(); cs[0].est-cs[1].est > raceDecided*sd*math.Sqrt(1/float64(cs[0].n-1)+1/float64(cs[1].n-1)) {
+	// The noise is in the told values' units, as the estimates (the
+	// study's own noise is of log scores; a minimised cost is told
+	// negative). Unknown (fewer than raceMinDoF degrees of freedom, or
+	// no spread): the pair is raced.
+	if sd, dof := h.h.noise(); dof >= raceMinDoF && sd > 0 && cs[0].est-cs[1].est > raceDecided*sd*math.Sqrt(1/float64(cs[0].n-1)+1/float64(cs[1].n-1)) {
 		return Proposal{}, false
 	}
 	pick := cs[0]
@@ -563,3 +570,7 @@ func (h *Hybrid) raceStep() (Proposal, bool) {
 // errors of their difference (the pooled within-configuration noise of the
 // history), beyond which the race is decided and does not run.
 const raceDecided = 3.0
+
+// raceMinDoF is the least number of degrees of freedom of the pooled noise
+// for the race to call a pair decided.
+const raceMinDoF = 4

@@ -36,6 +36,9 @@ type PlanInput struct {
 	// phase, whose share of the budget the user chose (--ab-share): their
 	// time is always held back, even beyond a quarter of the budget.
 	FinalRuns int
+	// FinalExtra is time held back beyond FinalRuns at the trial cost:
+	// the final A/B runs are held at a longer cost (finalRunCost).
+	FinalExtra time.Duration
 }
 
 // Plan is the budget plan of a study: what a trial costs and how many the
@@ -208,10 +211,10 @@ func MakePlan(in PlanInput) Plan {
 	if in.Budget > 0 {
 		p.Left = max(0, in.Budget-in.Spent)
 		p.Reserve = in.ConfirmRuns
-		p.ReserveTime = time.Duration(p.Reserve) * p.TrialCost
-		if cap := max(in.Budget/4, time.Duration(in.FinalRuns)*p.TrialCost); p.ReserveTime > cap {
+		p.ReserveTime = time.Duration(p.Reserve)*p.TrialCost + in.FinalExtra
+		if cap := max(in.Budget/4, time.Duration(in.FinalRuns)*p.TrialCost+in.FinalExtra); p.ReserveTime > cap {
 			p.Reserve = int(cap / p.TrialCost)
-			p.ReserveTime = time.Duration(p.Reserve) * p.TrialCost
+			p.ReserveTime = max(time.Duration(p.Reserve)*p.TrialCost, time.Duration(in.FinalRuns)*p.TrialCost+in.FinalExtra)
 		}
 		search = int(max(0, p.Left-p.ReserveTime) / p.TrialCost)
 		p.LimitedBy = "budget"
@@ -297,10 +300,12 @@ func (p Plan) String() string {
 // the plan through Study.OnPlan when it is first known and when it moves.
 type studyPlan struct {
 	s *Study
-	// final is the time of the final A/B runs still to come (the plan's
-	// FinalRuns at finalRunCost each; 0 without a budget or a
-	// confirmation policy): the search stops when only that much budget
-	// is left, and an owed Confirm or Recheck does not run into it. The
+	// final is the time of the final runs still to come (the plan's
+	// FinalRuns: the A/B runs at finalRunCost each, the minimisation's at
+	// the trial cost) and of the confirmations the last search trial may
+	// owe (0 without a budget or final runs): the search stops when only
+	// that much budget is left, and an owed Recheck does not run into it.
+	// The
 	// rest of the plan's reserve, the Confirm runs and Rechecks expected
 	// during the search, does not stop it: stopping the search removes
 	// them too.
@@ -330,7 +335,16 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 	}
 	if s.Confirm != nil || minRuns > 0 {
 		// The minimisation's runs are held back like the final A/B runs.
+		abRuns := in.FinalRuns
 		in.ConfirmRuns, in.FinalRuns = in.ConfirmRuns+minRuns, in.FinalRuns+minRuns
+		if s.Budget > 0 && in.FinalRuns > 0 {
+			// The A/B runs at their longer cost, and room for the
+			// confirmations the last search trial may owe (they run
+			// before the final phase: without the room they took its
+			// time).
+			in.FinalExtra = time.Duration(abRuns)*(finalRunCost(trials, pl.TrialCost)-pl.TrialCost) +
+				time.Duration(s.Confirm.repeats())*pl.TrialCost
+		}
 		pl = MakePlan(in)
 	}
 	per := estimate(trials)
@@ -339,8 +353,8 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 	}
 	abPlan(&pl, s.Confirm, s.Goal, trials, s.Budget, per)
 	sp.final = 0
-	if s.Budget > 0 {
-		sp.final = time.Duration(in.FinalRuns) * finalRunCost(trials, pl.TrialCost)
+	if s.Budget > 0 && in.FinalRuns > 0 {
+		sp.final = time.Duration(in.FinalRuns)*pl.TrialCost + in.FinalExtra
 	}
 	pl.Minimize, sp.minimize = mp, mp != nil && mp.On
 	if h, ok := s.Strategy.(Horizoner); ok && pl.LimitedBy != "none" && pl.Total > 0 {

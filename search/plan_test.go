@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -273,8 +274,7 @@ func TestStudyReportsItsPlan(t *testing.T) {
 	}
 }
 
-// The final A/B runs get the time held back for them: a recheck owed when
-// the search stops for the reserve is not measured, and the reserve holds
+// The final A/B runs get the time held back for them: the reserve holds
 // the runs at the upper quartile of the trials' durations, not their
 // median (a 16-minute study whose warm-ups varied from 5 to 30 s ran one
 // A/B run short of its second pair).
@@ -353,5 +353,91 @@ func TestStudyOwedRecheckLeavesTheReserve(t *testing.T) {
 		if ab != 4 {
 			t.Fatalf("recheck every %d: %d A/B runs, want 4", every, ab)
 		}
+	}
+}
+
+// Every search trial beats the best here, so the last one owes its
+// confirmations when the search stops: the reserve holds room for them,
+// and the A/B phase still gets its two pairs.
+func TestStudyConfirmsTheLastSearchTrialWithinTheReserve(t *testing.T) {
+	var cfgs []space.Config
+	for i := 1; i <= 50; i++ {
+		cfgs = append(cfgs, space.Config{"innodb_io_capacity": strconv.Itoa(200 + 10*i)})
+	}
+	var plans []Plan
+	s := clockStudy(cfgs, nil, 10*time.Minute, 3*time.Hour, &Confirmation{Repeats: 2, ABPairs: 2}, &plans)
+	now := time.Unix(0, 0)
+	s.Now = func() time.Time { return now }
+	s.Objective = func(ctx context.Context, tr Trial) (Outcome, error) {
+		now = now.Add(10 * time.Minute)
+		v := 500.0
+		if io, err := strconv.Atoi(tr.Params["innodb_io_capacity"]); err == nil && tr.Kind != Baseline && tr.Kind != ABBase {
+			v = float64(400 + io)
+		}
+		return Outcome{Score: v, MeanTPS: v, Restarted: true}, nil
+	}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, ab := -1, 0
+	confirms := map[int]int{}
+	var kinds []Kind
+	for _, tr := range res.Trials {
+		kinds = append(kinds, tr.Kind)
+		switch {
+		case tr.Kind == ABBest || tr.Kind == ABBase:
+			ab++
+		case tr.Kind == Confirm:
+			confirms[tr.Repeat.RepeatOf]++
+		case !tr.Kind.Extra() && tr.Kind != Baseline:
+			last = tr.Number
+		}
+	}
+	if last < 0 || confirms[last] != 2 || ab != 4 {
+		t.Fatalf("last search trial %d confirmed %d times, %d A/B runs; want 2 and 4; trials %v", last, confirms[last], ab, kinds)
+	}
+}
+
+// The A/B phase spends what its pessimistic reserve leaves on more whole
+// pairs when the search stopped for the reserve, never beyond the budget;
+// when the trial cap stopped it, it runs its pairs only.
+func TestStudyABPhaseUsesTheRestOfTheBudget(t *testing.T) {
+	run := func(maxTrials int) (ab int, reason StopReason, end time.Duration) {
+		var plans []Plan
+		s := clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, 10*time.Minute, 3*time.Hour,
+			&Confirmation{ABPairs: 2}, &plans)
+		s.MaxTrials = maxTrials
+		obj, _ := measured(map[string][]float64{"base": {500}, "2": {600}})
+		now := time.Unix(0, 0)
+		n := 0
+		s.Now = func() time.Time { return now }
+		// Search trials take 10 or 20 minutes (upper quartile 20), the
+		// A/B runs 10.
+		s.Objective = func(ctx context.Context, tr Trial) (Outcome, error) {
+			n++
+			d := 10 * time.Minute
+			if n%2 == 0 && tr.Kind != ABBest && tr.Kind != ABBase {
+				d = 20 * time.Minute
+			}
+			now = now.Add(d)
+			return obj(ctx, tr)
+		}
+		res, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range res.Trials {
+			if tr.Kind == ABBest || tr.Kind == ABBase {
+				ab++
+			}
+		}
+		return ab, res.Reason, now.Sub(time.Unix(0, 0))
+	}
+	if ab, reason, end := run(0); ab <= 4 || ab%2 != 0 || end > 3*time.Hour {
+		t.Fatalf("budget stop: %d A/B runs (%s), ended at %s; want more than 2 whole pairs within 3h", ab, reason, end)
+	}
+	if ab, reason, _ := run(4); ab != 4 || reason != StopTrials {
+		t.Fatalf("trial cap: %d A/B runs (%s); want the 2 pairs only", ab, reason)
 	}
 }

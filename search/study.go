@@ -153,8 +153,8 @@ const (
 	// StopTrials: the trial cap was reached.
 	StopTrials StopReason = "trial cap reached"
 	// StopReserve: what is left of the budget is reserved for the final
-	// A/B runs of the confirmation policy (Study.Confirm; never when it is
-	// nil).
+	// A/B runs of the confirmation policy (Study.Confirm) and the
+	// minimisation (Study.Minimize); never when both are off.
 	StopReserve StopReason = "search budget used (the rest is reserved for the final A/B runs and the minimisation)"
 	// StopMinimized: Study.MinimizeOnly ran the minimisation to its end
 	// (or there was nothing to minimise).
@@ -278,8 +278,9 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			}
 		}
 		used := spent + now().Sub(mark)
-		// Owed re-measurements (confirm.go) come first; at the trial cap or
-		// the plan's reserve the final A/B phase runs, then the study stops.
+		// An owed confirmation (confirm.go) comes first; at the trial cap
+		// or the plan's reserve the final A/B phase runs, then the study
+		// stops. An owed recheck yields to the reserve.
 		var p Proposal
 		fp, rep, follow := s.Confirm.followUp(trials)
 		stop := StopReason("")
@@ -294,12 +295,16 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			// minimisation step is measured without search trials
 			// between its runs.
 			stop = inFinal
+		case follow && fp.Kind == Confirm:
+			// A confirmation (or a close race's re-measurement) of the
+			// last search trial: the reserve holds room for it.
 		case s.Budget > 0 && plan.final > 0 && used+estimate(trials)+plan.final > s.Budget:
-			// The rest of the budget is held for the final A/B runs the
-			// plan still expects (none when Confirm is nil); an owed
-			// confirmation or recheck does not take it (a recheck there
-			// left a 16-minute study one run short of its second pair:
-			// the A/B runs measure the baseline anyway).
+			// The rest of the budget is held for the final runs the plan
+			// still expects (studyPlan.final) and the confirmations the
+			// last search trial may owe; an owed recheck does not take
+			// it (a recheck there left a 16-minute study one run short
+			// of its second pair: the A/B runs measure the baseline
+			// anyway).
 			stop = StopReserve
 		case follow:
 		case s.MaxTrials > 0 && finished >= s.MaxTrials:
@@ -307,7 +312,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		}
 		if stop != "" {
 			var ok bool
-			if p, rep, ok = s.finalRun(trials, used, plan.minimize); !ok || (s.Budget > 0 && used+estimate(trials) > s.Budget) {
+			if p, rep, ok = s.finalRun(trials, used, plan.minimize, stop == StopReserve); !ok || (s.Budget > 0 && used+estimate(trials) > s.Budget) {
 				return res(stop), nil
 			}
 			inFinal = stop
@@ -386,10 +391,20 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 // finalRun returns the next run of the final phases once the search has
 // stopped: the final A/B runs (not with MinimizeOnly), then the
 // minimisation when it is on (minimize: the plan found room for it, or
-// MinimizeOnly), within what is left of the budget after used.
-func (s *Study) finalRun(trials []Trial, used time.Duration, minimize bool) (Proposal, Repeat, bool) {
+// MinimizeOnly), within what is left of the budget after used. When the
+// search stopped for the budget's reserve (budgetStop) and no
+// minimisation follows, the A/B phase runs as many more pairs as the rest
+// of the budget holds at finalRunCost a run: the reserve is held at that
+// pessimistic cost, and what it leaves narrows the gain's interval.
+func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetStop bool) (Proposal, Repeat, bool) {
 	if !s.MinimizeOnly {
-		if p, rep, ok := s.Confirm.nextAB(trials, s.Budget); ok {
+		more := 0
+		if budgetStop && s.Budget > 0 && !(s.Minimize != nil && minimize) {
+			if run := finalRunCost(trials, estimate(trials)); run > 0 {
+				more = int(max(0, s.Budget-used) / (2 * run))
+			}
+		}
+		if p, rep, ok := s.Confirm.nextAB(trials, s.Budget, more); ok {
 			return p, rep, true
 		}
 	}
@@ -499,14 +514,15 @@ func estimate(trials []Trial) time.Duration {
 }
 
 // finalRunCost returns the time to hold back for each final A/B run: the
-// upper quartile of the measured trials' durations, at least cost (the
-// plan's median trial cost). A run's warm-up varies (up to --warmup-max)
-// and the baseline and the best alternate, each with its restart: held
-// at the median cost, two pairs ran one run short.
+// upper quartile of the complete trials' durations (element ⌊3n/4⌋ of the
+// n sorted; cost with fewer than 4), at least cost (the plan's trial cost: the sum of the phases'
+// medians). A run's warm-up varies (up to --warmup-max) and the baseline
+// and the best alternate, each with its restart: held at the plan's cost,
+// two pairs ran one run short.
 func finalRunCost(trials []Trial, cost time.Duration) time.Duration {
 	var ds []time.Duration
 	for _, t := range trials {
-		if t.State == Complete || t.State == Failed {
+		if t.State == Complete {
 			ds = append(ds, t.Duration())
 		}
 	}
