@@ -305,10 +305,9 @@ type studyPlan struct {
 	// the trial cost) and of the confirmations the last search trial may
 	// owe (0 without a budget or final runs): the search stops when only
 	// that much budget is left, and an owed Recheck does not run into it.
-	// The
-	// rest of the plan's reserve, the Confirm runs and Rechecks expected
-	// during the search, does not stop it: stopping the search removes
-	// them too.
+	// The rest of the plan's reserve, the Confirm runs and Rechecks
+	// expected during the search, does not stop it: stopping the search
+	// removes them too.
 	final time.Duration
 	// printed is the planned total at the last OnPlan call (-1: never).
 	printed int

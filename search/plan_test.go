@@ -77,6 +77,23 @@ func clockStudy(cfgs []space.Config, values map[string][]float64, cost, budget t
 	}
 }
 
+// timed makes s measure values (as measured does) on a fake clock from
+// the Unix epoch, the n-th run (from 1) taking dur(n, trial); it returns
+// the clock.
+func timed(s *Study, values map[string][]float64, dur func(n int, tr Trial) time.Duration) *time.Time {
+	obj, _ := measured(values)
+	now := new(time.Time)
+	*now = time.Unix(0, 0)
+	n := 0
+	s.Now = func() time.Time { return *now }
+	s.Objective = func(ctx context.Context, tr Trial) (Outcome, error) {
+		n++
+		*now = now.Add(dur(n, tr))
+		return obj(ctx, tr)
+	}
+	return now
+}
+
 func repeat(c space.Config, n int) []space.Config {
 	var out []space.Config
 	for i := 0; i < n; i++ {
@@ -284,19 +301,12 @@ func TestStudyKeepsTheReserveForTheABRuns(t *testing.T) {
 		&Confirmation{ABPairs: 2, RecheckEvery: 4}, &plans)
 	// Trials take 10, 10 and 14 minutes in turn: median 10, upper
 	// quartile 14.
-	now := time.Unix(0, 0)
-	obj, _ := measured(map[string][]float64{"base": {500}, "2": {600}})
-	n := 0
-	s.Now = func() time.Time { return now }
-	s.Objective = func(ctx context.Context, tr Trial) (Outcome, error) {
-		n++
-		d := 10 * time.Minute
+	timed(s, map[string][]float64{"base": {500}, "2": {600}}, func(n int, _ Trial) time.Duration {
 		if n%3 == 0 {
-			d = 14 * time.Minute
+			return 14 * time.Minute
 		}
-		now = now.Add(d)
-		return obj(ctx, tr)
-	}
+		return 10 * time.Minute
+	})
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -408,21 +418,14 @@ func TestStudyABPhaseUsesTheRestOfTheBudget(t *testing.T) {
 		s := clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, 10*time.Minute, 3*time.Hour,
 			&Confirmation{ABPairs: 2}, &plans)
 		s.MaxTrials = maxTrials
-		obj, _ := measured(map[string][]float64{"base": {500}, "2": {600}})
-		now := time.Unix(0, 0)
-		n := 0
-		s.Now = func() time.Time { return now }
 		// Search trials take 10 or 20 minutes (upper quartile 20), the
 		// A/B runs 10.
-		s.Objective = func(ctx context.Context, tr Trial) (Outcome, error) {
-			n++
-			d := 10 * time.Minute
+		now := timed(s, map[string][]float64{"base": {500}, "2": {600}}, func(n int, tr Trial) time.Duration {
 			if n%2 == 0 && tr.Kind != ABBest && tr.Kind != ABBase {
-				d = 20 * time.Minute
+				return 20 * time.Minute
 			}
-			now = now.Add(d)
-			return obj(ctx, tr)
-		}
+			return 10 * time.Minute
+		})
 		res, err := s.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)

@@ -497,39 +497,40 @@ func pending(trials []Trial) []Proposal {
 // trial always runs). Rejected trials are left out: they started no server
 // and would understate what a trial costs.
 func estimate(trials []Trial) time.Duration {
-	var ds []time.Duration
-	for _, t := range trials {
-		// Pruned trials are left out too: they stopped early, and the
-		// runs this estimate plans for (the final A/B runs above all)
-		// are never pruned.
-		if t.State == Complete || t.State == Failed {
-			ds = append(ds, t.Duration())
-		}
-	}
+	// Pruned trials are left out too: they stopped early, and the runs
+	// this estimate plans for (the final A/B runs above all) are never
+	// pruned.
+	ds := sortedDurations(trials, func(s State) bool { return s == Complete || s == Failed })
 	if len(ds) == 0 {
 		return 0
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	return ds[len(ds)/2]
+}
+
+// sortedDurations returns the durations of the trials whose state keep
+// accepts, shortest first.
+func sortedDurations(trials []Trial, keep func(State) bool) []time.Duration {
+	var ds []time.Duration
+	for _, t := range trials {
+		if keep(t.State) {
+			ds = append(ds, t.Duration())
+		}
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds
 }
 
 // finalRunCost returns the time to hold back for each final A/B run: the
 // upper quartile of the complete trials' durations (element ⌊3n/4⌋ of the
-// n sorted; cost with fewer than 4), at least cost (the plan's trial cost: the sum of the phases'
-// medians). A run's warm-up varies (up to --warmup-max) and the baseline
-// and the best alternate, each with its restart: held at the plan's cost,
-// two pairs ran one run short.
+// n sorted; cost with fewer than 4), at least cost (the plan's trial
+// cost: the sum of the phases' medians). A run's warm-up varies (up to
+// --warmup-max) and the baseline and the best alternate, each with its
+// restart: held at the plan's cost, two pairs ran one run short.
 func finalRunCost(trials []Trial, cost time.Duration) time.Duration {
-	var ds []time.Duration
-	for _, t := range trials {
-		if t.State == Complete {
-			ds = append(ds, t.Duration())
-		}
-	}
+	ds := sortedDurations(trials, func(s State) bool { return s == Complete })
 	if len(ds) < 4 {
 		return cost
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	return max(cost, ds[(3*len(ds))/4])
 }
 
