@@ -278,12 +278,7 @@ func TestABBudgetReserve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ab := 0
-	for _, tr := range res.Trials {
-		if tr.Kind == ABBest || tr.Kind == ABBase {
-			ab++
-		}
-	}
+	ab := abCount(res.Trials)
 	// 20 h budget, 1 h trials: 10 % is 2 h = 1 pair, so ABPairs = 2 wins:
 	// 4 h reserved and used by the A/B phase at the end, and 1 h held for
 	// the confirmation the last search trial may owe (unused here: the

@@ -94,6 +94,17 @@ func timed(s *Study, values map[string][]float64, dur func(n int, tr Trial) time
 	return now
 }
 
+// abCount returns how many of trials are final A/B runs (either side).
+func abCount(trials []Trial) int {
+	n := 0
+	for _, tr := range trials {
+		if tr.Kind == ABBest || tr.Kind == ABBase {
+			n++
+		}
+	}
+	return n
+}
+
 func repeat(c space.Config, n int) []space.Config {
 	var out []space.Config
 	for i := 0; i < n; i++ {
@@ -217,12 +228,7 @@ func TestStudyStopsForTheReserve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ab := 0
-	for _, tr := range res.Trials {
-		if tr.Kind == ABBest || tr.Kind == ABBase {
-			ab++
-		}
-	}
+	ab := abCount(res.Trials)
 	// 12 trials fit: 8 search trials, 4 held for the A/B phase, which
 	// gives up after 3 failed runs.
 	if res.Reason != StopReserve || len(res.Trials) != 11 || ab != 3 {
@@ -413,7 +419,7 @@ func TestStudyConfirmsTheLastSearchTrialWithinTheReserve(t *testing.T) {
 // pairs when the search stopped for the reserve, never beyond the budget;
 // when the trial cap stopped it, it runs its pairs only.
 func TestStudyABPhaseUsesTheRestOfTheBudget(t *testing.T) {
-	run := func(maxTrials int) (ab int, reason StopReason, end time.Duration) {
+	run := func(maxTrials int) (int, StopReason, time.Duration) {
 		var plans []Plan
 		s := clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, 10*time.Minute, 3*time.Hour,
 			&Confirmation{ABPairs: 2}, &plans)
@@ -430,12 +436,7 @@ func TestStudyABPhaseUsesTheRestOfTheBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, tr := range res.Trials {
-			if tr.Kind == ABBest || tr.Kind == ABBase {
-				ab++
-			}
-		}
-		return ab, res.Reason, now.Sub(time.Unix(0, 0))
+		return abCount(res.Trials), res.Reason, now.Sub(time.Unix(0, 0))
 	}
 	if ab, reason, end := run(0); ab <= 4 || ab%2 != 0 || end > 3*time.Hour {
 		t.Fatalf("budget stop: %d A/B runs (%s), ended at %s; want more than 2 whole pairs within 3h", ab, reason, end)
