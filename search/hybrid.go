@@ -73,11 +73,15 @@ type HybridOptions struct {
 //     86.3, fitted-hybrid level at 92.8 (its lower quartile 92.4 to 90.5),
 //     against TPE over the knobs that matter (3 to 8, ranked by the
 //     importance model, the others held at the incumbent; hybrid-v1's
-//     sample) every fourth proposal. In the final race the other
-//     proposals are TPE's, so the local search pauses there (unless the
-//     race's pair is decided: raceStep).
+//     sample) every fourth proposal. Half of these turns are the
+//     model's (4.). In the final race the other proposals are TPE's and
+//     the model's, so the local search pauses there (unless the race's
+//     pair is decided: raceStep).
 //  4. The model's best configuration (modelStep) takes every other TPE
-//     turn (every fourth proposal) from 30 % of Horizon on: the
+//     turn (every fourth proposal) once the history holds 30 % of
+//     Horizon and 2 × Screen + 4 points (every told trial counts,
+//     confirmations included; with 30 planned trials the screening has 6
+//     points, so it starts at 16): the
 //     incumbent with each knob the main-effects model rates as worth 1 %
 //     or more set to its best level. The model averages the noise of
 //     every trial, where TPE and the local steps act on a few; its argmax
@@ -199,8 +203,9 @@ func latinHypercube(rng *rand.Rand, n int, nChoices []int) [][]float64 {
 // Observe adds a measured configuration to the history (a resumed
 // study's replay; a worker's, which asks a fresh instance for each trial,
 // see Worker). Each observation also counts as a proposal for the phases
-// that alternate (TPE every other proposal, the centre's repeat every
-// fourth local step, the race every other proposal), so an instance that
+// that alternate (TPE every other proposal, half of those turns the
+// model step's, the centre's repeat every fourth local step, the race
+// every other proposal), so an instance that
 // replayed a history goes through them from the history's size (without
 // it a worker's hybrid only ever made local steps), and an
 // observed second measurement of the incumbent counts as the repeat Ask
@@ -343,34 +348,21 @@ func (h *Hybrid) anchor() []float64 {
 	return x
 }
 
-// modelStep returns the incumbent with every knob whose fitted effect is
-// at least 1 % of the mean score set to the level the main-effects model
-// (see fitImportance) rates best. In a landscape close to additive that
-// model averages the noise of every trial, so its argmax is a strong
-// candidate where single measurements cannot tell 5 % effects from 10 %
-// noise. ok is false when there is no model yet or the step was measured.
+// modelStep returns anchor(): the incumbent with every knob whose fitted
+// effect is at least 1 % of the mean score set to the level the
+// main-effects model (see fitImportance; fitted to every told value, raw
+// scores and failure penalties, refitted every Reselect trials) rates
+// best. In a landscape close to additive that model averages the noise of
+// every trial, so its argmax is a strong candidate where single
+// measurements cannot tell 5 % effects from 10 % noise. ok is false when
+// there is no model yet or the step was measured (then the same fit and
+// incumbent give the same step: TPE takes the turn).
 func (h *Hybrid) modelStep() (Proposal, bool) {
 	h.selectKnobs()
 	if h.model == nil || h.model.beta == nil || h.model.effects == nil {
 		return Proposal{}, false
 	}
-	inc, _ := h.incumbent()
-	x := encode(h.sp, inc)
-	floor := 0.01 * math.Abs(h.model.intercept)
-	for i, k := range h.sp.Knobs() {
-		g := grid(k)
-		lo, hi, bestU := math.Inf(1), math.Inf(-1), x[i]
-		for gi, f := range h.model.effects[i] {
-			lo = math.Min(lo, f)
-			if f > hi {
-				hi, bestU = f, g[gi]
-			}
-		}
-		if hi-lo >= floor {
-			x[i] = bestU
-		}
-	}
-	cfg := decode(h.sp, x)
+	cfg := decode(h.sp, h.anchor())
 	if h.h.measured(cfg) {
 		return Proposal{}, false
 	}
@@ -595,6 +587,13 @@ func (h *Hybrid) raceStep() (Proposal, bool) {
 // recommendation) to reach 90 % of the optimum against 25 without model
 // steps (TestHybridNotWorseThanTPE): a model of 20 trials over 12 knobs
 // and more is a poor guide.
+//
+// modelStepEvery must be even: the local steps and the race take the even
+// proposals. The model is refitted every Reselect trials (selectKnobs), so
+// in a study two model turns often share a fit, and with the same
+// incumbent give the same, already measured, step: TPE takes that turn. A
+// worker's fresh instance fits on every proposal, and workers proposing
+// from the same finished history propose the same model step.
 const (
 	modelStepEvery = 4
 	modelStepFrom  = 0.3

@@ -9,11 +9,13 @@ import (
 // TestHybridProposesTheModelsBest: from modelStepFrom of the horizon on,
 // every other TPE turn (modelStepEvery) proposes the incumbent with the
 // knobs the main-effects model rates as worth 1 % or more set to their best
-// levels. On a landscape where two knobs add 30 % and 20 % at the top of
-// their scales under 4 % noise, that proposal has both exactly at the top
-// of their scales (a TPE draw lands there by chance only) and keeps some
-// knobs as the incumbent has them (a TPE draw moves every knob; the model
-// also moves the knobs whose noise it fitted as 1 % effects).
+// levels. On a landscape where two numeric knobs add 30 % and 20 % at the
+// top of their scales (40 observed trials under 4 % noise, then a study's
+// proposals told their noise-free values), that proposal has both exactly
+// at the top of their scales, where a TPE draw (a truncated Gaussian
+// around a good point) lands by chance only. (The other knobs are not
+// checked: the model also moves those whose noise it fitted as 1 %
+// effects.)
 func TestHybridProposesTheModelsBest(t *testing.T) {
 	sp := firstSpace(t)
 	ks := sp.Knobs()
@@ -45,29 +47,26 @@ func TestHybridProposesTheModelsBest(t *testing.T) {
 		}
 	}
 	found := 0
-	for i := 0; i < 8; i++ {
+	ctx := context.Background()
+	for i := 0; i < 12; i++ {
 		inc, _ := h.incumbent()
-		p, err := h.Ask(context.Background())
+		p, err := h.Ask(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		x, x0 := encode(sp, p.Config), encode(sp, inc)
-		_ = h.Observe(p.Config, 500+150*x[a]+100*x[b])
+		if err := h.Tell(ctx, p, 500+150*x[a]+100*x[b]); err != nil {
+			t.Fatal(err)
+		}
 		if p.Kind != Sampled {
 			continue
 		}
-		same := 0
-		for d := range x {
-			if d != a && d != b && x[d] == x0[d] {
-				same++
-			}
-		}
-		t.Logf("proposal %d: %s=%.2f %s=%.2f, %d of %d other knobs as the incumbent", i, ks[a].Name, x[a], ks[b].Name, x[b], same, len(ks)-2)
-		if x[a] > 0.999 && x[b] > 0.999 && same > 0 {
+		t.Logf("proposal %d: %s=%.2f %s=%.2f (the incumbent's: %.2f, %.2f)", i, ks[a].Name, x[a], ks[b].Name, x[b], x0[a], x0[b])
+		if x[a] > 0.999 && x[b] > 0.999 {
 			found++
 		}
 	}
 	if found == 0 {
-		t.Fatalf("no proposal in 8 set %s and %s to the top of their scales from the incumbent: the model's best configuration was not proposed", ks[a].Name, ks[b].Name)
+		t.Fatalf("no proposal in 12 set %s and %s to the top of their scales: the model's best configuration was not proposed", ks[a].Name, ks[b].Name)
 	}
 }

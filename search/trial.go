@@ -41,7 +41,8 @@ type Kind string
 const (
 	// Baseline is trial 0: the server defaults (the empty Config).
 	Baseline Kind = "baseline"
-	// Sampled came from the search strategy (TPE or random).
+	// Sampled came from the search strategy (TPE, random, or the hybrid's
+	// model step).
 	Sampled Kind = "sampled"
 	// Retry repeats the config of an interrupted trial.
 	Retry Kind = "retry"
