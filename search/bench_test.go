@@ -42,7 +42,7 @@ type observingStrategy interface {
 func BenchmarkSuggest(b *testing.B) {
 	sp := space.Default()
 	cfgs, ys := historyOf(sp, 1000)
-	for _, name := range []string{"hybrid", "hybrid-refit", "hybrid-race", "hybrid-v1", "coordinate", "tpe", "mtpe", "random"} {
+	for _, name := range []string{"hybrid", "hybrid-refit", "hybrid-race", "hybrid-model", "hybrid-v1", "coordinate", "tpe", "mtpe", "random"} {
 		b.Run(name, func(b *testing.B) {
 			var st observingStrategy
 			var err error
@@ -53,6 +53,10 @@ func BenchmarkSuggest(b *testing.B) {
 				// The history (1000 trials, every other one a repeat of an
 				// earlier configuration) inside the final race.
 				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 1100})
+			case "hybrid-model":
+				// Past 30 % of the horizon (the model step's start),
+				// before the race.
+				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 2000})
 			case "hybrid-v1":
 				// A horizon past the history keeps it in its TPE phase.
 				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 5000, NoLocal: true})
@@ -97,6 +101,10 @@ func BenchmarkSuggest(b *testing.B) {
 				case "hybrid-race":
 					// A race step on every Ask (it is every other one).
 					h.asked = 1
+				case "hybrid-model":
+					// A model step on every Ask (it is every fourth one),
+					// with the refit of its model (every 8 trials).
+					h.asked, h.sub = 0, nil
 				}
 				if _, err := st.Ask(ctx); err != nil {
 					b.Fatal(err)
