@@ -74,19 +74,18 @@ type HybridOptions struct {
 //     against TPE over the knobs that matter (3 to 8, ranked by the
 //     importance model, the others held at the incumbent; hybrid-v1's
 //     sample) every fourth proposal. Half of these turns are the
-//     model's (4.). In the final race the other proposals are TPE's and
+//     model's (item 4). In the final race the other proposals are TPE's and
 //     the model's, so the local search pauses there (unless the race's
 //     pair is decided: raceStep).
 //  4. The model's best configuration (modelStep) takes every other TPE
 //     turn (every fourth proposal) once the history holds 30 % of
 //     Horizon and 2 × Screen + 4 points (every told trial counts,
 //     confirmations included; with 30 planned trials the screening has 6
-//     points, so it starts at 16): the
-//     incumbent with each knob the main-effects model rates as worth 1 %
-//     or more set to its best level. The model averages the noise of
-//     every trial, where TPE and the local steps act on a few; its argmax
-//     combines effects no single measurement shows (numbers at
-//     modelStepEvery).
+//     points, so it starts at 16): the incumbent with each knob the
+//     main-effects model rates as worth 1 % or more set to its best
+//     level. The model averages the noise of every trial, where TPE and
+//     the local steps act on a few; its argmax combines effects no single
+//     measurement shows (numbers at modelStepEvery).
 //  5. The final race, the last Race share of Horizon: every other
 //     proposal re-measures whichever of the two best-estimated
 //     configurations has fewer measurements (raceStep). Over 60 seeds of
