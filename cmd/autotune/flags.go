@@ -299,7 +299,7 @@ func (o *minimize) apply(c *study.Config) error {
 
 func (o *searchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.strategy, "strategy", "hybrid", "search strategy: "+strings.Join(search.StrategyNames(), ", ")+
-		" (hybrid: screening, then a model-guided local search alternating with multivariate TPE over every knob, then a race of the two best)")
+		" (hybrid: screening, then a model-guided local search alternating with multivariate TPE over every knob and the model's best configuration, then a race of the two best)")
 	fs.BoolVar(&o.warmStart, "warm-start", true, "measure an expert configuration derived from the host and the dataset right after the baseline")
 	fs.IntVar(&o.confirm, "confirm", 2, "re-measure a trial that beats the best this many times before it becomes the best, up to twice as many in a close race with it (0 = off)")
 	fs.IntVar(&o.recheckEvery, "recheck-every", 10, "re-measure the baseline after every N trials so drift of the machine shows (0 = never)")
