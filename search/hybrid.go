@@ -247,7 +247,7 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 	// a lucky one (at most every third proposal). Not in the first
 	// model-guided trials (as many as the screening): finding the region
 	// comes first.
-	if inc, nInc := h.incumbent(); n >= 2*len(h.design)+4 && nInc < 2 && h.asked-h.lastRepeat >= 3 {
+	if inc, nInc := h.incumbent(); n >= h.guidedFrom() && nInc < 2 && h.asked-h.lastRepeat >= 3 {
 		h.lastRepeat = h.asked
 		return Proposal{Config: inc, Kind: Remeasure, handle: -1}, nil
 	}
@@ -269,7 +269,7 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 		}
 		// Every other TPE turn from modelStepFrom of the horizon on: the
 		// main-effects model's best configuration (modelStep).
-		if h.asked%modelStepEvery == 1 && n >= 2*len(h.design)+4 && float64(n) >= modelStepFrom*float64(h.opts.Horizon) {
+		if h.asked%modelStepEvery == 1 && n >= h.guidedFrom() && float64(n) >= modelStepFrom*float64(h.opts.Horizon) {
 			if p, ok := h.modelStep(); ok {
 				return p, nil
 			}
@@ -291,6 +291,11 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 	}
 	return h.sample(), nil
 }
+
+// guidedFrom returns the history size from which the model-guided search
+// is under way (twice the screening design, plus 4): an incumbent measured
+// once is re-measured from there, and the model step starts no earlier.
+func (h *Hybrid) guidedFrom() int { return 2*len(h.design) + 4 }
 
 // selectKnobs re-ranks the knobs by importance when Reselect trials have
 // passed since the last choice.

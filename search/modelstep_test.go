@@ -15,7 +15,10 @@ import (
 // at the top of their scales, where a TPE draw (a truncated Gaussian
 // around a good point) lands by chance only. (The other knobs are not
 // checked: the model also moves those whose noise it fitted as 1 %
-// effects.)
+// effects.) The assertion depends on the model's fit of this history: on
+// historyOf(sp, 40)'s configurations the ridge fit put the buffer pool's
+// best level at 2/3 of its scale, so a new history must be checked to
+// make both knobs' fitted best the top.
 func TestHybridProposesTheModelsBest(t *testing.T) {
 	sp := firstSpace(t)
 	ks := sp.Knobs()
@@ -46,7 +49,7 @@ func TestHybridProposesTheModelsBest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	found := 0
+	found := false
 	ctx := context.Background()
 	for i := 0; i < 12; i++ {
 		inc, _ := h.incumbent()
@@ -63,10 +66,10 @@ func TestHybridProposesTheModelsBest(t *testing.T) {
 		}
 		t.Logf("proposal %d: %s=%.2f %s=%.2f (the incumbent's: %.2f, %.2f)", i, ks[a].Name, x[a], ks[b].Name, x[b], x0[a], x0[b])
 		if x[a] > 0.999 && x[b] > 0.999 {
-			found++
+			found = true
 		}
 	}
-	if found == 0 {
+	if !found {
 		t.Fatalf("no proposal in 12 set %s and %s to the top of their scales: the model's best configuration was not proposed", ks[a].Name, ks[b].Name)
 	}
 }
