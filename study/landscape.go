@@ -82,25 +82,59 @@ func (b BenchSearch) landscape(ctx context.Context) (harness.Landscape, error) {
 	return harness.NewLandscape(b.Landscape)
 }
 
+// AllLandscapes is the BenchSearch.Landscape that runs every built-in
+// landscape (harness.LandscapeNames) in turn and ends with a summary.
+const AllLandscapes = "all"
+
 // RunBenchSearch runs the comparison b describes and prints its tables
 // to out: trials to reach 90 % and 95 % of the best, then the
 // recommendation's share of the best at checkpoints, then the first
 // strategy against each other one seed by seed (harness.WriteTable,
-// harness.WriteShares, harness.WritePaired). Errors: a landscape that cannot be built, a run
-// that fails, ctx's.
+// harness.WriteShares, harness.WriteWarmStart, harness.WritePaired). With
+// Landscape AllLandscapes it does so for every built-in landscape, each
+// under a heading, then writes the summary over them (harness.WriteSummary:
+// one line per landscape and strategy, and each strategy's worst
+// landscape). Errors: a landscape that cannot be built, a run that fails,
+// ctx's.
 func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
+	ho := b.Runs
+	fmt.Fprintf(out, "%d strategies x %d seeds x %d trials, %d runs at a time\n", len(ho.Strategies), ho.Seeds, ho.Trials, max(1, ho.Parallel))
+	if b.Landscape == AllLandscapes && b.FitDB == "" && b.ObjectiveCmd == "" {
+		var sums []harness.LandscapeSummary
+		for _, name := range harness.LandscapeNames() {
+			l, err := harness.NewLandscape(name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "\n## %s\n\n", name)
+			s, err := benchLandscape(ctx, l, ho, out)
+			if err != nil {
+				return fmt.Errorf("landscape %s: %w", name, err)
+			}
+			s.Landscape = name
+			sums = append(sums, s)
+		}
+		fmt.Fprintf(out, "\n## Summary (%d landscapes)\n\n", len(sums))
+		return harness.WriteSummary(out, sums)
+	}
 	l, err := b.landscape(ctx)
 	if err != nil {
 		return err
 	}
-	ho := b.Runs
-	fmt.Fprintf(out, "%d strategies x %d seeds x %d trials, %d runs at a time\n", len(ho.Strategies), ho.Seeds, ho.Trials, max(1, ho.Parallel))
+	_, err = benchLandscape(ctx, l, ho, out)
+	return err
+}
+
+// benchLandscape runs ho over l and writes RunBenchSearch's tables for it;
+// it returns the landscape's summary (its Landscape field unset).
+func benchLandscape(ctx context.Context, l harness.Landscape, ho harness.Options, out io.Writer) (harness.LandscapeSummary, error) {
+	var sum harness.LandscapeSummary
 	if f, ok := l.(*harness.Fitted); ok {
 		fmt.Fprintf(out, "fitted landscape: %s\n", f.Describe())
 	}
 	runs, err := harness.Compare(ctx, l, ho)
 	if err != nil {
-		return err
+		return sum, err
 	}
 	best := l.Best()
 	if best <= 0 {
@@ -108,20 +142,27 @@ func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
 		fmt.Fprintf(out, "no best known score: using the best mean any run found, %.4g\n", best)
 	}
 	if err := harness.WriteTable(out, l, best, harness.Summarise(runs, best, ho), ho); err != nil {
-		return err
+		return sum, err
 	}
 	fmt.Fprintln(out)
 	cp := harness.Checkpoints(ho.Trials)
-	if err := harness.WriteShares(out, l, best, harness.Shares(runs, best, ho, cp), cp); err != nil {
-		return err
+	sum.Rows, sum.Checkpoints = harness.Shares(runs, best, ho, cp), cp
+	if err := harness.WriteShares(out, l, best, sum.Rows, cp); err != nil {
+		return sum, err
+	}
+	if sum.Warm, _, sum.HasWarm, err = harness.WarmStartShares(l, best, ho); err != nil {
+		return sum, err
+	}
+	if err := harness.WriteWarmStart(out, l, best, ho); err != nil {
+		return sum, err
 	}
 	var ps []harness.Paired
 	for _, c := range cp {
 		ps = append(ps, harness.PairedComparisons(runs, best, ho, c)...)
 	}
 	if len(ps) == 0 {
-		return nil
+		return sum, nil
 	}
 	fmt.Fprintln(out)
-	return harness.WritePaired(out, ps)
+	return sum, harness.WritePaired(out, ps)
 }

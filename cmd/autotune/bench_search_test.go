@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autotune/autotune/search/harness"
 	"github.com/autotune/autotune/storage"
 )
 
@@ -61,5 +62,27 @@ func TestBenchSearchFittedNeedsTheStudy(t *testing.T) {
 	err = runBenchSearch(context.Background(), o, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), `--fit-study "nope"`) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// TestBenchSearchAllLandscapes runs every built-in landscape briefly and
+// checks that each gets its section and the summary names the worst.
+func TestBenchSearchAllLandscapes(t *testing.T) {
+	o := &benchSearchOptions{landscape: "all", strategies: []string{"random"}, seeds: 1, firstSeed: 1, trials: 3, warm: "on", parallel: 1, confirm: 2}
+	if err := o.validate(nil); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := runBenchSearch(context.Background(), o, &out); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, name := range harness.LandscapeNames() {
+		if !strings.Contains(s, "\n## "+name+"\n") || !strings.Contains(s, "| "+name+" | random | expert |") {
+			t.Errorf("no section or summary line for %s", name)
+		}
+	}
+	if !strings.Contains(s, "## Summary (7 landscapes)") || !strings.Contains(s, "worst landscape for random (warm start expert): ") {
+		t.Fatalf("output:\n%s", s)
 	}
 }

@@ -31,7 +31,7 @@ type benchSearchOptions struct {
 }
 
 func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.landscape, "landscape", "db", "built-in landscape: "+strings.Join(harness.LandscapeNames(), ", "))
+	fs.StringVar(&o.landscape, "landscape", "db", "built-in landscape: "+strings.Join(harness.LandscapeNames(), ", ")+", or "+study.AllLandscapes+" (each in turn, then a summary naming each strategy's worst landscape)")
 	fs.StringVar(&o.fitDB, "fit-db", "", "fit the landscape to the trials of a real study in this trials.db instead")
 	fs.StringVar(&o.fitStudy, "fit-study", "default", "study of --fit-db to fit")
 	fs.StringVar(&o.objective, "objective-cmd", "", "measure with this shell command instead: one config as a JSON object on stdin, one number on stdout")
@@ -74,8 +74,8 @@ func (o *benchSearchOptions) validate(fs *pflag.FlagSet) error {
 	switch {
 	case len(o.strategies) == 0:
 		return usagef("--strategies: want at least one of %s", strings.Join(harness.Strategies(), ", "))
-	case !slices.Contains(harness.LandscapeNames(), o.landscape):
-		return usagef("--landscape %q: want one of %s", o.landscape, strings.Join(harness.LandscapeNames(), ", "))
+	case o.landscape != study.AllLandscapes && !slices.Contains(harness.LandscapeNames(), o.landscape):
+		return usagef("--landscape %q: want one of %s, or %s", o.landscape, strings.Join(harness.LandscapeNames(), ", "), study.AllLandscapes)
 	case o.fitDB != "" && o.objective != "":
 		return usagef("--fit-db and --objective-cmd: give one landscape, not both")
 	case o.seeds < 1 || o.seeds > 10000:
@@ -112,7 +112,8 @@ trials: median and quartiles over the seeds.
 
 Landscapes: synthetic ones shaped like tuning MariaDB on this project's
 reference machine (--landscape db, db-wide, host: the 34 knobs a study offers
-there, sparse: 36 knobs of which 5 matter), two fitted to studies measured
+there, sparse: 36 knobs of which 5 matter; drawn: a new landscape of that
+kind drawn for every seed, so no default is tuned to it), two fitted to studies measured
 there (--landscape fitted: a random search; fitted-hybrid: a study of the
 default strategy, its trials around the warm start), one fitted to your
 own study's trials (--fit-db), or any command (--objective-cmd 'CMD': one

@@ -174,3 +174,32 @@ func TestPairedComparisons(t *testing.T) {
 		t.Fatal("one strategy: nothing to compare")
 	}
 }
+
+// TestWriteSummary checks the summary over landscapes: a line per
+// landscape and strategy with its shares and warm start, and each
+// strategy's worst landscape by its median at the last checkpoint.
+func TestWriteSummary(t *testing.T) {
+	row := func(s string, m30, m100 float64) ShareRow {
+		return ShareRow{Strategy: s, Warm: true, Runs: 20, Share: [][3]float64{{m30 - 0.01, m30, m30 + 0.01}, {m100 - 0.01, m100, m100 + 0.01}},
+			Reached90: []int{3, 10}, Reached95: []int{1, 4}}
+	}
+	sums := []LandscapeSummary{
+		{Landscape: "a", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.80, 0.95), row("y", 0.85, 0.90)}, Warm: [3]float64{0.7, 0.7, 0.7}, HasWarm: true},
+		{Landscape: "b", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.70, 0.88), row("y", 0.60, 0.93)}},
+	}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, sums); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, want := range []string{
+		"| a | x | expert | 80.0 [79.0, 81.0] | 3/20 | 1/20 | 95.0 [94.0, 96.0] | 10/20 | 4/20 | 70.0 |\n",
+		"| b | y | expert | 60.0 [59.0, 61.0] | 3/20 | 1/20 | 93.0 [92.0, 94.0] | 10/20 | 4/20 | |\n",
+		"worst landscape for x (warm start expert): b, 88.0 % of its best after 100 trials (median)\n",
+		"worst landscape for y (warm start expert): a, 90.0 % of its best after 100 trials (median)\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+}

@@ -9,8 +9,11 @@
 // knobs that matter, with interactions, many that do not, 10 % noise and a
 // region that crashes; Host: the 34 knobs of the reference machine's
 // space, many small effects, 6 % noise, a memory limit; Sparse: 36 knobs
-// of which 5 matter), one fitted to the trials of a real study's
-// trials.db (Fitted), and any external command (Command). Optuna's TPE
+// of which 5 matter), a family with one landscape drawn at random per
+// seed (Drawn: the same shapes, its knobs, sizes, interactions and crash
+// region drawn, so no default can be tuned to it), one fitted to the
+// trials of a real study's trials.db (Fitted), and any external command
+// (Command). Optuna's TPE
 // runs as a peer strategy in another process (Peer).
 package harness
 
@@ -135,7 +138,7 @@ func randomPoint(rng *rand.Rand, ks []space.Knob) []float64 {
 
 // LandscapeNames returns the names NewLandscape accepts.
 func LandscapeNames() []string {
-	return []string{"db", "db-wide", "fitted", "fitted-hybrid", "host", "sparse"}
+	return []string{"db", "db-wide", "drawn", "fitted", "fitted-hybrid", "host", "sparse"}
 }
 
 // fittedFixtures names the embedded fixture (fits/) each built-in fitted
@@ -151,7 +154,8 @@ var fittedFixtures = map[string]string{
 // the reference 2-core machine), "fitted-hybrid" (Fitted to
 // fits/hybrid-2core.json: a study of the default strategy on a machine of
 // the same kind, its trials and repeats around the warm start), "host"
-// (Host) or "sparse" (Sparse).
+// (Host), "sparse" (Sparse) or "drawn" (Drawn: a Family, one landscape
+// drawn per seed).
 func NewLandscape(name string) (Landscape, error) {
 	if file, ok := fittedFixtures[name]; ok {
 		return fitFixtureLandscape(name, file)
@@ -165,6 +169,8 @@ func NewLandscape(name string) (Landscape, error) {
 		return NewHost()
 	case "sparse":
 		return NewSparse()
+	case "drawn":
+		return NewDrawn()
 	}
 	return nil, fmt.Errorf("landscape %q: want one of %s", name, strings.Join(LandscapeNames(), ", "))
 }

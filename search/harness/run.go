@@ -119,10 +119,17 @@ func (m *memStore) Trials(ctx context.Context, study string) ([]search.Trial, er
 	return append([]search.Trial(nil), m.trials...), nil
 }
 
-// RunOne runs strategy on l for one seed through search.Study.
-// confirm is Options.Confirm.
+// RunOne runs strategy on l for one seed through search.Study (on
+// l.Draw(seed) when l is a Family). confirm is Options.Confirm.
 func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials int, warm bool, confirm int) (Run, error) {
 	t0 := time.Now()
+	if f, ok := l.(Family); ok {
+		d, err := f.Draw(seed)
+		if err != nil {
+			return Run{}, err
+		}
+		l = d
+	}
 	sp := l.Space()
 	var starts []space.Config
 	var ws []search.Proposal
@@ -476,8 +483,8 @@ func Shares(runs []Run, best float64, o Options, checkpoints []int) []ShareRow {
 // WriteShares writes the share table as Markdown: per strategy and
 // warm-start setting, the median [q1, q3] of the recommendation's share of
 // the best known score (in %) and the runs reaching 90 % and 95 %, at each
-// checkpoint; then the warm start's and the baseline's own shares where
-// the landscape has noise-free scores.
+// checkpoint (WriteWarmStart adds the warm start's and the baseline's own
+// shares).
 func WriteShares(w io.Writer, l Landscape, best float64, rows []ShareRow, checkpoints []int) error {
 	var b strings.Builder
 	b.WriteString("| strategy | warm start |")
@@ -499,9 +506,135 @@ func WriteShares(w io.Writer, l Landscape, best float64, rows []ShareRow, checkp
 		}
 		b.WriteString("\n")
 	}
-	if v, ok := l.True(l.Expert()); ok {
-		base, _ := l.True(space.Config{})
-		fmt.Fprintf(&b, "\nwarm start alone: %.1f %% of best; baseline: %.1f %%\n", 100*v/best, 100*base/best)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WarmStartShares returns the noise-free shares of best of the expert
+// warm start and of the baseline (the server's defaults): for a Family,
+// each the median [q1, q3] over the draws of o's seeds, for another
+// landscape one value three times; ok is false when the landscape has no
+// noise-free scores. Errors: a draw that cannot be made.
+func WarmStartShares(l Landscape, best float64, o Options) (warm, base [3]float64, ok bool, err error) {
+	f, isFamily := l.(Family)
+	if !isFamily {
+		v, ok := l.True(l.Expert())
+		if !ok {
+			return warm, base, false, nil
+		}
+		b, _ := l.True(space.Config{})
+		return [3]float64{v / best, v / best, v / best}, [3]float64{b / best, b / best, b / best}, true, nil
+	}
+	var ws, bs []float64
+	first := max(1, o.FirstSeed)
+	for seed := first; seed < first+o.Seeds; seed++ {
+		d, err := f.Draw(seed)
+		if err != nil {
+			return warm, base, false, err
+		}
+		v, _ := d.True(d.Expert())
+		b, _ := d.True(space.Config{})
+		ws, bs = append(ws, v/d.Best()), append(bs, b/d.Best())
+	}
+	warm[0], warm[1], warm[2] = Quartiles(ws)
+	base[0], base[1], base[2] = Quartiles(bs)
+	return warm, base, true, nil
+}
+
+// WriteWarmStart writes the line of WarmStartShares (in %), nothing for a
+// landscape without noise-free scores. Errors: WarmStartShares's, w's.
+func WriteWarmStart(w io.Writer, l Landscape, best float64, o Options) error {
+	warm, base, ok, err := WarmStartShares(l, best, o)
+	if err != nil || !ok {
+		return err
+	}
+	if _, isFamily := l.(Family); isFamily {
+		_, err = fmt.Fprintf(w, "\nwarm start alone: %.1f [%.1f, %.1f] %% of each draw's best (%d draws); baseline: %.1f [%.1f, %.1f] %%\n",
+			100*warm[1], 100*warm[0], 100*warm[2], o.Seeds, 100*base[1], 100*base[0], 100*base[2])
+		return err
+	}
+	_, err = fmt.Fprintf(w, "\nwarm start alone: %.1f %% of best; baseline: %.1f %%\n", 100*warm[1], 100*base[1])
+	return err
+}
+
+// LandscapeSummary is one landscape's share table and warm start, for
+// the summary over several landscapes (WriteSummary).
+type LandscapeSummary struct {
+	// Landscape is its name as given (LandscapeNames).
+	Landscape string
+	// Rows are its Shares at Checkpoints.
+	Rows        []ShareRow
+	Checkpoints []int
+	// Warm is the warm start's share of best (WarmStartShares: median at
+	// 1; for a family q1 and q3 at 0 and 2); HasWarm is false when the
+	// landscape has no noise-free scores.
+	Warm    [3]float64
+	HasWarm bool
+}
+
+// WriteSummary writes, as Markdown, one line per landscape, strategy and
+// warm-start setting: the median [q1, q3] share of best and the runs at ≥
+// 90 % and ≥ 95 % at each checkpoint of the first summary, and the warm
+// start's own share; then, per strategy and warm-start setting, its worst
+// landscape (the lowest median at the last checkpoint): the headline. All
+// summaries must share checkpoints. Errors: w's.
+func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
+	if len(sums) == 0 {
+		return nil
+	}
+	cps := sums[0].Checkpoints
+	var b strings.Builder
+	b.WriteString("| landscape | strategy | warm start |")
+	sep := "|---|---|---|"
+	for _, c := range cps {
+		fmt.Fprintf(&b, " %d trials: %% of best, median [q1, q3] | ≥90 %% | ≥95 %% |", c)
+		sep += "---|---|---|"
+	}
+	b.WriteString(" warm start alone |\n" + sep + "---|\n")
+	type worst struct {
+		landscape string
+		median    float64
+	}
+	worstOf := map[string]worst{}
+	var order []string
+	for _, s := range sums {
+		for _, r := range s.Rows {
+			warm := "no"
+			if r.Warm {
+				warm = "expert"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |", s.Landscape, r.Strategy, warm)
+			for i := range cps {
+				if i >= len(r.Share) {
+					b.WriteString(" | | |")
+					continue
+				}
+				sh := r.Share[i]
+				fmt.Fprintf(&b, " %.1f [%.1f, %.1f] | %d/%d | %d/%d |", 100*sh[1], 100*sh[0], 100*sh[2], r.Reached90[i], r.Runs, r.Reached95[i], r.Runs)
+			}
+			if s.HasWarm {
+				fmt.Fprintf(&b, " %.1f |\n", 100*s.Warm[1])
+			} else {
+				b.WriteString(" |\n")
+			}
+			if len(r.Share) == 0 {
+				continue
+			}
+			key := r.Strategy + " (warm start " + warm + ")"
+			m := r.Share[len(r.Share)-1][1]
+			cur, seen := worstOf[key]
+			if !seen {
+				order = append(order, key)
+			}
+			if !seen || m < cur.median {
+				worstOf[key] = worst{s.Landscape, m}
+			}
+		}
+	}
+	b.WriteString("\n")
+	for _, key := range order {
+		wst := worstOf[key]
+		fmt.Fprintf(&b, "worst landscape for %s: %s, %.1f %% of its best after %d trials (median)\n", key, wst.landscape, 100*wst.median, cps[len(cps)-1])
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
