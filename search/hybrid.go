@@ -597,7 +597,8 @@ func (h *Hybrid) raceStep() (Proposal, bool) {
 // in a study two model turns often share a fit, and with the same
 // incumbent give the same, already measured, step: TPE takes that turn. A
 // worker's fresh instance fits on every proposal, and workers proposing
-// from the same finished history propose the same model step.
+// from the same finished history propose the same model step (the second
+// worker, seeing it running, asks again: Worker).
 const (
 	modelStepEvery = 4
 	modelStepFrom  = 0.3

@@ -333,13 +333,28 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 	if err := replay(obs, trials); err != nil {
 		return Proposal{}, Stop, "", err
 	}
-	p, err := strat.Ask(ctx)
-	if err != nil {
-		return Proposal{}, Stop, "", fmt.Errorf("propose trial %d: %w", next, err)
+	var p Proposal
+	for asked := 0; ; asked++ {
+		if p, err = strat.Ask(ctx); err != nil {
+			return Proposal{}, Stop, "", fmt.Errorf("propose trial %d: %w", next, err)
+		}
+		p.Config = w.params(p)
+		// A new configuration another worker is measuring now would be
+		// measured twice at once: the hybrid's model step draws nothing at
+		// random, so workers proposing from the same finished history
+		// propose the same one. The strategy is asked again (its next
+		// proposal is another turn: a local step or a TPE draw), up to
+		// reaskRunning times; a repeat the strategy asks for on purpose
+		// (Remeasure) is kept.
+		if p.Kind == Remeasure || !isRunning(p.Config.Key()) || asked >= reaskRunning {
+			return p, Run, "", nil
+		}
 	}
-	p.Config = w.params(p)
-	return p, Run, "", nil
 }
+
+// reaskRunning is how many times a worker asks its strategy again when a
+// proposal is a new configuration running on another worker.
+const reaskRunning = 3
 
 // params returns the configuration a trial of proposal p measures (see
 // Study.params).

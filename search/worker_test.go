@@ -264,3 +264,53 @@ func TestWorkerRecordsTheCanonicalFormAndPreparesItsStrategy(t *testing.T) {
 		t.Errorf("the strategy's preparation turns the full form into %s; want %s", got, want)
 	}
 }
+
+// askScript proposes its configurations in turn, as new ones.
+type askScript struct {
+	cfgs  []space.Config
+	asked int
+}
+
+func (s *askScript) Observe(space.Config, float64) error           { return nil }
+func (s *askScript) Tell(context.Context, Proposal, float64) error { return nil }
+func (s *askScript) Ask(context.Context) (Proposal, error) {
+	c := s.cfgs[min(s.asked, len(s.cfgs)-1)]
+	s.asked++
+	return Proposal{Config: c, Kind: Sampled, handle: -1}, nil
+}
+
+// TestWorkerDoesNotProposeARunningConfiguration: a strategy whose
+// proposal another worker is measuring right now is asked again, and the
+// worker claims its next proposal; when every answer is running, the
+// worker stops asking after reaskRunning more and claims the last.
+func TestWorkerDoesNotProposeARunningConfiguration(t *testing.T) {
+	a := space.Config{"innodb_flush_log_at_trx_commit": "2"}
+	b := space.Config{"innodb_flush_log_at_trx_commit": "0"}
+	trials := []Trial{
+		{Study: "s", Number: 0, Kind: Baseline, State: Complete, Params: space.Config{}, Outcome: Outcome{Score: 1}},
+		{Study: "s", Number: 1, Kind: Sampled, State: Running, Params: a},
+	}
+	var scripts []*askScript
+	w := &Worker{Name: "s", Seed: 1, MaxTrials: 10,
+		NewStrategy: func(int64) (Strategy, error) {
+			s := &askScript{cfgs: []space.Config{a, b}}
+			scripts = append(scripts, s)
+			return s, nil
+		}}
+	p, c, _, err := w.choose(context.Background(), trials, 2)
+	if err != nil || c != Run {
+		t.Fatalf("choose: %v, %v", c, err)
+	}
+	if p.Config.Key() != b.Key() || scripts[0].asked != 2 {
+		t.Errorf("proposed %v after %d asks; want %v after 2 (%v is running)", p.Config, scripts[0].asked, b, a)
+	}
+	w.NewStrategy = func(int64) (Strategy, error) {
+		s := &askScript{cfgs: []space.Config{a}}
+		scripts = append(scripts, s)
+		return s, nil
+	}
+	p, _, _, err = w.choose(context.Background(), trials, 2)
+	if err != nil || p.Config.Key() != a.Key() || scripts[1].asked != 1+reaskRunning {
+		t.Errorf("proposed %v after %d asks (err %v); want %v after %d", p.Config, scripts[1].asked, err, a, 1+reaskRunning)
+	}
+}
