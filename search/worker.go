@@ -334,6 +334,7 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 		return Proposal{}, Stop, "", err
 	}
 	var p Proposal
+	prev := ""
 	for asked := 0; ; asked++ {
 		if p, err = strat.Ask(ctx); err != nil {
 			return Proposal{}, Stop, "", fmt.Errorf("propose trial %d: %w", next, err)
@@ -342,13 +343,18 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 		// A new configuration another worker is measuring now would be
 		// measured twice at once: the hybrid's model step draws nothing at
 		// random, so workers proposing from the same finished history
-		// propose the same one. The strategy is asked again (its next
-		// proposal is another turn: a local step or a TPE draw), up to
-		// reaskRunning times; a repeat the strategy asks for on purpose
-		// (Remeasure) is kept.
-		if p.Kind == Remeasure || !isRunning(p.Config.Key()) || asked >= reaskRunning {
+		// propose the same one. The strategy is asked again (the hybrid's
+		// next proposal is another turn: a local step or a TPE draw), up
+		// to reaskRunning times, and the last answer is claimed even if it
+		// is running too. A strategy that answers the same again (the
+		// hybrid's screening design depends on the history only) is not
+		// asked further, and a repeat it asks for on purpose (Remeasure) is
+		// kept.
+		key := p.Config.Key()
+		if p.Kind == Remeasure || !isRunning(key) || key == prev || asked >= reaskRunning {
 			return p, Run, "", nil
 		}
+		prev = key
 	}
 }
 

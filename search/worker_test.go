@@ -265,10 +265,12 @@ func TestWorkerRecordsTheCanonicalFormAndPreparesItsStrategy(t *testing.T) {
 	}
 }
 
-// askScript proposes its configurations in turn, as new ones.
+// askScript proposes its configurations in turn, as new ones (as
+// repeats with kind Remeasure).
 type askScript struct {
 	cfgs  []space.Config
 	asked int
+	kind  Kind
 }
 
 func (s *askScript) Observe(space.Config, float64) error           { return nil }
@@ -276,13 +278,19 @@ func (s *askScript) Tell(context.Context, Proposal, float64) error { return nil 
 func (s *askScript) Ask(context.Context) (Proposal, error) {
 	c := s.cfgs[min(s.asked, len(s.cfgs)-1)]
 	s.asked++
-	return Proposal{Config: c, Kind: Sampled, handle: -1}, nil
+	k := s.kind
+	if k == "" {
+		k = Sampled
+	}
+	return Proposal{Config: c, Kind: k, handle: -1}, nil
 }
 
 // TestWorkerDoesNotProposeARunningConfiguration: a strategy whose
 // proposal another worker is measuring right now is asked again, and the
-// worker claims its next proposal; when every answer is running, the
-// worker stops asking after reaskRunning more and claims the last.
+// worker claims its next proposal; when the strategy answers the same
+// again, the worker stops asking and claims it; when every answer is
+// running, it stops after reaskRunning more and claims the last; a
+// deliberate repeat of a running configuration is claimed at once.
 func TestWorkerDoesNotProposeARunningConfiguration(t *testing.T) {
 	a := space.Config{"innodb_flush_log_at_trx_commit": "2"}
 	b := space.Config{"innodb_flush_log_at_trx_commit": "0"}
@@ -304,13 +312,21 @@ func TestWorkerDoesNotProposeARunningConfiguration(t *testing.T) {
 	if p.Config.Key() != b.Key() || scripts[0].asked != 2 {
 		t.Errorf("proposed %v after %d asks; want %v after 2 (%v is running)", p.Config, scripts[0].asked, b, a)
 	}
-	w.NewStrategy = func(int64) (Strategy, error) {
-		s := &askScript{cfgs: []space.Config{a}}
-		scripts = append(scripts, s)
-		return s, nil
-	}
-	p, _, _, err = w.choose(context.Background(), trials, 2)
-	if err != nil || p.Config.Key() != a.Key() || scripts[1].asked != 1+reaskRunning {
-		t.Errorf("proposed %v after %d asks (err %v); want %v after %d", p.Config, scripts[1].asked, err, a, 1+reaskRunning)
+	a2 := space.Config{"innodb_flush_log_at_trx_commit": "2", "innodb_doublewrite": "OFF"}
+	trials = append(trials, Trial{Study: "s", Number: 2, Kind: Sampled, State: Running, Params: a2})
+	for _, tc := range []struct {
+		script *askScript
+		want   space.Config
+		asks   int
+	}{
+		{&askScript{cfgs: []space.Config{a}}, a, 2},                               // the same answer again
+		{&askScript{cfgs: []space.Config{a, a2, a, a2, b}}, a2, 1 + reaskRunning}, // all running: the last
+		{&askScript{cfgs: []space.Config{a, b}, kind: Remeasure}, a, 1},           // a deliberate repeat
+	} {
+		w.NewStrategy = func(int64) (Strategy, error) { return tc.script, nil }
+		p, _, _, err = w.choose(context.Background(), trials, 3)
+		if err != nil || p.Config.Key() != tc.want.Key() || tc.script.asked != tc.asks {
+			t.Errorf("script %v (%s): proposed %v after %d asks (err %v); want %v after %d", tc.script.cfgs, tc.script.kind, p.Config, tc.script.asked, err, tc.want, tc.asks)
+		}
 	}
 }

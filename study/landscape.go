@@ -99,7 +99,10 @@ const AllLandscapes = "all"
 func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
 	ho := b.Runs
 	fmt.Fprintf(out, "%d strategies x %d seeds x %d trials, %d runs at a time\n", len(ho.Strategies), ho.Seeds, ho.Trials, max(1, ho.Parallel))
-	if b.Landscape == AllLandscapes && b.FitDB == "" && b.ObjectiveCmd == "" {
+	if b.Landscape == AllLandscapes {
+		if b.FitDB != "" || b.ObjectiveCmd != "" {
+			return Usagef("--landscape %s: the built-in landscapes only, not with --fit-db or --objective-cmd", AllLandscapes)
+		}
 		var sums []harness.LandscapeSummary
 		for _, name := range harness.LandscapeNames() {
 			l, err := harness.NewLandscape(name)
@@ -147,14 +150,18 @@ func benchLandscape(ctx context.Context, l harness.Landscape, ho harness.Options
 	fmt.Fprintln(out)
 	cp := harness.Checkpoints(ho.Trials)
 	sum.Rows, sum.Checkpoints = harness.Shares(runs, best, ho, cp), cp
-	if err := harness.WriteShares(out, l, best, sum.Rows, cp); err != nil {
+	if err := harness.WriteShares(out, sum.Rows, cp); err != nil {
 		return sum, err
 	}
-	if sum.Warm, _, sum.HasWarm, err = harness.WarmStartShares(l, best, ho); err != nil {
+	ws, ok, err := harness.WarmStartShares(l, best, ho)
+	if err != nil {
 		return sum, err
 	}
-	if err := harness.WriteWarmStart(out, l, best, ho); err != nil {
-		return sum, err
+	if ok {
+		sum.WarmStart = &ws
+		if err := harness.WriteWarmStart(out, ws); err != nil {
+			return sum, err
+		}
 	}
 	var ps []harness.Paired
 	for _, c := range cp {

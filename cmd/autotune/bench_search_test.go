@@ -22,6 +22,7 @@ func TestBenchSearchFlags(t *testing.T) {
 		{[]string{"--trials", "2"}, "--trials"},
 		{[]string{"--warm-start", "maybe"}, "--warm-start"},
 		{[]string{"--fit-db", "x.db", "--objective-cmd", "echo 1"}, "not both"},
+		{[]string{"--landscape", "all", "--fit-db", "x.db"}, "not with --fit-db"},
 	} {
 		cmd := newBenchSearchCmd()
 		cmd.SetArgs(tc.args)

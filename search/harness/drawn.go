@@ -37,12 +37,16 @@ const drawnBest = 1000.0
 //   - buffer pool: +30 to +80 %, saturating once the pool holds 0.8 to 2
 //     times the 1.1 GB dataset (the expert warm start's 1.25 × may be
 //     short of it), with a power of 1 to 2 on the log-size fit;
-//   - 3 to 8 other knobs, any of the 35, each worth 2 to 12 % (log-uniform):
-//     a numeric knob monotone up or down its scale, an interior optimum
-//     anywhere (width 0.08 to 0.3 of the scale) or a cliff (a drop past a
-//     point); a choice knob a random level per option (the default 0);
-//     a third of them only with a big buffer pool (as dirty-page flushing
-//     and the redo log on this machine);
+//   - 3 to 8 other knobs, any of the 35, each of a size a of 2 to 12 %
+//     (log-uniform): a numeric knob monotone up or down its scale (a over
+//     the whole scale), an interior optimum with its centre between 0.1
+//     and 0.9 of the scale (width 0.08 to 0.3; a above the far ends) or a
+//     cliff (a drop of a over a tenth of the scale past a point between
+//     0.5 and 0.95, so a late cliff drops part of a by the scale's end);
+//     a choice knob a level per option drawn from ±a (the default's 0, so
+//     two other options can be up to 2a apart); a third of them, on
+//     average, only with a big buffer pool (as dirty-page flushing and
+//     the redo log on this machine);
 //   - 1 to 3 interactions between two of those knobs (or one of them and
 //     the buffer pool): a product of their positions worth −10 to +12 %,
 //     which no sum of per-knob effects describes;
@@ -57,8 +61,9 @@ const drawnBest = 1000.0
 // A draw reads a configuration as the server would run it (space.Repair,
 // then space.Essential: a knob that is inactive in it, thread_pool_size
 // without the thread pool, has no effect). Its best known score is the
-// optimum found by optimum() from 20,000 random points and the expert warm
-// start, scaled to drawnBest. The expert warm start is search.ExpertConfig
+// optimum found by optimum() (20,000 random points, the baseline and the
+// expert warm start, the best five polished knob by knob on a 41-point
+// grid), scaled to drawnBest. The expert warm start is search.ExpertConfig
 // for the reference host, the same for every draw.
 type Drawn struct {
 	sp     *space.Space
@@ -76,11 +81,7 @@ type drawOnce struct {
 
 // NewDrawn returns the Drawn family.
 func NewDrawn() (*Drawn, error) {
-	sp, err := HostSpace(HostInput{Durability: space.Relaxed})
-	if err != nil {
-		return nil, err
-	}
-	expert, _, err := search.ExpertConfig(sp, search.ExpertInput{RAMBytes: synthRAM, DataBytes: synthData, FsyncPerSec: synthFsync})
+	sp, expert, err := relaxedHost()
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +125,10 @@ func (d *Drawn) Draw(seed int) (Landscape, error) {
 	}
 	d.mu.Unlock()
 	o.once.Do(func() { o.l, o.err = newDrawnLandscape(d.sp, d.expert, seed) })
-	return o.l, o.err
+	if o.err != nil {
+		return nil, o.err
+	}
+	return o.l, nil
 }
 
 // Effect shapes of a drawn knob.

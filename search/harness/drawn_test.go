@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -121,8 +122,17 @@ func TestDrawnFamily(t *testing.T) {
 				}
 			}
 		}
-		if len(moved) < 2 || len(moved) > 13 {
-			t.Errorf("seed %d: knobs that move the score %v: want 2 to 13", seed, moved)
+		// Every drawn knob moves it (but thread_pool_size, inactive
+		// without the thread pool), and at most the crash region's knobs
+		// and those tied to drawn ones by the server's rules besides.
+		least := 1 + len(dl.effects)
+		for _, e := range dl.effects {
+			if ks[e.knob].Name == "thread_pool_size" {
+				least--
+			}
+		}
+		if len(moved) < least || len(moved) > least+4 {
+			t.Errorf("seed %d: knobs that move the score %v: want %d to %d", seed, moved, least, least+4)
 		}
 		slices.Sort(moved)
 		sets[strings.Join(moved, ",")] = true
@@ -168,11 +178,25 @@ func TestRunOneMeasuresTheSeedsDraw(t *testing.T) {
 	if slices.Equal(direct.Inc, other.Inc) {
 		t.Error("seeds 3 and 4 measured the same landscape")
 	}
+	ws, ok, err := WarmStartShares(f, f.Best(), Options{Seeds: 4, FirstSeed: 2})
+	if err != nil || !ok {
+		t.Fatalf("WarmStartShares: ok %v, %v", ok, err)
+	}
+	var warm []float64
+	for seed := 2; seed <= 5; seed++ {
+		d, _ := f.Draw(seed)
+		v, _ := d.True(d.Expert())
+		warm = append(warm, v/drawnBest)
+	}
+	q1, m, q3 := Quartiles(warm)
+	if ws.Draws != 4 || ws.Warm != [3]float64{q1, m, q3} {
+		t.Errorf("warm start over draws 2-5: %+v; want 4 draws, quartiles %v %v %v", ws, q1, m, q3)
+	}
 	var b bytes.Buffer
-	if err := WriteWarmStart(&b, f, f.Best(), Options{Seeds: 4, FirstSeed: 2}); err != nil {
+	if err := WriteWarmStart(&b, ws); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "of each draw's best (4 draws)") {
-		t.Errorf("warm-start line %q: want the median over 4 draws", b.String())
+	if want := fmt.Sprintf("warm start alone: %.1f [%.1f, %.1f] %% of each draw's best (4 draws)", 100*m, 100*q1, 100*q3); !strings.Contains(b.String(), want) {
+		t.Errorf("warm-start line %q: want %q", b.String(), want)
 	}
 }

@@ -249,17 +249,28 @@ type Sparse struct {
 
 // NewSparse returns the Sparse landscape.
 func NewSparse() (*Sparse, error) {
-	sp, err := HostSpace(HostInput{Durability: space.Relaxed})
+	sp, expert, err := relaxedHost()
 	if err != nil {
 		return nil, err
 	}
-	s := &Sparse{sp: sp, noise: 0.08}
-	s.expert, _, err = search.ExpertConfig(sp, search.ExpertInput{RAMBytes: synthRAM, DataBytes: synthData, FsyncPerSec: synthFsync})
-	if err != nil {
-		return nil, err
-	}
+	s := &Sparse{sp: sp, noise: 0.08, expert: expert}
 	_, s.best = optimum(sp, s.True, 20000, 1, s.expert)
 	return s, nil
+}
+
+// relaxedHost returns the reference host's space under relaxed durability
+// (HostSpace: 36 knobs) and its expert warm start (search.ExpertConfig
+// for the reference host and dataset).
+func relaxedHost() (*space.Space, space.Config, error) {
+	sp, err := HostSpace(HostInput{Durability: space.Relaxed})
+	if err != nil {
+		return nil, nil, err
+	}
+	expert, _, err := search.ExpertConfig(sp, search.ExpertInput{RAMBytes: synthRAM, DataBytes: synthData, FsyncPerSec: synthFsync})
+	if err != nil {
+		return nil, nil, err
+	}
+	return sp, expert, nil
 }
 
 // Name implements Landscape.

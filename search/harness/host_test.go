@@ -184,7 +184,7 @@ func TestWriteSummary(t *testing.T) {
 			Reached90: []int{3, 10}, Reached95: []int{1, 4}}
 	}
 	sums := []LandscapeSummary{
-		{Landscape: "a", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.80, 0.95), row("y", 0.85, 0.90)}, Warm: [3]float64{0.7, 0.7, 0.7}, HasWarm: true},
+		{Landscape: "a", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.80, 0.95), row("y", 0.85, 0.90)}, WarmStart: &WarmStart{Warm: [3]float64{0.7, 0.7, 0.7}}},
 		{Landscape: "b", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.70, 0.88), row("y", 0.60, 0.93)}},
 	}
 	var b bytes.Buffer

@@ -249,8 +249,7 @@ func Compare(ctx context.Context, l Landscape, o Options) ([]Run, error) {
 	var jobs []job
 	for _, s := range o.Strategies {
 		for _, w := range o.Warm {
-			first := max(1, o.FirstSeed)
-			for seed := first; seed < first+o.Seeds; seed++ {
+			for _, seed := range o.seeds() {
 				jobs = append(jobs, job{s, w, seed})
 			}
 		}
@@ -485,75 +484,105 @@ func Shares(runs []Run, best float64, o Options, checkpoints []int) []ShareRow {
 // the best known score (in %) and the runs reaching 90 % and 95 %, at each
 // checkpoint (WriteWarmStart adds the warm start's and the baseline's own
 // shares).
-func WriteShares(w io.Writer, l Landscape, best float64, rows []ShareRow, checkpoints []int) error {
+func WriteShares(w io.Writer, rows []ShareRow, checkpoints []int) error {
 	var b strings.Builder
-	b.WriteString("| strategy | warm start |")
-	sep := "|---|---|"
-	for _, c := range checkpoints {
-		fmt.Fprintf(&b, " %d trials: %% of best, median [q1, q3] | ≥90 %% | ≥95 %% |", c)
-		sep += "---|---|---|"
-	}
-	b.WriteString("\n" + sep + "\n")
+	b.WriteString("| strategy | warm start |" + shareHeader(checkpoints) + "\n|---|---|" + strings.Repeat("---|---|---|", len(checkpoints)) + "\n")
 	for _, r := range rows {
-		warm := "no"
-		if r.Warm {
-			warm = "expert"
-		}
-		fmt.Fprintf(&b, "| %s | %s |", r.Strategy, warm)
-		for i := range checkpoints {
-			s := r.Share[i]
-			fmt.Fprintf(&b, " %.1f [%.1f, %.1f] | %d/%d | %d/%d |", 100*s[1], 100*s[0], 100*s[2], r.Reached90[i], r.Runs, r.Reached95[i], r.Runs)
-		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "| %s | %s |%s\n", r.Strategy, warmLabel(r.Warm), shareCells(r, len(checkpoints)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// WarmStartShares returns the noise-free shares of best of the expert
-// warm start and of the baseline (the server's defaults): for a Family,
-// each the median [q1, q3] over the draws of o's seeds, for another
-// landscape one value three times; ok is false when the landscape has no
+// shareHeader returns the share columns' headers of the checkpoints.
+func shareHeader(checkpoints []int) string {
+	var b strings.Builder
+	for _, c := range checkpoints {
+		fmt.Fprintf(&b, " %d trials: %% of best, median [q1, q3] | ≥90 %% | ≥95 %% |", c)
+	}
+	return b.String()
+}
+
+// shareCells returns row r's cells for n checkpoints (empty ones where r
+// has fewer).
+func shareCells(r ShareRow, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i >= len(r.Share) {
+			b.WriteString(" | | |")
+			continue
+		}
+		s := r.Share[i]
+		fmt.Fprintf(&b, " %.1f [%.1f, %.1f] | %d/%d | %d/%d |", 100*s[1], 100*s[0], 100*s[2], r.Reached90[i], r.Runs, r.Reached95[i], r.Runs)
+	}
+	return b.String()
+}
+
+func warmLabel(warm bool) string {
+	if warm {
+		return "expert"
+	}
+	return "no"
+}
+
+// seeds returns the seeds of o's runs: FirstSeed (at least 1) and the
+// Seeds after it.
+func (o Options) seeds() []int {
+	first := max(1, o.FirstSeed)
+	s := make([]int, o.Seeds)
+	for i := range s {
+		s[i] = first + i
+	}
+	return s
+}
+
+// WarmStart is the noise-free share of the best known score of the expert
+// warm start and of the baseline (the server's defaults): quartiles (q1,
+// median, q3) over the draws of a Family, else one value three times.
+type WarmStart struct {
+	Warm, Base [3]float64
+	// Draws is the number of draws of a Family (0 for another landscape).
+	Draws int
+}
+
+// WarmStartShares returns l's WarmStart (for a Family, over the draws of
+// o's seeds, each judged against its own best); ok is false when l has no
 // noise-free scores. Errors: a draw that cannot be made.
-func WarmStartShares(l Landscape, best float64, o Options) (warm, base [3]float64, ok bool, err error) {
+func WarmStartShares(l Landscape, best float64, o Options) (ws WarmStart, ok bool, err error) {
 	f, isFamily := l.(Family)
 	if !isFamily {
 		v, ok := l.True(l.Expert())
 		if !ok {
-			return warm, base, false, nil
+			return ws, false, nil
 		}
 		b, _ := l.True(space.Config{})
-		return [3]float64{v / best, v / best, v / best}, [3]float64{b / best, b / best, b / best}, true, nil
+		return WarmStart{Warm: [3]float64{v / best, v / best, v / best}, Base: [3]float64{b / best, b / best, b / best}}, true, nil
 	}
-	var ws, bs []float64
-	first := max(1, o.FirstSeed)
-	for seed := first; seed < first+o.Seeds; seed++ {
+	var warm, base []float64
+	for _, seed := range o.seeds() {
 		d, err := f.Draw(seed)
 		if err != nil {
-			return warm, base, false, err
+			return ws, false, err
 		}
 		v, _ := d.True(d.Expert())
 		b, _ := d.True(space.Config{})
-		ws, bs = append(ws, v/d.Best()), append(bs, b/d.Best())
+		warm, base = append(warm, v/d.Best()), append(base, b/d.Best())
 	}
-	warm[0], warm[1], warm[2] = Quartiles(ws)
-	base[0], base[1], base[2] = Quartiles(bs)
-	return warm, base, true, nil
+	ws.Warm[0], ws.Warm[1], ws.Warm[2] = Quartiles(warm)
+	ws.Base[0], ws.Base[1], ws.Base[2] = Quartiles(base)
+	ws.Draws = len(warm)
+	return ws, true, nil
 }
 
-// WriteWarmStart writes the line of WarmStartShares (in %), nothing for a
-// landscape without noise-free scores. Errors: WarmStartShares's, w's.
-func WriteWarmStart(w io.Writer, l Landscape, best float64, o Options) error {
-	warm, base, ok, err := WarmStartShares(l, best, o)
-	if err != nil || !ok {
-		return err
-	}
-	if _, isFamily := l.(Family); isFamily {
+// WriteWarmStart writes ws as a line (in %). Errors: w's.
+func WriteWarmStart(w io.Writer, ws WarmStart) error {
+	var err error
+	if ws.Draws > 0 {
 		_, err = fmt.Fprintf(w, "\nwarm start alone: %.1f [%.1f, %.1f] %% of each draw's best (%d draws); baseline: %.1f [%.1f, %.1f] %%\n",
-			100*warm[1], 100*warm[0], 100*warm[2], o.Seeds, 100*base[1], 100*base[0], 100*base[2])
-		return err
+			100*ws.Warm[1], 100*ws.Warm[0], 100*ws.Warm[2], ws.Draws, 100*ws.Base[1], 100*ws.Base[0], 100*ws.Base[2])
+	} else {
+		_, err = fmt.Fprintf(w, "\nwarm start alone: %.1f %% of best; baseline: %.1f %%\n", 100*ws.Warm[1], 100*ws.Base[1])
 	}
-	_, err = fmt.Fprintf(w, "\nwarm start alone: %.1f %% of best; baseline: %.1f %%\n", 100*warm[1], 100*base[1])
 	return err
 }
 
@@ -565,32 +594,24 @@ type LandscapeSummary struct {
 	// Rows are its Shares at Checkpoints.
 	Rows        []ShareRow
 	Checkpoints []int
-	// Warm is the warm start's share of best (WarmStartShares: median at
-	// 1; for a family q1 and q3 at 0 and 2); HasWarm is false when the
-	// landscape has no noise-free scores.
-	Warm    [3]float64
-	HasWarm bool
+	// WarmStart is its WarmStartShares; nil when it has no noise-free
+	// scores.
+	WarmStart *WarmStart
 }
 
 // WriteSummary writes, as Markdown, one line per landscape, strategy and
-// warm-start setting: the median [q1, q3] share of best and the runs at ≥
-// 90 % and ≥ 95 % at each checkpoint of the first summary, and the warm
-// start's own share; then, per strategy and warm-start setting, its worst
-// landscape (the lowest median at the last checkpoint): the headline. All
-// summaries must share checkpoints. Errors: w's.
+// warm-start setting: the share table's cells at the checkpoints of the
+// first summary (all must share them) and the warm start's own share (its
+// median over a family's draws); then, per strategy and warm-start
+// setting, its worst landscape (the lowest median at the last checkpoint):
+// the headline. Errors: w's.
 func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
 	if len(sums) == 0 {
 		return nil
 	}
 	cps := sums[0].Checkpoints
 	var b strings.Builder
-	b.WriteString("| landscape | strategy | warm start |")
-	sep := "|---|---|---|"
-	for _, c := range cps {
-		fmt.Fprintf(&b, " %d trials: %% of best, median [q1, q3] | ≥90 %% | ≥95 %% |", c)
-		sep += "---|---|---|"
-	}
-	b.WriteString(" warm start alone |\n" + sep + "---|\n")
+	b.WriteString("| landscape | strategy | warm start |" + shareHeader(cps) + " warm start alone |\n|---|---|---|" + strings.Repeat("---|---|---|", len(cps)) + "---|\n")
 	type worst struct {
 		landscape string
 		median    float64
@@ -599,28 +620,16 @@ func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
 	var order []string
 	for _, s := range sums {
 		for _, r := range s.Rows {
-			warm := "no"
-			if r.Warm {
-				warm = "expert"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s |", s.Landscape, r.Strategy, warm)
-			for i := range cps {
-				if i >= len(r.Share) {
-					b.WriteString(" | | |")
-					continue
-				}
-				sh := r.Share[i]
-				fmt.Fprintf(&b, " %.1f [%.1f, %.1f] | %d/%d | %d/%d |", 100*sh[1], 100*sh[0], 100*sh[2], r.Reached90[i], r.Runs, r.Reached95[i], r.Runs)
-			}
-			if s.HasWarm {
-				fmt.Fprintf(&b, " %.1f |\n", 100*s.Warm[1])
+			fmt.Fprintf(&b, "| %s | %s | %s |%s", s.Landscape, r.Strategy, warmLabel(r.Warm), shareCells(r, len(cps)))
+			if s.WarmStart != nil {
+				fmt.Fprintf(&b, " %.1f |\n", 100*s.WarmStart.Warm[1])
 			} else {
 				b.WriteString(" |\n")
 			}
 			if len(r.Share) == 0 {
 				continue
 			}
-			key := r.Strategy + " (warm start " + warm + ")"
+			key := r.Strategy + " (warm start " + warmLabel(r.Warm) + ")"
 			m := r.Share[len(r.Share)-1][1]
 			cur, seen := worstOf[key]
 			if !seen {
