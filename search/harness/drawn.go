@@ -346,18 +346,26 @@ func (l *drawnLandscape) raw(cfg space.Config) (float64, bool) {
 	return 500 * m, true
 }
 
-func (l *drawnLandscape) Name() string        { return l.name }
-func (l *drawnLandscape) Space() *space.Space { return l.sp }
-func (l *drawnLandscape) Best() float64       { return drawnBest }
-func (l *drawnLandscape) Expert() space.Config {
-	return l.expert.Clone()
-}
+// Name implements Landscape: the seed and what was drawn.
+func (l *drawnLandscape) Name() string { return l.name }
 
+// Space implements Landscape: the family's space.
+func (l *drawnLandscape) Space() *space.Space { return l.sp }
+
+// Best implements Landscape: drawnBest, the draw's optimum after scaling.
+func (l *drawnLandscape) Best() float64 { return drawnBest }
+
+// Expert implements Landscape: the family's expert warm start.
+func (l *drawnLandscape) Expert() space.Config { return l.expert.Clone() }
+
+// True implements Landscape: the scaled noise-free score, ok false where
+// the draw crashes.
 func (l *drawnLandscape) True(cfg space.Config) (float64, bool) {
 	v, ok := l.raw(cfg)
 	return v * l.scale, ok
 }
 
+// Measure implements Landscape: True with the draw's relative noise.
 func (l *drawnLandscape) Measure(ctx context.Context, cfg space.Config, rng *rand.Rand) (float64, bool, error) {
 	return noisy(l.True, l.noise, cfg, rng)
 }
