@@ -37,15 +37,7 @@ func TestBenchSearchFlags(t *testing.T) {
 }
 
 func TestBenchSearchObjectiveCommand(t *testing.T) {
-	o := &benchSearchOptions{landscape: "db", objective: `read x; echo 3`, strategies: []string{"hybrid", "random"}, seeds: 2, firstSeed: 1, trials: 4, warm: "off", parallel: 2}
-	if err := o.validate(nil); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := runBenchSearch(context.Background(), o, &out); err != nil {
-		t.Fatal(err)
-	}
-	s := out.String()
+	s := benchSearchOutput(t, &benchSearchOptions{landscape: "db", objective: `read x; echo 3`, strategies: []string{"hybrid", "random"}, seeds: 2, firstSeed: 1, trials: 4, warm: "off", parallel: 2})
 	// A flat landscape: everything reaches the best at the baseline.
 	if !strings.Contains(s, "| hybrid | no | 1 [1, 1] | 2/2 |") || !strings.Contains(s, "best mean any run found, 3") {
 		t.Fatalf("output:\n%s", s)
@@ -69,15 +61,7 @@ func TestBenchSearchFittedNeedsTheStudy(t *testing.T) {
 // TestBenchSearchAllLandscapes runs every built-in landscape briefly and
 // checks that each gets its section and the summary names the worst.
 func TestBenchSearchAllLandscapes(t *testing.T) {
-	o := &benchSearchOptions{landscape: "all", strategies: []string{"random"}, seeds: 1, firstSeed: 1, trials: 3, warm: "on", parallel: 1, confirm: 2}
-	if err := o.validate(nil); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := runBenchSearch(context.Background(), o, &out); err != nil {
-		t.Fatal(err)
-	}
-	s := out.String()
+	s := benchSearchOutput(t, &benchSearchOptions{landscape: "all", strategies: []string{"random"}, seeds: 1, firstSeed: 1, trials: 3, warm: "on", parallel: 1, confirm: 2})
 	for _, name := range harness.LandscapeNames() {
 		if !strings.Contains(s, "\n## "+name+"\n") || !strings.Contains(s, "| "+name+" | random | expert |") {
 			t.Errorf("no section or summary line for %s", name)
@@ -86,4 +70,18 @@ func TestBenchSearchAllLandscapes(t *testing.T) {
 	if !strings.Contains(s, "## Summary (7 landscapes)") || !strings.Contains(s, "worst landscape for random (warm start expert): ") {
 		t.Fatalf("output:\n%s", s)
 	}
+}
+
+// benchSearchOutput validates o and returns what bench-search prints for
+// it, failing t on an error.
+func benchSearchOutput(t *testing.T, o *benchSearchOptions) string {
+	t.Helper()
+	if err := o.validate(nil); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := runBenchSearch(context.Background(), o, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }

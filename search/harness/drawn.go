@@ -163,7 +163,6 @@ type drawnLandscape struct {
 	expert   space.Config
 	noise    float64
 	scale    float64 // drawnBest / the raw optimum
-	bp       int     // index of innodb_buffer_pool_size
 	bpGain   float64
 	bpSat    float64 // bytes
 	bpPow    float64
@@ -180,16 +179,13 @@ func newDrawnLandscape(sp *space.Space, expert space.Config, seed int) (*drawnLa
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6472617765))
 	ks := sp.Knobs()
 	l := &drawnLandscape{sp: sp, expert: expert, crashI: -1, crashJ: -1, scale: 1}
-	l.bp = -1
 	var others []int
 	for i, k := range ks {
-		if k.Name == "innodb_buffer_pool_size" {
-			l.bp = i
-		} else {
+		if k.Name != "innodb_buffer_pool_size" {
 			others = append(others, i)
 		}
 	}
-	if l.bp < 0 {
+	if len(others) == len(ks) {
 		return nil, errors.New("drawn: the host space has no innodb_buffer_pool_size")
 	}
 	uni := func(lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
@@ -199,15 +195,14 @@ func newDrawnLandscape(sp *space.Space, expert space.Config, seed int) (*drawnLa
 	l.bpGain, l.bpSat, l.bpPow = uni(0.3, 0.8), uni(0.8, 2.0)*synthData, uni(1, 2)
 	rng.Shuffle(len(others), func(a, b int) { others[a], others[b] = others[b], others[a] })
 	chosen := others[:3+rng.IntN(6)]
+	defaults := search.Encode(sp, space.Config{})
 	for _, i := range chosen {
 		k := ks[i]
 		e := drawnEffect{knob: i, gated: rng.IntN(3) == 0, a: logUni(0.02, 0.12)}
 		if choice(k) {
-			n := len(k.Options())
-			def := search.Encode(sp, space.Config{})[i]
-			e.levels = make([]float64, n)
+			e.levels = make([]float64, len(k.Options()))
 			for o := range e.levels {
-				if o != int(def) {
+				if o != int(defaults[i]) {
 					e.levels[o] = uni(-e.a, e.a)
 				}
 			}
