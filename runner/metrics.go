@@ -151,16 +151,26 @@ func CounterDelta(a, b GlobalStatus, name string) (uint64, error) {
 }
 
 // lifetimeSlack is how far the start time (At − Uptime) of one server
-// lifetime may move between polls: Uptime counts whole seconds and a poll
-// takes up to its 3 s timeout.
+// lifetime may move later between polls: Uptime counts whole seconds and
+// a poll takes up to its 3 s timeout.
 const lifetimeSlack = 5 * time.Second
 
 // SameLifetime reports whether polls a and b (a first) read one server
 // lifetime, so that their counter deltas mean something; when not, it
 // says why: Uptime missing, Uptime lower in b (a restart, counters reset),
-// or a server start time (At − Uptime) that moved by more than a few
-// seconds (a restart that left Uptime higher than before: the new
+// or a server start time (At − Uptime) that moved later by more than a
+// few seconds (a restart that left Uptime higher than before: the new
 // server's Uptime is then not b.At − a.At more than a's).
+//
+// The start times are computed on the wall clock (the server's Uptime
+// counts wall-clock seconds), not on Go's monotonic clock: when the host's
+// clock is stepped (NTP on a freshly booted machine), Uptime jumps with
+// it and so does At's wall reading, and the start time stays put. A start
+// time that moved earlier is never a restart (a new server starts after
+// the old one did); it means a reply that came late or a server on
+// another host whose clock was stepped, and is accepted. (A CI machine
+// once read "Uptime 2 -> 10 in 1s" on the monotonic clock and voided a
+// trial.)
 func SameLifetime(a, b Poll) (bool, string) {
 	ua, okA := a.Status.Counter("Uptime")
 	ub, okB := b.Status.Counter("Uptime")
@@ -170,10 +180,10 @@ func SameLifetime(a, b Poll) (bool, string) {
 	case ub < ua:
 		return false, fmt.Sprintf("Uptime decreased (%d -> %d): the server restarted between the readings; counters reset", ua, ub)
 	}
-	startA := a.At.Add(-time.Duration(ua) * time.Second)
-	startB := b.At.Add(-time.Duration(ub) * time.Second)
-	if d := startB.Sub(startA); d > lifetimeSlack || d < -lifetimeSlack {
-		return false, fmt.Sprintf("the server's start time moved by %s (Uptime %d -> %d in %s): it restarted between the readings; counters reset", d.Round(time.Second), ua, ub, b.At.Sub(a.At).Round(time.Second))
+	startA := a.At.Round(0).Add(-time.Duration(ua) * time.Second)
+	startB := b.At.Round(0).Add(-time.Duration(ub) * time.Second)
+	if d := startB.Sub(startA); d > lifetimeSlack {
+		return false, fmt.Sprintf("the server's start time moved later by %s (Uptime %d -> %d in %s): it restarted between the readings; counters reset", d.Round(time.Second), ua, ub, b.At.Round(0).Sub(a.At.Round(0)).Round(time.Second))
 	}
 	return true, ""
 }

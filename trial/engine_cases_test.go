@@ -100,7 +100,7 @@ func TestRestartDuringBenchmarkVoidsTrial(t *testing.T) {
 	if re := restartDuring([]runner.Poll{poll(0, "500"), poll(1, "501"), poll(2, "1")}); re == nil || !strings.Contains(re.Why, "Uptime decreased") {
 		t.Errorf("Uptime reset: %v", re)
 	}
-	if re := restartDuring([]runner.Poll{poll(0, "5"), poll(60, "30")}); re == nil || !strings.Contains(re.Why, "start time moved") {
+	if re := restartDuring([]runner.Poll{poll(0, "5"), poll(60, "30")}); re == nil || !strings.Contains(re.Why, "start time moved later") {
 		t.Errorf("restart with a higher Uptime: %v", re)
 	}
 
