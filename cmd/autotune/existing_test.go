@@ -164,6 +164,7 @@ func (s *existingServer) args(db string, trials int) []string {
 // not start changes dynamic knobs with SET GLOBAL and static ones through
 // the include file and a restart, and puts every original setting back.
 func TestExistingServerStudyRestores(t *testing.T) {
+	t.Parallel()
 	s := startExistingServer(t)
 	orig := s.globals(t)
 	if orig["innodb_io_capacity"] != "250" || orig["innodb_flush_neighbors"] != "0" {
@@ -211,6 +212,7 @@ func TestExistingServerStudyRestores(t *testing.T) {
 // TestExistingServerCtrlCRestores: Ctrl-C in the middle of a trial (the
 // server runs with the trial's settings) still puts the originals back.
 func TestExistingServerCtrlCRestores(t *testing.T) {
+	t.Parallel()
 	s := startExistingServer(t)
 	orig := s.globals(t)
 	bin := buildBinary(t)

@@ -51,6 +51,7 @@ func completeTrials(t *testing.T, dbPath string) (map[int]float64, []int) {
 }
 
 func TestFaultKillAutotuneAtManyMoments(t *testing.T) {
+	t.Parallel()
 	realtest.Require(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -145,6 +146,7 @@ func writeScript(t *testing.T, path, body string) {
 }
 
 func TestFaultRefusedConfigKilledBenchTruncatedOutputServerCrash(t *testing.T) {
+	t.Parallel()
 	realtest.Require(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -264,6 +266,7 @@ func mountSmallDisk(t *testing.T, dir, size string) {
 }
 
 func TestFaultSandboxDiskFull(t *testing.T) {
+	t.Parallel()
 	realtest.Require(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -321,6 +324,7 @@ func TestFaultSandboxDiskFull(t *testing.T) {
 }
 
 func TestFaultDatabaseLockedByAnotherProcess(t *testing.T) {
+	t.Parallel()
 	realtest.Require(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()

@@ -22,6 +22,14 @@ import (
 	"github.com/autotune/autotune/space"
 )
 
+// The real-server tests of this package that take 20 s or more call
+// t.Parallel: each has its own sandbox (datadir, socket, loopback port,
+// temporary directory) and checks only its own processes, and most of
+// their time is benchmark phases of fixed length, so two at once (go
+// test's -parallel defaults to the number of cores) nearly halve the
+// package's wall time. None asserts a speed; what they assert about gains
+// has margins far above the noise two at once add.
+
 // buildBinary builds autotune once per test binary run.
 func buildBinary(t *testing.T) string {
 	t.Helper()
@@ -160,6 +168,7 @@ func trialStates(t *testing.T, dbPath string) map[string]int {
 // resumed run with SIGINT (exit 130), resumes to completion, exports the
 // best my.cnf and starts a fresh server with it.
 func TestEndToEndKillResumeExport(t *testing.T) {
+	t.Parallel()
 	realtest.Require(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()

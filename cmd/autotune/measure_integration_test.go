@@ -18,6 +18,7 @@ import (
 // the running server, per-second history list samples, the detected
 // warm-up, the score components, and the links of the re-measurements.
 func TestMeasurementRealServer(t *testing.T) {
+	t.Parallel()
 	realtest.Require(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -146,6 +147,7 @@ func TestMeasurementRealServer(t *testing.T) {
 // --bench-cmd that is sysbench itself, so the placeholder and parsing path
 // of custom commands meets a real server.
 func TestNoiseWithBenchCmd(t *testing.T) {
+	t.Parallel()
 	realtest.Require(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -169,6 +171,7 @@ func TestNoiseWithBenchCmd(t *testing.T) {
 // each run preloaded, and a verdict with the documented exit code (0
 // verified, 3 not: with 3 s windows either may come out).
 func TestVerifyRealServer(t *testing.T) {
+	t.Parallel()
 	realtest.Require(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()

@@ -28,6 +28,7 @@ import (
 // applies the SQL export of a measured config to a fresh server, reading
 // every value back.
 func TestRealStudyProgressReportExport(t *testing.T) {
+	t.Parallel()
 	realtest.Require(t)
 	realtest.Chromium(t)
 	bin := buildBinary(t)
