@@ -19,6 +19,7 @@ import (
 	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/runner/sysbench"
+	"github.com/autotune/autotune/runner/tpccmysql"
 )
 
 // BenchPlaceholders are the words replaced in every argument of a
@@ -48,6 +49,15 @@ var reBrace = regexp.MustCompile(`\{[a-z_]+\}`)
 //   - a sysbench interval report ("[ 5s ] thds: 16 tps: 512.3 qps: ...",
 //     any version the sysbench parser knows), so sysbench Lua scripts such
 //     as TPC-C-like ones pass through sysbench unchanged; or
+//   - an interval line of tpcc-mysql's tpcc_start (runner/tpccmysql: the
+//     2016+ layout with "95%:" or "95:", and the pre-2016 one): TPS is
+//     New-Order transactions per second (tpmC / 60), QPS all five types per
+//     second, the latency New-Order's first percentile (95th, or 90th
+//     before 2016). A run that printed tpcc_start's report must pass it:
+//     an "error at ..." line or a transaction-mix check [NG] fails the run;
+//     its TpmC, the TpmC the interval lines add up to, the build and the
+//     warnings (response-time [NG] with the default limits, a TpmC that
+//     disagrees with the intervals) become the result's Summary; or
 //   - a key=value line: whitespace-separated pairs, tps= required, from
 //     t= (seconds since start; default: the line's ordinal), tps=, qps=,
 //     lat_ms= (latency percentile in ms), lat_pct= (its rank, default 95),
@@ -117,13 +127,28 @@ func (c Command) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun,
 	cmd.Cancel = func() error { return runner.Terminate(cmd.Process) }
 	cmd.WaitDelay = 5 * time.Second
 	p := sysbench.NewParser()
+	tp := tpccmysql.NewParser()
 	var ivs []runner.Interval
 	var parseErr error
 	n := 0
+	// tpcc_start's interval lines and sysbench's CSV rows both start
+	// "N,": from tpcc_start's first own line on, its parser reads the
+	// output alone.
+	tpcc := false
 	text, err := sysbench.StreamLines(cmd, func(line string) {
 		n++
-		iv, ferr := p.Feed(line)
-		if iv == nil && ferr == nil {
+		tpcc = tpcc || tpccmysql.StartsOutput(line)
+		var iv *runner.Interval
+		var ferr error
+		if tpcc {
+			var tiv *tpccmysql.Interval
+			if tiv, ferr = tp.Feed(line); tiv != nil {
+				iv = tpccInterval(*tiv, n)
+			}
+		} else {
+			iv, ferr = p.Feed(line)
+		}
+		if iv == nil && ferr == nil && !tpcc {
 			iv, ferr = ParseKVInterval(line, len(ivs)+1)
 			if iv != nil {
 				iv.Line = n
@@ -144,6 +169,13 @@ func (c Command) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun,
 	if so.Summary != nil {
 		res.Summary = so.Summary
 	}
+	to := tp.Output()
+	tpccFailure := ""
+	if tpcc && to.TpmC != nil {
+		var sum TPCCMySQLSummary
+		sum, tpccFailure = summariseTPCCMySQL(to)
+		res.Summary = sum
+	}
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}
@@ -156,8 +188,12 @@ func (c Command) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun,
 		}
 		if len(so.Failures) > 0 {
 			reason += ": " + so.Failures[0].Text
+		} else if tpcc && len(to.Failures) > 0 {
+			reason += ": " + to.Failures[0].Text
 		}
 		return res, &runner.BenchError{Reason: reason, Output: text}
+	case tpccFailure != "":
+		return res, &runner.BenchError{Reason: tpccFailure, Output: text}
 	case parseErr != nil:
 		return res, &runner.BenchError{Reason: "unparseable output: " + parseErr.Error(), Output: text}
 	case len(ivs) == 0:
@@ -250,3 +286,83 @@ func ParseKVInterval(line string, ordinal int) (*runner.Interval, error) {
 
 // Dataset identifies the data Prepare loads (the Loader's).
 func (c Command) Dataset() runner.Dataset { return c.Loader.Dataset() }
+
+// tpccInterval turns a tpcc_start interval line (output line n) into a
+// sample: New-Order transactions per second as TPS, all five types per
+// second as QPS, New-Order's first percentile as the latency; the line
+// reports no error rates.
+func tpccInterval(tiv tpccmysql.Interval, n int) *runner.Interval {
+	iv := &runner.Interval{Time: tiv.Time, TPS: tiv.TPS(), QPS: tiv.TotalTPS(), Line: n, NoErrorRates: true}
+	if rank, ms, ok := tiv.LatencyMS(); ok {
+		iv.LatPct, iv.LatMS = rank, &ms
+	}
+	return iv
+}
+
+// TPCCMySQLSummary is what a --bench-cmd run of tpcc-mysql's tpcc_start
+// reported at its end, stored as the trial's summary (trials.db, JSON).
+type TPCCMySQLSummary struct {
+	// Benchmark is "tpcc-mysql".
+	Benchmark string `json:"benchmark"`
+	// TpmC is the score tpcc_start printed after <TpmC> (New-Order
+	// transactions per minute over its measure phase).
+	TpmC float64 `json:"tpmC"`
+	// IntervalTpmC is the TpmC the interval lines add up to (New-Order
+	// count × 60 / measured seconds); nil without interval lines.
+	IntervalTpmC *float64 `json:"interval_tpmC"`
+	// Build is the tpcc-mysql generation the output's layout implies
+	// ("2016+": wall-clock latencies, "pre-2016": thread CPU time);
+	// latencies of two builds are not comparable. "" when unknown.
+	Build string `json:"build"`
+	// Status is tpccmysql.Output.Status: ok, ok_with_warnings, invalid or
+	// failed.
+	Status string `json:"status"`
+	// Warnings are the parser's: response-time checks [NG] under the
+	// default limits, a TpmC that disagrees with the interval lines, mixed
+	// layouts, failed transactions.
+	Warnings []string `json:"warnings"`
+}
+
+// summariseTPCCMySQL returns the summary of a tpcc_start output that
+// printed its TpmC, and why the run fails ("" when it does not): a
+// failure line, or a check that makes it no valid TPC-C-like result (a
+// transaction-mix check [NG], or a response-time check [NG] whose limit
+// the run set with -0..-4).
+func summariseTPCCMySQL(o tpccmysql.Output) (TPCCMySQLSummary, string) {
+	s := TPCCMySQLSummary{Benchmark: "tpcc-mysql", TpmC: *o.TpmC, Build: string(o.Build),
+		Status: string(o.Status()), Warnings: append([]string{}, o.Warnings...)}
+	if v, ok := o.IntervalTpmC(); ok {
+		s.IntervalTpmC = &v
+	}
+	switch o.Status() {
+	case tpccmysql.StatusFailed:
+		if len(o.Failures) > 0 {
+			return s, "tpcc_start reported a failure: " + o.Failures[0].Text
+		}
+		return s, "tpcc_start printed no valid TpmC"
+	case tpccmysql.StatusInvalid:
+		var ng []string
+		for _, c := range o.Constraints.Mix {
+			if !c.OK {
+				ng = append(ng, constraintText("mix", c))
+			}
+		}
+		for _, c := range o.Constraints.ResponseTime {
+			if !c.OK && o.RTLimitsMS[c.Tx] != nil {
+				ng = append(ng, constraintText("response time", c))
+			}
+		}
+		return s, "not a valid TPC-C result: tpcc_start's constraint check failed: " + strings.Join(ng, "; ")
+	}
+	return s, ""
+}
+
+// constraintText describes a failed constraint check: "mix Payment 40.1 %
+// (at least 43 %)".
+func constraintText(kind string, c tpccmysql.Constraint) string {
+	pct := "nan"
+	if c.Percent != nil {
+		pct = strconv.FormatFloat(*c.Percent, 'f', -1, 64)
+	}
+	return fmt.Sprintf("%s %s %s %% (at least %s %%)", kind, c.Name, pct, strconv.FormatFloat(c.MinPercent, 'f', -1, 64))
+}

@@ -104,3 +104,54 @@ func TestCommandBenchRun(t *testing.T) {
 		t.Fatalf("cancel: %v, %d intervals", err, n)
 	}
 }
+
+// TestCommandTPCCMySQL runs tpcc-mysql's tpcc_start output (case
+// tpcc-mysql-output-formats) through a --bench-cmd: its interval lines are
+// samples (New-Order per second, New-Order's percentile), its report the
+// run's summary; a failure line or a transaction-mix check [NG] fails the
+// run, the response-time [NG] lines under default limits only warn.
+func TestCommandTPCCMySQL(t *testing.T) {
+	srv := &runner.Server{Socket: "/tmp/x.sock", Port: 3307}
+	const dir = "../tpccmysql/testdata/tpcc-mysql-output-formats/"
+	run := func(args ...string) (runner.BenchResult, []runner.Interval, error) {
+		var got []runner.Interval
+		out, err := Command{Args: args}.Run(context.Background(), srv, runner.BenchRun{Threads: 8, Duration: time.Second}, func(iv runner.Interval) { got = append(got, iv) })
+		return out, got, err
+	}
+	out, got, err := run("cat", dir+"a-tpcc-start-2016.txt")
+	if err != nil || len(got) != 4 {
+		t.Fatalf("2016 layout: %v, %d intervals", err, len(got))
+	}
+	if got[0].Time != 10 || got[0].TPS != 38 || got[0].QPS != (380+378+38+37+38)/10.0 || got[0].LatPct != 95 || *got[0].LatMS != 326.659 || got[0].Line != 27 || !got[0].NoErrorRates {
+		t.Errorf("first interval %+v", got[0])
+	}
+	sum, ok := out.Summary.(TPCCMySQLSummary)
+	if !ok || sum.TpmC != 2410.5 || sum.IntervalTpmC == nil || *sum.IntervalTpmC != 2410.5 || sum.Build != "2016+" || sum.Status != "ok_with_warnings" || len(sum.Warnings) == 0 {
+		t.Fatalf("summary %#v", out.Summary)
+	}
+	_, got, err = run("cat", dir+"b-interval-lines-libc-variant.txt")
+	if err != nil || len(got) != 2 || got[1].TPS != 902/2.0 || *got[1].LatMS != 8.558 {
+		t.Errorf("'95:' variant: %v %+v", err, got)
+	}
+	_, got, err = run("cat", dir+"c-interval-lines-pre2016.txt")
+	if err != nil || len(got) != 2 || got[0].TPS != 129.2 || got[0].LatPct != 90 || *got[0].LatMS != 1.23 {
+		t.Errorf("pre-2016 layout: %v %+v", err, got)
+	}
+
+	// A failed mix check, and a failure line, fail the run with what
+	// tpcc_start printed.
+	_, _, err = run("sh", "-c", `sed 's/Payment: 43.46% (>=43.0%) \[OK\]/Payment: 40.10% (>=43.0%) [NG] */' `+dir+"a-tpcc-start-2016.txt")
+	var be *runner.BenchError
+	if !errors.As(err, &be) || !strings.Contains(be.Reason, "not a valid TPC-C result") || !strings.Contains(be.Reason, "mix Payment 40.1 % (at least 43 %)") {
+		t.Errorf("mix check [NG]: %v", err)
+	}
+	_, _, err = run("sh", "-c", `sed '/^<TpmC>/i error at thread_main' `+dir+"a-tpcc-start-2016.txt")
+	if !errors.As(err, &be) || !strings.Contains(be.Reason, "error at thread_main") {
+		t.Errorf("failure line: %v", err)
+	}
+	// A malformed interval line is never read as 0.
+	_, _, err = run("sh", "-c", `printf 'MEASURING START.\n\n  10, trx: x, 95%%: 1.0, 99%%: 2.0, max_rt: 3.0, 1|1.0, 1|1.0, 1|1.0, 1|1.0\n'`)
+	if !errors.As(err, &be) || !strings.Contains(be.Reason, "unparseable output") {
+		t.Errorf("malformed interval line: %v", err)
+	}
+}

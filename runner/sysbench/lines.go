@@ -7,10 +7,10 @@ import (
 	"io"
 )
 
-// feedLines calls feed for every line of r (as read, newline included)
+// FeedLines calls feed for every line of r (as read, newline included)
 // and keeps reading after a line's error. It returns the line errors and a
 // read error (named after what), joined; nil when there were none.
-func feedLines(r io.Reader, what string, feed func(line string) error) error {
+func FeedLines(r io.Reader, what string, feed func(line string) error) error {
 	br := bufio.NewReader(r)
 	var errs []error
 	for {

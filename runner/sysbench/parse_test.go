@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/autotune/autotune/internal/golden"
 )
 
 // updateGolden is -update: rewrite the golden files under testdata/sysbench
@@ -101,84 +103,12 @@ func sbComparable(t *testing.T, o Output) map[string]any {
 	return m
 }
 
-// sbProseKeys are expected.json keys that hold commentary, not values.
-var sbProseKeys = map[string]bool{"notes": true}
-
-// sbCompareExpected checks every key of want against got; keys of got that
-// want does not mention are not checked.
-func sbCompareExpected(t *testing.T, path string, want, got any) {
-	t.Helper()
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			t.Errorf("%s: want an object, got %v", path, got)
-			return
-		}
-		keys := make([]string, 0, len(w))
-		for k := range w {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if sbProseKeys[k] {
-				continue
-			}
-			gv, ok := g[k]
-			if !ok {
-				t.Errorf("%s.%s: the parser produces no such key (want %v)", path, k, w[k])
-				continue
-			}
-			sbCompareExpected(t, path+"."+k, w[k], gv)
-		}
-	case []any:
-		g, ok := got.([]any)
-		if !ok {
-			t.Errorf("%s: want a list, got %v", path, got)
-			return
-		}
-		if len(g) != len(w) {
-			t.Errorf("%s: want %d elements, got %d: %v", path, len(w), len(g), g)
-			return
-		}
-		for i := range w {
-			sbCompareExpected(t, fmt.Sprintf("%s[%d]", path, i), w[i], g[i])
-		}
-	case float64:
-		g, ok := got.(float64)
-		if !ok || math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w)) {
-			t.Errorf("%s: want %v, got %v", path, w, got)
-		}
-	case nil:
-		if got != nil {
-			t.Errorf("%s: want null, got %v", path, got)
-		}
-	default:
-		if !reflect.DeepEqual(want, got) {
-			t.Errorf("%s: want %#v, got %#v", path, want, got)
-		}
-	}
-}
-
-func sbReadJSON(t *testing.T, path string) map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return m
-}
-
 // TestSysbenchCase1xIntervalsSummary checks case sysbench-1x-intervals-summary
 // against its expected.json: C and Lua interval lines (err/s: vs err/s),
 // --rate queue-length lines, 95th and 99th percentiles, "percentile stats:
 // disabled" as null, the "DB SCHEMA sbtest" line ignored.
 func TestSysbenchCase1xIntervalsSummary(t *testing.T) {
-	expected := sbReadJSON(t, sbCase1x+"/expected.json")
+	expected := golden.ReadJSON(t, sbCase1x+"/expected.json")
 	files := make([]string, 0, len(expected))
 	for f := range expected {
 		files = append(files, f)
@@ -192,10 +122,10 @@ func TestSysbenchCase1xIntervalsSummary(t *testing.T) {
 			if _, ok := want["summary"]; !ok {
 				// summary-percentile-disabled.txt lists summary keys
 				// at the top level.
-				sbCompareExpected(t, file+".summary", want, got["summary"])
+				golden.CompareExpected(t, file+".summary", want, got["summary"])
 				return
 			}
-			sbCompareExpected(t, file, want, got)
+			golden.CompareExpected(t, file, want, got)
 		})
 	}
 	// Rule 4: the score comes from the final report, not from averaging.
@@ -213,9 +143,9 @@ func TestSysbenchCase1xIntervalsSummary(t *testing.T) {
 // expected.json: the 0.4 report layout, no intervals, the 0.4 mode lines,
 // and "(last message repeated 127 times)" ignored.
 func TestSysbenchCase04Summary(t *testing.T) {
-	want := sbReadJSON(t, sbCase04+"/expected.json")
+	want := golden.ReadJSON(t, sbCase04+"/expected.json")
 	out := sbParseFile(t, sbCase04+"/run-0.4.12-oltp-ro.txt")
-	sbCompareExpected(t, "run-0.4.12-oltp-ro.txt", want, sbComparable(t, out))
+	golden.CompareExpected(t, "run-0.4.12-oltp-ro.txt", want, sbComparable(t, out))
 	if out.Intervals == nil || len(out.Intervals) != 0 {
 		t.Errorf("want an empty, non-nil interval series, got %#v", out.Intervals)
 	}
@@ -302,7 +232,7 @@ func TestSysbenchCaseRunWithErrors(t *testing.T) {
 				if out.Version != "1.0.15" {
 					t.Errorf("version: want 1.0.15, got %q", out.Version)
 				}
-				inv := sbReadJSON(t, sbCaseErrors+"/b-invocation.json")
+				inv := golden.ReadJSON(t, sbCaseErrors+"/b-invocation.json")
 				args := fmt.Sprint(inv["args"])
 				if out.Threads != 0 || !strings.Contains(args, "--threads=64") {
 					t.Errorf("threads: output shows %d, invocation %s", out.Threads, args)
@@ -1020,7 +950,7 @@ var sb05Keys = map[string]map[string]string{
 // 1.x names with the version-specific ones explicit (null when absent),
 // and latencies with the "ms" suffix.
 func TestSysbenchCase05LegacyFormats(t *testing.T) {
-	expected := sbReadJSON(t, sbCase05+"/expected.json")
+	expected := golden.ReadJSON(t, sbCase05+"/expected.json")
 	if len(expected) != 2 {
 		t.Fatalf("expected.json: %d files", len(expected))
 	}
@@ -1037,7 +967,7 @@ func TestSysbenchCase05LegacyFormats(t *testing.T) {
 			delete(want, "format")
 			discarded, _ := want["discarded_intervals"].([]any)
 			delete(want, "discarded_intervals")
-			sbCompareExpected(t, file, sbRenameKeys(want), got)
+			golden.CompareExpected(t, file, sbRenameKeys(want), got)
 			// Rule 3: the bogus line is recorded with why, never averaged.
 			if len(out.Discarded) != len(discarded) {
 				t.Fatalf("discarded %+v, want %v", out.Discarded, discarded)
