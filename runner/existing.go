@@ -282,9 +282,10 @@ func (e *Existing) Restart(ctx context.Context) error {
 
 // WaitReady waits until a new connection runs a query and the server's
 // Uptime is no longer than the time since `since` (it restarted after
-// that moment; a zero since only needs the query). The time since is read
-// on the wall clock, which Uptime counts, so a clock stepped meanwhile
-// (NTP) moves both alike.
+// that moment; a zero since only needs the query). The time since is the
+// longer of the wall-clock and the monotonic readings: Uptime counts the
+// server's wall-clock seconds, and a clock stepped forward meanwhile (NTP)
+// must not keep a restarted server "from before the restart".
 func (e *Existing) WaitReady(ctx context.Context, since time.Time) error {
 	timeout := e.ReadyTimeout
 	if timeout == 0 {
@@ -294,7 +295,7 @@ func (e *Existing) WaitReady(ctx context.Context, since time.Time) error {
 	var last error
 	for {
 		up, err := e.uptime(ctx)
-		if err == nil && (since.IsZero() || float64(up) <= time.Now().Round(0).Sub(since.Round(0)).Seconds()+1) {
+		if err == nil && (since.IsZero() || float64(up) <= max(time.Since(since), time.Now().Round(0).Sub(since.Round(0))).Seconds()+1) {
 			return nil
 		}
 		if err == nil {

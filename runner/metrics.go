@@ -151,26 +151,28 @@ func CounterDelta(a, b GlobalStatus, name string) (uint64, error) {
 }
 
 // lifetimeSlack is how far the start time (At − Uptime) of one server
-// lifetime may move later between polls: Uptime counts whole seconds and
-// a poll takes up to its 3 s timeout.
+// lifetime may move between polls: Uptime counts whole seconds and a poll
+// takes up to its 3 s timeout.
 const lifetimeSlack = 5 * time.Second
 
 // SameLifetime reports whether polls a and b (a first) read one server
 // lifetime, so that their counter deltas mean something; when not, it
 // says why: Uptime missing, Uptime lower in b (a restart, counters reset),
-// or a server start time (At − Uptime) that moved later by more than a
-// few seconds (a restart that left Uptime higher than before: the new
-// server's Uptime is then not b.At − a.At more than a's).
+// or a server start time (At − Uptime) that moved by more than a few
+// seconds: later (a restart that left Uptime higher than before: the new
+// server's Uptime is then not b.At − a.At more than a's) or earlier (the
+// polls reached another, older server, e.g. behind a failover address).
 //
-// The start times are computed on the wall clock (the server's Uptime
-// counts wall-clock seconds), not on Go's monotonic clock: when the host's
-// clock is stepped (NTP on a freshly booted machine), Uptime jumps with
-// it and so does At's wall reading, and the start time stays put. A start
-// time that moved earlier is never a restart (a new server starts after
-// the old one did); it means a reply that came late or a server on
-// another host whose clock was stepped, and is accepted. (A CI machine
-// once read "Uptime 2 -> 10 in 1s" on the monotonic clock and voided a
-// trial.)
+// The start time's move is read on both of this host's clocks, the wall
+// clock and Go's monotonic one, counts only when both agree, and not the
+// part a slow status query explains (Poll.Took: the Uptime was read some
+// time after At). Uptime
+// counts the server's wall-clock seconds: when this host's wall clock is
+// stepped between the polls (NTP on a freshly booted machine), the
+// monotonic clock sees a move the wall clock does not (a CI machine read
+// "Uptime 2 -> 10 in 1s" on the monotonic clock and voided a trial), and
+// when the server runs elsewhere, a step of this host's wall clock moves
+// the wall-clock reading alone.
 func SameLifetime(a, b Poll) (bool, string) {
 	ua, okA := a.Status.Counter("Uptime")
 	ub, okB := b.Status.Counter("Uptime")
@@ -180,18 +182,33 @@ func SameLifetime(a, b Poll) (bool, string) {
 	case ub < ua:
 		return false, fmt.Sprintf("Uptime decreased (%d -> %d): the server restarted between the readings; counters reset", ua, ub)
 	}
-	startA := a.At.Round(0).Add(-time.Duration(ua) * time.Second)
-	startB := b.At.Round(0).Add(-time.Duration(ub) * time.Second)
-	if d := startB.Sub(startA); d > lifetimeSlack {
-		return false, fmt.Sprintf("the server's start time moved later by %s (Uptime %d -> %d in %s): it restarted between the readings; counters reset", d.Round(time.Second), ua, ub, b.At.Round(0).Sub(a.At.Round(0)).Round(time.Second))
+	return sameLifetime(ua, ub, b.At.Round(0).Sub(a.At.Round(0)), b.At.Sub(a.At), a.Took, b.Took)
+}
+
+// sameLifetime is SameLifetime's judgement from the Uptimes ua ≤ ub (s),
+// the time between the polls on the wall clock and on the monotonic clock
+// (equal when the readings carry no monotonic clock), and how long each
+// poll's query took (the server read its Uptime somewhere in it: a reply
+// that came late is no moved start time).
+func sameLifetime(ua, ub uint64, wall, mono, tookA, tookB time.Duration) (bool, string) {
+	up := time.Duration(ub-ua) * time.Second
+	dWall, dMono := wall-up, mono-up // how far the start time moved
+	switch {
+	case min(dWall, dMono)-tookA > lifetimeSlack:
+		return false, fmt.Sprintf("the server's start time moved later by %s (Uptime %d -> %d in %s): it restarted between the readings; counters reset", min(dWall, dMono).Round(time.Second), ua, ub, mono.Round(time.Second))
+	case -max(dWall, dMono)-tookB > lifetimeSlack:
+		return false, fmt.Sprintf("the server's start time moved earlier by %s (Uptime %d -> %d in %s): another, older server answered; counters are not comparable", (-max(dWall, dMono)).Round(time.Second), ua, ub, mono.Round(time.Second))
 	}
 	return true, ""
 }
 
 // Poll is one sample of server status and host CPU.
 type Poll struct {
-	// At is when the sample was taken.
+	// At is when the sample was taken: just before the status query.
 	At time.Time
+	// Took is how long the status query took from At (the server read
+	// its Uptime within [At, At+Took]); 0 when it failed.
+	Took time.Duration
 	// Status is StatusQuery's result; nil when the query failed.
 	Status GlobalStatus
 	// HLL is the InnoDB history list length from the poller's source;
@@ -319,7 +336,7 @@ func (p *Poller) poll(ctx context.Context) Poll {
 		}
 	}
 	if rows.Err() == nil {
-		s.Status = st
+		s.Status, s.Took = st, time.Since(s.At)
 	}
 	return s
 }

@@ -106,12 +106,6 @@ func TestGlobalStatusSourceAndDeltas(t *testing.T) {
 	if same, why := SameLifetime(Poll{At: t0, Status: young}, Poll{At: t0.Add(10 * time.Minute), Status: again}); same || !strings.Contains(why, "start time moved later") {
 		t.Errorf("restart with a higher Uptime: %v %q", same, why)
 	}
-	// Uptime that grows faster than the poller's clock is one lifetime
-	// (a CI machine read "Uptime 2 -> 10 in 1s" when its clock was
-	// stepped, and voided a trial): a new server never starts earlier.
-	if same, why := SameLifetime(Poll{At: t0, Status: GlobalStatus{"Uptime": "2"}}, Poll{At: t0.Add(time.Second), Status: GlobalStatus{"Uptime": "10"}}); !same {
-		t.Errorf("Uptime 2 -> 10 in 1 s: %q; want one lifetime", why)
-	}
 	// Same, but the new lifetime already counted more than the old one:
 	// no counter went down, the moved start time alone tells.
 	busier := GlobalStatus{"Uptime": "185", "Questions": "999999999"}
@@ -141,5 +135,40 @@ func TestGlobalStatusSourceAndDeltas(t *testing.T) {
 	}
 	if m["rows_read_ps"] != nil || m["bp_hit_ratio"] != nil {
 		t.Errorf("counters the server lacks: rows_read_ps %v bp_hit_ratio %v, want nil", m["rows_read_ps"], m["bp_hit_ratio"])
+	}
+}
+
+// TestSameLifetimeClocks: a server start time (poll time − Uptime) that
+// moved counts only when the wall clock and the monotonic clock agree and
+// a slow status query does not explain it.
+func TestSameLifetimeClocks(t *testing.T) {
+	const s = time.Second
+	for _, tc := range []struct {
+		name         string
+		ua, ub       uint64
+		wall, mono   time.Duration
+		tookA, tookB time.Duration
+		same         bool
+		why          string
+	}{
+		{"one second, Uptime +1", 100, 101, s, s, 0, 0, true, ""},
+		{"restart 10 min later, Uptime 100 -> 185", 100, 185, 600 * s, 600 * s, 0, 0, false, "moved later by 8m35s"},
+		// A CI machine read "Uptime 2 -> 10 in 1s": its wall clock was
+		// stepped 7 s forward between the polls.
+		{"wall clock stepped forward", 2, 10, 8 * s, s, 0, 0, true, ""},
+		// The same reading from a reply that came 7 s late.
+		{"late reply", 2, 10, s, s, 0, 7 * s, true, ""},
+		// A server elsewhere whose polls this host's stepped wall clock
+		// stamped: the monotonic clock shows one lifetime.
+		{"this host's wall clock stepped back", 100, 160, 40 * s, 60 * s, 0, 0, true, ""},
+		{"this host's wall clock stepped forward", 100, 160, 80 * s, 60 * s, 0, 0, true, ""},
+		{"restart, slow first poll", 100, 130, 60 * s, 60 * s, 3 * s, 0, false, "moved later by 30s"},
+		{"a move a slow first poll explains", 100, 103, 10 * s, 10 * s, 4 * s, 0, true, ""},
+		{"an older server answered", 100, 700, 60 * s, 60 * s, 0, 0, false, "moved earlier by 9m0s"},
+	} {
+		same, why := sameLifetime(tc.ua, tc.ub, tc.wall, tc.mono, tc.tookA, tc.tookB)
+		if same != tc.same || !strings.Contains(why, tc.why) {
+			t.Errorf("%s: %v %q; want %v %q", tc.name, same, why, tc.same, tc.why)
+		}
 	}
 }
