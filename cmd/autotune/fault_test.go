@@ -51,7 +51,6 @@ func completeTrials(t *testing.T, dbPath string) (map[int]float64, []int) {
 }
 
 func TestFaultKillAutotuneAtManyMoments(t *testing.T) {
-	t.Parallel()
 	realtest.Require(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()

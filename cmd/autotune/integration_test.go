@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,22 +24,51 @@ import (
 )
 
 // The real-server tests of this package that take 20 s or more call
-// t.Parallel: each has its own sandbox (datadir, socket, loopback port,
-// temporary directory) and checks only its own processes, and most of
-// their time is benchmark phases of fixed length, so two at once (go
-// test's -parallel defaults to the number of cores) nearly halve the
-// package's wall time. None asserts a speed; what they assert about gains
-// has margins far above the noise two at once add.
+// t.Parallel, so that two of them run at a time (go test's -parallel
+// defaults to the number of cores; other packages' tests run alongside):
+// each has its own sandbox (datadir, socket, loopback port, temporary
+// directory) and checks only its own processes, and most of their time is
+// benchmark phases of fixed length. None asserts a speed, and what they
+// assert about gains has margins far above the noise a shared machine
+// adds. Two stay serial: TestTwoWorkersOneStudy (a 500 ms heartbeat: a
+// stall of 3 s would hand a live trial to the other worker) and
+// TestFaultKillAutotuneAtManyMoments (its kill moments are placed for the
+// length of an unshared trial).
 
-// buildBinary builds autotune once per test binary run.
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// TestMain removes the autotune binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// buildBinary builds autotune once per test binary run (the first test
+// that asks builds it) and returns its path.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "autotune")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "autotune-bin")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "autotune")
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
 	}
-	return bin
+	return binPath
 }
 
 // proc is a running autotune whose output lines are collected.

@@ -20,7 +20,6 @@ import (
 // its config again, and the study completes with every trial number used
 // once, no trial left running, and no configuration measured twice.
 func TestTwoWorkersOneStudy(t *testing.T) {
-	t.Parallel()
 	store := teststore.Start(t, "")
 	url := store.URL("autotune")
 	bin := buildBinary(t)

@@ -50,7 +50,7 @@ var proseKeys = map[string]bool{"notes": true}
 // decoded the same way), reporting each difference by its path (e.g.
 // "a.txt.intervals[2].tps"). Keys of got that want does not mention are not
 // checked; a "notes" key of want is prose and skipped; numbers agree within
-// a relative 1e-9.
+// 1e-9 (relative above 1, absolute below).
 func CompareExpected(t testing.TB, path string, want, got any) {
 	t.Helper()
 	switch w := want.(type) {

@@ -53,19 +53,20 @@ var reBrace = regexp.MustCompile(`\{[a-z_]+\}`)
 //     2016+ layout with "95%:" or "95:", and the pre-2016 one): TPS is
 //     New-Order transactions per second (tpmC / 60), QPS all five types per
 //     second, the latency New-Order's first percentile (95th, or 90th
-//     before 2016). A run that printed tpcc_start's report must pass it:
-//     an "error at ..." line or a transaction-mix check [NG] fails the run;
-//     its TpmC, the TpmC the interval lines add up to, the build and the
-//     warnings (response-time [NG] with the default limits, a TpmC that
-//     disagrees with the intervals) become the result's Summary; or
+//     before 2016). From tpcc_start's first own line on (banner, RAMP-UP
+//     TIME, MEASURING START) its parser reads the output, and a sysbench
+//     or key=value interval line fails the run (mixed output). An "error
+//     at ..." line fails the run at once; so does a report (printed only
+//     when the command ends before autotune stops it) whose transaction-mix
+//     check is [NG]. The result's Summary is a TPCCMySQLSummary; or
 //   - a key=value line: whitespace-separated pairs, tps= required, from
 //     t= (seconds since start; default: the line's ordinal), tps=, qps=,
 //     lat_ms= (latency percentile in ms), lat_pct= (its rank, default 95),
 //     err_s=, reconn_s=. Example: "t=3 tps=512.5 qps=10250 lat_ms=41.2".
 //
-// Any other line is ignored. A line that starts like a key=value interval
-// but does not parse fails the run; so does a non-zero exit status or a
-// run without interval lines.
+// Any other line is ignored. A line that has the shape of an interval
+// line of the format being read but does not parse fails the run; so does
+// a non-zero exit status or a run without interval lines.
 type Command struct {
 	// Args is the split command line, placeholders not yet replaced.
 	Args []string
@@ -122,63 +123,39 @@ func (c Command) expand(srv *runner.Server, threads, secs int) []string {
 func (c Command) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {
 	secs := int((r.Duration + time.Second - 1) / time.Second)
 	args := c.expand(srv, r.Threads, secs)
-	cmd := r.Launch.CommandContext(ctx, args[0], args[1:]...)
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd := r.Launch.CommandContext(cctx, args[0], args[1:]...)
 	cmd.SysProcAttr = runner.ChildProcAttr(false)
 	cmd.Cancel = func() error { return runner.Terminate(cmd.Process) }
 	cmd.WaitDelay = 5 * time.Second
-	p := sysbench.NewParser()
-	tp := tpccmysql.NewParser()
-	var ivs []runner.Interval
-	var parseErr error
-	n := 0
-	// tpcc_start's interval lines and sysbench's CSV rows both start
-	// "N,": from tpcc_start's first own line on, its parser reads the
-	// output alone.
-	tpcc := false
+	rd := newOutputReader()
 	text, err := sysbench.StreamLines(cmd, func(line string) {
-		n++
-		tpcc = tpcc || tpccmysql.StartsOutput(line)
-		var iv *runner.Interval
-		var ferr error
-		if tpcc {
-			var tiv *tpccmysql.Interval
-			if tiv, ferr = tp.Feed(line); tiv != nil {
-				iv = tpccInterval(*tiv, n)
-			}
-		} else {
-			iv, ferr = p.Feed(line)
+		if iv := rd.feed(line); iv != nil && onSample != nil {
+			onSample(*iv)
 		}
-		if iv == nil && ferr == nil && !tpcc {
-			iv, ferr = ParseKVInterval(line, len(ivs)+1)
-			if iv != nil {
-				iv.Line = n
-			}
-		}
-		if ferr != nil && parseErr == nil {
-			parseErr = ferr
-		}
-		if iv != nil {
-			ivs = append(ivs, *iv)
-			if onSample != nil {
-				onSample(*iv)
-			}
+		if rd.tpccFailure != "" {
+			stop() // tpcc_start lost a thread or its run: no use measuring on
 		}
 	})
-	so := p.Output()
+	so := rd.sb.Output()
 	res := runner.BenchResult{Version: so.Version}
 	if so.Summary != nil {
 		res.Summary = so.Summary
 	}
-	to := tp.Output()
-	tpccFailure := ""
-	if tpcc && to.TpmC != nil {
+	tpccFailure := rd.tpccFailure
+	if rd.tpcc {
 		var sum TPCCMySQLSummary
-		sum, tpccFailure = summariseTPCCMySQL(to)
+		sum, tpccFailure = summariseTPCCMySQL(rd.tp.Output())
 		res.Summary = sum
+	}
+	if tpccFailure != "" {
+		return res, &runner.BenchError{Reason: tpccFailure, Output: text}
 	}
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}
+	parseErr, ivs := rd.parseErr, rd.ivs
 	switch {
 	case err != nil:
 		reason := err.Error()
@@ -188,12 +165,8 @@ func (c Command) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun,
 		}
 		if len(so.Failures) > 0 {
 			reason += ": " + so.Failures[0].Text
-		} else if tpcc && len(to.Failures) > 0 {
-			reason += ": " + to.Failures[0].Text
 		}
 		return res, &runner.BenchError{Reason: reason, Output: text}
-	case tpccFailure != "":
-		return res, &runner.BenchError{Reason: tpccFailure, Output: text}
 	case parseErr != nil:
 		return res, &runner.BenchError{Reason: "unparseable output: " + parseErr.Error(), Output: text}
 	case len(ivs) == 0:
@@ -299,48 +272,159 @@ func tpccInterval(tiv tpccmysql.Interval, n int) *runner.Interval {
 	return iv
 }
 
+// outputReader reads a --bench-cmd's output lines (see Command) into
+// intervals.
+type outputReader struct {
+	sb *sysbench.Parser
+	tp *tpccmysql.Parser
+	// tpcc is set from tpcc_start's first own line on
+	// (tpccmysql.StartsOutput): its interval lines ("10, trx: 380, ...")
+	// and sysbench's CSV rows ("10,8,512.30,...") both start "N,", so from
+	// then on tpcc_start's parser reads the intervals, and a sysbench or
+	// key=value interval line is an error (mixed output).
+	tpcc bool
+	n    int // lines read
+	ivs  []runner.Interval
+	// parseErr is the first malformed line's error.
+	parseErr error
+	// tpccFailure is set when tpcc_start printed a failure line.
+	tpccFailure string
+}
+
+func newOutputReader() *outputReader {
+	return &outputReader{sb: sysbench.NewParser(), tp: tpccmysql.NewParser()}
+}
+
+// feed reads one line and returns its interval, if it is one.
+func (o *outputReader) feed(line string) *runner.Interval {
+	o.n++
+	// tpcc_start's parser reads every line, so that its line numbers are
+	// the output's; its results count once its output began.
+	tiv, terr := o.tp.Feed(line)
+	o.tpcc = o.tpcc || tpccmysql.StartsOutput(line)
+	var iv *runner.Interval
+	var err error
+	if o.tpcc {
+		iv, err = o.tpccLine(line, tiv, terr)
+		if f, ok := o.tp.FirstFailure(); ok && o.tpccFailure == "" {
+			o.tpccFailure = "tpcc_start reported a failure: " + f
+		}
+	} else {
+		iv, err = o.sb.Feed(line)
+		if err != nil && tiv != nil {
+			err = fmt.Errorf("%w (the line reads as an interval line of tpcc-mysql's tpcc_start, whose output is recognised from its banner, RAMP-UP TIME or MEASURING START line: none came before it)", err)
+		}
+		if iv == nil && err == nil {
+			if iv, err = ParseKVInterval(line, len(o.ivs)+1); iv != nil {
+				iv.Line = o.n
+			}
+		}
+	}
+	if err != nil && o.parseErr == nil {
+		o.parseErr = err
+	}
+	if iv != nil {
+		o.ivs = append(o.ivs, *iv)
+	}
+	return iv
+}
+
+// tpccLine reads a line of tpcc_start's output: its interval (tiv) or
+// malformed line (terr), or another benchmark's interval line, which is
+// an error.
+func (o *outputReader) tpccLine(line string, tiv *tpccmysql.Interval, terr error) (*runner.Interval, error) {
+	switch {
+	case terr != nil:
+		return nil, terr
+	case tiv != nil:
+		return tpccInterval(*tiv, o.n), nil
+	}
+	if kv, _ := ParseKVInterval(line, 0); kv != nil {
+		return nil, fmt.Errorf("output line %d: a key=value interval line after tpcc_start's output began (mixed output: run one benchmark per command): %q", o.n, line)
+	}
+	if strings.HasPrefix(strings.TrimSpace(line), "[") {
+		if sb, _ := o.sb.Feed(line); sb != nil {
+			return nil, fmt.Errorf("output line %d: a sysbench interval line after tpcc_start's output began (mixed output: run one benchmark per command): %q", o.n, line)
+		}
+	}
+	return nil, nil
+}
+
 // TPCCMySQLSummary is what a --bench-cmd run of tpcc-mysql's tpcc_start
-// reported at its end, stored as the trial's summary (trials.db, JSON).
+// reported, stored as the trial's summary (trials.db, JSON). autotune
+// stops the command once its window is measured, before tpcc_start's
+// own end: its report (TpmC, constraint checks) is there only when the
+// command ended by itself.
 type TPCCMySQLSummary struct {
 	// Benchmark is "tpcc-mysql".
 	Benchmark string `json:"benchmark"`
-	// TpmC is the score tpcc_start printed after <TpmC> (New-Order
-	// transactions per minute over its measure phase).
-	TpmC float64 `json:"tpmC"`
-	// IntervalTpmC is the TpmC the interval lines add up to (New-Order
-	// count × 60 / measured seconds); nil without interval lines.
+	// Format is the layout of the interval lines (tpccmysql.Layout) and
+	// Build the tpcc-mysql generation it implies ("2016+": wall-clock
+	// latencies, "pre-2016": thread CPU time): latencies of two builds are
+	// not comparable. "" when unknown.
+	Format string `json:"format"`
+	Build  string `json:"build"`
+	// IntervalTpmC is New-Order transactions per minute over the interval
+	// lines read (their New-Order count × 60 / the seconds they cover);
+	// nil without interval lines.
 	IntervalTpmC *float64 `json:"interval_tpmC"`
-	// Build is the tpcc-mysql generation the output's layout implies
-	// ("2016+": wall-clock latencies, "pre-2016": thread CPU time);
-	// latencies of two builds are not comparable. "" when unknown.
-	Build string `json:"build"`
-	// Status is tpccmysql.Output.Status: ok, ok_with_warnings, invalid or
-	// failed.
+	// Mix is each transaction type's share of all transactions in the
+	// interval lines, in percent, in tpcc_start's order (New-Order,
+	// Payment, Order-Status, Delivery, Stock-Level); nil without them.
+	Mix []float64 `json:"mix_pct"`
+	// TpmC is the score tpcc_start printed after <TpmC>; nil when it
+	// printed no report (stopped by autotune, the usual case).
+	TpmC *float64 `json:"tpmC"`
+	// Status is tpccmysql.Output.Status when the report was printed (ok,
+	// ok_with_warnings, invalid, failed), "no report" otherwise.
 	Status string `json:"status"`
-	// Warnings are the parser's: response-time checks [NG] under the
+	// Warnings are the parser's (response-time checks [NG] under the
 	// default limits, a TpmC that disagrees with the interval lines, mixed
-	// layouts, failed transactions.
+	// layouts, failed transactions) and a transaction mix under tpcc_start's
+	// minimum shares (43, 4, 4 and 4 % for Payment, Order-Status, Delivery
+	// and Stock-Level).
 	Warnings []string `json:"warnings"`
 }
 
-// summariseTPCCMySQL returns the summary of a tpcc_start output that
-// printed its TpmC, and why the run fails ("" when it does not): a
-// failure line, or a check that makes it no valid TPC-C-like result (a
-// transaction-mix check [NG], or a response-time check [NG] whose limit
-// the run set with -0..-4).
+// tpccMinMix are tpcc_start's minimum shares of all transactions, in
+// percent, by type (its <Constraint Check>; New-Order has none).
+var tpccMinMix = [5]float64{0, 43, 4, 4, 4}
+
+// summariseTPCCMySQL returns the summary of a tpcc_start output and why
+// the run fails ("" when it does not): a failure line, or a report whose
+// checks make it no valid TPC-C-like result (a transaction-mix check [NG],
+// or a response-time check [NG] whose limit the run set with -0..-4).
 func summariseTPCCMySQL(o tpccmysql.Output) (TPCCMySQLSummary, string) {
-	s := TPCCMySQLSummary{Benchmark: "tpcc-mysql", TpmC: *o.TpmC, Build: string(o.Build),
-		Status: string(o.Status()), Warnings: append([]string{}, o.Warnings...)}
+	s := TPCCMySQLSummary{Benchmark: "tpcc-mysql", Format: string(o.Format), Build: string(o.Build),
+		TpmC: o.TpmC, Status: "no report", Warnings: append([]string{}, o.Warnings...)}
 	if v, ok := o.IntervalTpmC(); ok {
 		s.IntervalTpmC = &v
 	}
-	switch o.Status() {
-	case tpccmysql.StatusFailed:
-		if len(o.Failures) > 0 {
-			return s, "tpcc_start reported a failure: " + o.Failures[0].Text
+	var counts [5]int64
+	total := int64(0)
+	for _, iv := range o.Intervals {
+		for tx, t := range iv.Tx {
+			counts[tx] += t.Count
+			total += t.Count
 		}
-		return s, "tpcc_start printed no valid TpmC"
-	case tpccmysql.StatusInvalid:
+	}
+	if total > 0 {
+		s.Mix = make([]float64, 5)
+		for tx, c := range counts {
+			s.Mix[tx] = 100 * float64(c) / float64(total)
+			if s.Mix[tx] < tpccMinMix[tx] {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s is %.2f %% of the transactions in the interval lines; tpcc_start's check wants at least %g %%", tpccmysql.Tx(tx), s.Mix[tx], tpccMinMix[tx]))
+			}
+		}
+	}
+	if len(o.Failures) > 0 {
+		return s, "tpcc_start reported a failure: " + o.Failures[0].Text
+	}
+	if o.TpmC == nil {
+		return s, ""
+	}
+	s.Status = string(o.Status())
+	if o.Status() == tpccmysql.StatusInvalid {
 		var ng []string
 		for _, c := range o.Constraints.Mix {
 			if !c.OK {

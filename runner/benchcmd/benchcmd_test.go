@@ -3,6 +3,7 @@ package benchcmd
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -126,8 +127,15 @@ func TestCommandTPCCMySQL(t *testing.T) {
 		t.Errorf("first interval %+v", got[0])
 	}
 	sum, ok := out.Summary.(TPCCMySQLSummary)
-	if !ok || sum.TpmC != 2410.5 || sum.IntervalTpmC == nil || *sum.IntervalTpmC != 2410.5 || sum.Build != "2016+" || sum.Status != "ok_with_warnings" || len(sum.Warnings) == 0 {
+	if !ok || sum.TpmC == nil || *sum.TpmC != 2410.5 || sum.IntervalTpmC == nil || *sum.IntervalTpmC != 2410.5 || sum.Build != "2016+" || sum.Status != "ok_with_warnings" || len(sum.Warnings) == 0 || len(sum.Mix) != 5 || math.Abs(sum.Mix[1]-100*1606/3695.0) > 1e-9 {
 		t.Fatalf("summary %#v", out.Summary)
+	}
+	// autotune stops the command before tpcc_start's report: the summary
+	// comes from the interval lines.
+	out, got, err = run("head", "-32", dir+"a-tpcc-start-2016.txt")
+	sum, ok = out.Summary.(TPCCMySQLSummary)
+	if err != nil || len(got) != 4 || !ok || sum.TpmC != nil || sum.Status != "no report" || sum.IntervalTpmC == nil || *sum.IntervalTpmC != 1607*60/40.0 || sum.Format == "" || len(sum.Warnings) != 0 {
+		t.Fatalf("no report: %v %#v", err, out.Summary)
 	}
 	_, got, err = run("cat", dir+"b-interval-lines-libc-variant.txt")
 	if err != nil || len(got) != 2 || got[1].TPS != 902/2.0 || *got[1].LatMS != 8.558 {
@@ -148,6 +156,25 @@ func TestCommandTPCCMySQL(t *testing.T) {
 	_, _, err = run("sh", "-c", `sed '/^<TpmC>/i error at thread_main' `+dir+"a-tpcc-start-2016.txt")
 	if !errors.As(err, &be) || !strings.Contains(be.Reason, "error at thread_main") {
 		t.Errorf("failure line: %v", err)
+	}
+	// A failure line stops the command at once and fails the run.
+	_, got, err = run("sh", "-c", `echo 'MEASURING START.'; echo '  1, trx: 3, 95%: 1.0, 99%: 2.0, max_rt: 3.0, 3|1.0, 1|1.0, 1|1.0, 1|1.0'; echo 'error at thread_main'; sleep 3; echo '  2, trx: 3, 95%: 1.0, 99%: 2.0, max_rt: 3.0, 3|1.0, 1|1.0, 1|1.0, 1|1.0'`)
+	if !errors.As(err, &be) || !strings.Contains(be.Reason, "tpcc_start reported a failure: error at thread_main") || len(got) != 1 {
+		t.Errorf("failure line mid-run: %v, %d intervals (want the run stopped after 1)", err, len(got))
+	}
+	// Mixed output, and tpcc_start's interval lines without its own
+	// start lines, are named.
+	_, _, err = run("sh", "-c", `echo 'MEASURING START.'; echo '[ 1s ] thds: 8 tps: 500.00 qps: 10000.00 (r/w/o: 7000.00/2000.00/1000.00) lat (ms,95%): 20.00 err/s: 0.00 reconn/s: 0.00'`)
+	if !errors.As(err, &be) || !strings.Contains(be.Reason, "a sysbench interval line after tpcc_start's output began") {
+		t.Errorf("sysbench line after tpcc_start's start: %v", err)
+	}
+	_, _, err = run("sh", "-c", `echo 'RAMP-UP TIME.(0 sec.)'; echo 't=1 tps=5'`)
+	if !errors.As(err, &be) || !strings.Contains(be.Reason, "a key=value interval line after tpcc_start's output began") {
+		t.Errorf("key=value line after tpcc_start's start: %v", err)
+	}
+	_, _, err = run("grep", "trx:", dir+"a-tpcc-start-2016.txt")
+	if !errors.As(err, &be) || !strings.Contains(be.Reason, "reads as an interval line of tpcc-mysql's tpcc_start") {
+		t.Errorf("interval lines alone: %v", err)
 	}
 	// A malformed interval line is never read as 0.
 	_, _, err = run("sh", "-c", `printf 'MEASURING START.\n\n  10, trx: x, 95%%: 1.0, 99%%: 2.0, max_rt: 3.0, 1|1.0, 1|1.0, 1|1.0, 1|1.0\n'`)

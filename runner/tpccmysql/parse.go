@@ -619,6 +619,17 @@ func StartsOutput(line string) bool {
 	return l == "MEASURING START." || tpReRampup.MatchString(l) || (strings.HasPrefix(l, "***") && tpReBanner.MatchString(l) && strings.Contains(l, "TPC-C"))
 }
 
+// FirstFailure returns the text of the first failure line fed so far
+// ("error at thread_main", a usage message: see Output.Failures) and
+// whether there was one. Unlike Output it copies nothing, so a reader can
+// ask after every line.
+func (p *Parser) FirstFailure() (string, bool) {
+	if len(p.out.Failures) == 0 {
+		return "", false
+	}
+	return p.out.Failures[0].Text, true
+}
+
 // Feed consumes one line (a trailing "\r\n" or "\n" is ignored). It returns
 // a non-nil *Interval (a copy) when the line is an interval line, nil
 // for any other line, and a *LineError for a line of a known shape whose
