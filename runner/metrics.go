@@ -161,7 +161,9 @@ const lifetimeSlack = 5 * time.Second
 // or a server start time (At − Uptime) that moved by more than a few
 // seconds: later (a restart that left Uptime higher than before: the new
 // server's Uptime is then not b.At − a.At more than a's) or earlier (the
-// polls reached another, older server, e.g. behind a failover address).
+// polls reached another, older server, e.g. behind a failover address; a
+// remote server whose own clock was stepped forward looks the same and
+// voids the window too).
 //
 // The start time's move is read on both of this host's clocks, the wall
 // clock and Go's monotonic one, counts only when both agree, and not the
@@ -197,7 +199,7 @@ func sameLifetime(ua, ub uint64, wall, mono, tookA, tookB time.Duration) (bool, 
 	case min(dWall, dMono)-tookA > lifetimeSlack:
 		return false, fmt.Sprintf("the server's start time moved later by %s (Uptime %d -> %d in %s): it restarted between the readings; counters reset", min(dWall, dMono).Round(time.Second), ua, ub, mono.Round(time.Second))
 	case -max(dWall, dMono)-tookB > lifetimeSlack:
-		return false, fmt.Sprintf("the server's start time moved earlier by %s (Uptime %d -> %d in %s): another, older server answered; counters are not comparable", (-max(dWall, dMono)).Round(time.Second), ua, ub, mono.Round(time.Second))
+		return false, fmt.Sprintf("the server's start time moved earlier by %s (Uptime %d -> %d in %s): another, older server answered (or the server's own clock was stepped forward); counters are not comparable", (-max(dWall, dMono)).Round(time.Second), ua, ub, mono.Round(time.Second))
 	}
 	return true, ""
 }

@@ -156,7 +156,8 @@ func TestSameLifetimeClocks(t *testing.T) {
 		// A CI machine read "Uptime 2 -> 10 in 1s": its wall clock was
 		// stepped 7 s forward between the polls.
 		{"wall clock stepped forward", 2, 10, 8 * s, s, 0, 0, true, ""},
-		// The same reading from a reply that came 7 s late.
+		// The same reading from a reply that came late (a poll's query
+		// times out after 3 s; a stall before it counts too).
 		{"late reply", 2, 10, s, s, 0, 7 * s, true, ""},
 		// A server elsewhere whose polls this host's stepped wall clock
 		// stamped: the monotonic clock shows one lifetime.
@@ -165,6 +166,10 @@ func TestSameLifetimeClocks(t *testing.T) {
 		{"restart, slow first poll", 100, 130, 60 * s, 60 * s, 3 * s, 0, false, "moved later by 30s"},
 		{"a move a slow first poll explains", 100, 103, 10 * s, 10 * s, 4 * s, 0, true, ""},
 		{"an older server answered", 100, 700, 60 * s, 60 * s, 0, 0, false, "moved earlier by 9m0s"},
+		// Clocks that disagree hide no restart, and a slow second poll
+		// explains no later move.
+		{"restart, wall clock stepped forward", 100, 110, 80 * s, 60 * s, 0, 0, false, "moved later by 50s"},
+		{"restart, slow second poll", 100, 103, 10 * s, 10 * s, 0, 3 * s, false, "moved later by 7s"},
 	} {
 		same, why := sameLifetime(tc.ua, tc.ub, tc.wall, tc.mono, tc.tookA, tc.tookB)
 		if same != tc.same || !strings.Contains(why, tc.why) {

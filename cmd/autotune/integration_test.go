@@ -24,8 +24,9 @@ import (
 )
 
 // The real-server tests of this package that take 20 s or more call
-// t.Parallel, so that two of them run at a time (go test's -parallel
-// defaults to the number of cores; other packages' tests run alongside):
+// t.Parallel, so that up to GOMAXPROCS of them run at a time (go test's
+// -parallel default; two on the 2-core reference machine; other packages'
+// tests run alongside):
 // each has its own sandbox (datadir, socket, loopback port, temporary
 // directory) and checks only its own processes, and most of their time is
 // benchmark phases of fixed length. None asserts a speed, and what they

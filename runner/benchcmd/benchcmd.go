@@ -418,7 +418,12 @@ func summariseTPCCMySQL(o tpccmysql.Output) (TPCCMySQLSummary, string) {
 		}
 	}
 	if len(o.Failures) > 0 {
-		return s, "tpcc_start reported a failure: " + o.Failures[0].Text
+		f := o.Failures[0]
+		why := fmt.Sprintf("tpcc_start reported a failure at output line %d: %s", f.Line, f.Text)
+		if c := f.Cause; c != nil {
+			why += fmt.Sprintf(" (error %d, SQLSTATE %s: %s)", c.Errno, c.SQLState, c.Message)
+		}
+		return s, why
 	}
 	if o.TpmC == nil {
 		return s, ""

@@ -158,9 +158,18 @@ func TestCommandTPCCMySQL(t *testing.T) {
 		t.Errorf("failure line: %v", err)
 	}
 	// A failure line stops the command at once and fails the run.
-	_, got, err = run("sh", "-c", `echo 'MEASURING START.'; echo '  1, trx: 3, 95%: 1.0, 99%: 2.0, max_rt: 3.0, 3|1.0, 1|1.0, 1|1.0, 1|1.0'; echo 'error at thread_main'; sleep 3; echo '  2, trx: 3, 95%: 1.0, 99%: 2.0, max_rt: 3.0, 3|1.0, 1|1.0, 1|1.0, 1|1.0'`)
-	if !errors.As(err, &be) || !strings.Contains(be.Reason, "tpcc_start reported a failure: error at thread_main") || len(got) != 1 {
+	const iv1 = `echo '  1, trx: 3, 95%: 1.0, 99%: 2.0, max_rt: 3.0, 3|1.0, 1|1.0, 1|1.0, 1|1.0'`
+	_, got, err = run("sh", "-c", `echo 'MEASURING START.'; `+iv1+`; echo 'error at thread_main'; echo '1045, 28000, Access denied for user'; sleep 3 >/dev/null 2>&1 & wait; echo '  2, trx: 3, 95%: 1.0, 99%: 2.0, max_rt: 3.0, 3|1.0, 1|1.0, 1|1.0, 1|1.0'`)
+	if !errors.As(err, &be) || !strings.Contains(be.Reason, "tpcc_start reported a failure at output line 3: error at thread_main (error 1045, SQLSTATE 28000: Access denied for user)") || len(got) != 1 {
 		t.Errorf("failure line mid-run: %v, %d intervals (want the run stopped after 1)", err, len(got))
+	}
+	// A failure line that comes after autotune stopped the command (its
+	// window measured) still fails the run.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = Command{Args: []string{"sh", "-c", `trap 'echo error at thread_main; exit 1' TERM; echo 'MEASURING START.'; ` + iv1 + `; sleep 10 >/dev/null 2>&1 & wait`}}.Run(ctx, srv, runner.BenchRun{Threads: 8, Duration: time.Second}, func(runner.Interval) { cancel() })
+	if !errors.As(err, &be) || !strings.Contains(be.Reason, "error at thread_main") {
+		t.Errorf("failure line after the stop: %v", err)
 	}
 	// Mixed output, and tpcc_start's interval lines without its own
 	// start lines, are named.
