@@ -56,7 +56,8 @@ var reBrace = regexp.MustCompile(`\{[a-z_]+\}`)
 //     before 2016). From tpcc_start's first own line on (banner, RAMP-UP
 //     TIME, MEASURING START) its parser reads the output, and a sysbench
 //     or key=value interval line fails the run (mixed output). An "error
-//     at ..." line fails the run at once; so does a report (printed only
+//     at ..." line stops the command (at the next line, the client error
+//     that caused it) and fails the run; so does a report (printed only
 //     when the command ends before autotune stops it) whose transaction-mix
 //     check is [NG]. The result's Summary is a TPCCMySQLSummary; or
 //   - a key=value line: whitespace-separated pairs, tps= required, from
@@ -134,7 +135,7 @@ func (c Command) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun,
 		if iv := rd.feed(line); iv != nil && onSample != nil {
 			onSample(*iv)
 		}
-		if rd.tpccFailure != "" {
+		if rd.tpccFailed {
 			stop() // tpcc_start lost a thread or its run: no use measuring on
 		}
 	})
@@ -143,7 +144,7 @@ func (c Command) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun,
 	if so.Summary != nil {
 		res.Summary = so.Summary
 	}
-	tpccFailure := rd.tpccFailure
+	tpccFailure := "" // why tpcc_start's output fails the run
 	if rd.tpcc {
 		var sum TPCCMySQLSummary
 		sum, tpccFailure = summariseTPCCMySQL(rd.tp.Output())
@@ -287,8 +288,9 @@ type outputReader struct {
 	ivs  []runner.Interval
 	// parseErr is the first malformed line's error.
 	parseErr error
-	// tpccFailure is set when tpcc_start printed a failure line.
-	tpccFailure string
+	// tpccFailed is set at the line after tpcc_start's first failure
+	// line, which names its cause (summariseTPCCMySQL says which).
+	tpccFailed bool
 }
 
 func newOutputReader() *outputReader {
@@ -300,15 +302,16 @@ func (o *outputReader) feed(line string) *runner.Interval {
 	o.n++
 	// tpcc_start's parser reads every line, so that its line numbers are
 	// the output's; its results count once its output began.
+	failedBefore := o.tp.Failed()
 	tiv, terr := o.tp.Feed(line)
 	o.tpcc = o.tpcc || tpccmysql.StartsOutput(line)
 	var iv *runner.Interval
 	var err error
 	if o.tpcc {
 		iv, err = o.tpccLine(line, tiv, terr)
-		if f, ok := o.tp.FirstFailure(); ok && o.tpccFailure == "" {
-			o.tpccFailure = "tpcc_start reported a failure: " + f
-		}
+		// Stop at the line after a failure line: tpcc_start prints the
+		// client error that caused it right after.
+		o.tpccFailed = failedBefore
 	} else {
 		iv, err = o.sb.Feed(line)
 		if err != nil && tiv != nil {

@@ -619,16 +619,10 @@ func StartsOutput(line string) bool {
 	return l == "MEASURING START." || tpReRampup.MatchString(l) || (strings.HasPrefix(l, "***") && tpReBanner.MatchString(l) && strings.Contains(l, "TPC-C"))
 }
 
-// FirstFailure returns the text of the first failure line fed so far
-// ("error at thread_main", a usage message: see Output.Failures) and
-// whether there was one. Unlike Output it copies nothing, so a reader can
-// ask after every line.
-func (p *Parser) FirstFailure() (string, bool) {
-	if len(p.out.Failures) == 0 {
-		return "", false
-	}
-	return p.out.Failures[0].Text, true
-}
+// Failed reports whether a failure line was fed so far ("error at
+// thread_main", a usage message: see Output.Failures). Unlike Output it
+// copies nothing, so a reader can ask after every line.
+func (p *Parser) Failed() bool { return len(p.out.Failures) > 0 }
 
 // Feed consumes one line (a trailing "\r\n" or "\n" is ignored). It returns
 // a non-nil *Interval (a copy) when the line is an interval line, nil
