@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -38,8 +39,26 @@ func Check(t testing.TB, name string, got []byte) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -run %s -update rewrites it)\n--- got:\n%s\n--- want:\n%s", path, t.Name(), got, want)
+		t.Errorf("%s differs from the golden file (go test -run %s -update rewrites it) at %s", path, t.Name(), firstDiff(string(want), string(got)))
 	}
+}
+
+// firstDiff returns the first line where want and got differ, both sides.
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("line %d:\n  golden: %s\n  got:    %s", i+1, w, g)
+		}
+	}
+	return "(no line differs)"
 }
 
 // proseKeys are expected.json keys that hold commentary, not values.

@@ -389,10 +389,6 @@ type TPCCMySQLSummary struct {
 	Warnings []string `json:"warnings"`
 }
 
-// tpccMinMix are tpcc_start's minimum shares of all transactions, in
-// percent, by type (its <Constraint Check>; New-Order has none).
-var tpccMinMix = [5]float64{0, 43, 4, 4, 4}
-
 // summariseTPCCMySQL returns the summary of a tpcc_start output and why
 // the run fails ("" when it does not): a failure line, or a report whose
 // checks make it no valid TPC-C-like result (a transaction-mix check [NG],
@@ -403,20 +399,11 @@ func summariseTPCCMySQL(o tpccmysql.Output) (TPCCMySQLSummary, string) {
 	if v, ok := o.IntervalTpmC(); ok {
 		s.IntervalTpmC = &v
 	}
-	var counts [5]int64
-	total := int64(0)
-	for _, iv := range o.Intervals {
-		for tx, t := range iv.Tx {
-			counts[tx] += t.Count
-			total += t.Count
-		}
-	}
-	if total > 0 {
-		s.Mix = make([]float64, 5)
-		for tx, c := range counts {
-			s.Mix[tx] = 100 * float64(c) / float64(total)
-			if s.Mix[tx] < tpccMinMix[tx] {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s is %.2f %% of the transactions in the interval lines; tpcc_start's check wants at least %g %%", tpccmysql.Tx(tx), s.Mix[tx], tpccMinMix[tx]))
+	if mix, ok := o.IntervalMix(); ok {
+		s.Mix = mix[:]
+		for tx, pct := range mix {
+			if least := tpccmysql.MinMixPercent[tx]; pct < least {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s is %.2f %% of the transactions in the interval lines; tpcc_start's check wants at least %g %%", tpccmysql.Tx(tx), pct, least))
 			}
 		}
 	}
@@ -432,17 +419,13 @@ func summariseTPCCMySQL(o tpccmysql.Output) (TPCCMySQLSummary, string) {
 		return s, ""
 	}
 	s.Status = string(o.Status())
-	if o.Status() == tpccmysql.StatusInvalid {
+	if mix, rt := o.InvalidChecks(); len(mix)+len(rt) > 0 {
 		var ng []string
-		for _, c := range o.Constraints.Mix {
-			if !c.OK {
-				ng = append(ng, constraintText("mix", c))
-			}
+		for _, c := range mix {
+			ng = append(ng, constraintText("mix", c))
 		}
-		for _, c := range o.Constraints.ResponseTime {
-			if !c.OK && o.RTLimitsMS[c.Tx] != nil {
-				ng = append(ng, constraintText("response time", c))
-			}
+		for _, c := range rt {
+			ng = append(ng, constraintText("response time", c))
 		}
 		return s, "not a valid TPC-C result: tpcc_start's constraint check failed: " + strings.Join(ng, "; ")
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -21,26 +20,6 @@ import (
 	"github.com/autotune/autotune/internal/golden"
 )
 
-// updateGolden is -update: rewrite the golden files under testdata/sysbench
-// instead of comparing against them (go test ./runner/ -run Sysbench -update).
-var updateGolden = sbDefineUpdateFlag()
-
-// sbDefineUpdateFlag defines -update unless another test file of the package
-// already did; then sysbenchUpdate reads that flag's value instead.
-func sbDefineUpdateFlag() *bool {
-	if flag.Lookup("update") != nil {
-		return new(bool)
-	}
-	return flag.Bool("update", false, "rewrite golden files under testdata/ instead of comparing")
-}
-
-func sbUpdate() bool {
-	if *updateGolden {
-		return true
-	}
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 const sysbenchTestdata = "testdata/sysbench"
 
@@ -495,21 +474,7 @@ func TestSysbenchGolden(t *testing.T) {
 			if !json.Valid(got) {
 				t.Fatalf("golden layout is not valid JSON:\n%s", got)
 			}
-			golden := strings.TrimSuffix(in, ".txt") + ".golden.json"
-			if sbUpdate() {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the parse result (run with -update if the change is intended):\n%s",
-					golden, sbFirstDiff(string(want), string(got)))
-			}
+			golden.Check(t, strings.TrimPrefix(strings.TrimSuffix(in, ".txt")+".golden.json", "testdata/"), got)
 			// Parse agrees with streaming Feed.
 			whole := sbParseFile(t, in)
 			if !reflect.DeepEqual(whole, out) {
@@ -517,23 +482,6 @@ func TestSysbenchGolden(t *testing.T) {
 			}
 		})
 	}
-}
-
-func sbFirstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return fmt.Sprintf("line %d:\n  golden: %s\n  parsed: %s", i+1, w, g)
-		}
-	}
-	return "(no line differs)"
 }
 
 func sbFptr(v float64) *float64 { return &v }

@@ -480,20 +480,60 @@ func (o Output) Status() RunStatus {
 	if o.TpmC == nil || len(o.Failures) > 0 {
 		return StatusFailed
 	}
-	for _, c := range o.Constraints.Mix {
-		if !c.OK {
-			return StatusInvalid
-		}
-	}
-	for _, c := range o.Constraints.ResponseTime {
-		if !c.OK && o.RTLimitsMS[c.Tx] != nil {
-			return StatusInvalid
-		}
+	if mix, rt := o.InvalidChecks(); len(mix)+len(rt) > 0 {
+		return StatusInvalid
 	}
 	if len(o.Warnings) > 0 {
 		return StatusOKWithWarnings
 	}
 	return StatusOK
+}
+
+// InvalidChecks returns the constraint checks that make the run no valid
+// TPC-C-like result (Status StatusInvalid): the transaction-mix checks
+// that are [NG], and the response-time checks that are [NG] for a type
+// whose limit the run set with -0..-4 (under the default limits they are
+// only a warning). Both are nil when none failed.
+func (o Output) InvalidChecks() (mix, responseTime []Constraint) {
+	for _, c := range o.Constraints.Mix {
+		if !c.OK {
+			mix = append(mix, c)
+		}
+	}
+	for _, c := range o.Constraints.ResponseTime {
+		if !c.OK && o.RTLimitsMS[c.Tx] != nil {
+			responseTime = append(responseTime, c)
+		}
+	}
+	return mix, responseTime
+}
+
+// MinMixPercent is the minimum share of all transactions, in percent, of
+// each type in tpcc_start's transaction-mix check (its <Constraint Check>
+// "[transaction percentage]" lines: Payment >= 43.0 %, the others >= 4.0
+// %; New-Order has no check).
+var MinMixPercent = ByTx[float64]{0, 43, 4, 4, 4}
+
+// IntervalMix returns each type's share of all transactions in the
+// interval lines, in percent; ok is false without transactions. It is the
+// mix check's measure over the intervals read, for a run stopped before
+// its <Constraint Check>.
+func (o Output) IntervalMix() (pct ByTx[float64], ok bool) {
+	var counts ByTx[int64]
+	total := int64(0)
+	for _, iv := range o.Intervals {
+		for tx, t := range iv.Tx {
+			counts[tx] += t.Count
+			total += t.Count
+		}
+	}
+	if total == 0 {
+		return pct, false
+	}
+	for tx, c := range counts {
+		pct[tx] = 100 * float64(c) / float64(total)
+	}
+	return pct, true
 }
 
 // UsableAsScore reports whether TpmC may be used as a score: Status is
