@@ -360,6 +360,9 @@ func (l *drawnLandscape) True(cfg space.Config) (float64, bool) {
 	return v * l.scale, ok
 }
 
+// Noise implements Noisy: the draw's relative noise.
+func (l *drawnLandscape) Noise() float64 { return l.noise }
+
 // Measure implements Landscape: True with the draw's relative noise.
 func (l *drawnLandscape) Measure(ctx context.Context, cfg space.Config, rng *rand.Rand) (float64, bool, error) {
 	return noisy(l.True, l.noise, cfg, rng)

@@ -325,7 +325,7 @@ func (f *Fitted) Describe() string {
 	return s
 }
 
-// Noise returns the relative measurement noise.
+// Noise implements Noisy: the noise of the fitted study's repeats.
 func (f *Fitted) Noise() float64 { return f.noise }
 
 // dist is the distance crashes are judged by: Euclidean over numeric

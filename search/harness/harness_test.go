@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	mrand "math/rand"
 	"math/rand/v2"
@@ -446,4 +447,117 @@ func randomTrials(l Landscape, n int, rng *rand.Rand) []search.Trial {
 		trials = append(trials, tr)
 	}
 	return trials
+}
+
+func TestRunsToTell(t *testing.T) {
+	const z = 1.6448536269514722 + 0.8416212335729143 // z₀.₉₅ + z₀.₈₀
+	for _, c := range []struct {
+		name       string
+		a, b, n    float64
+		want       float64
+		inf, isNaN bool
+	}{
+		{name: "12 % noise, 1.5 % gap", a: 101.5, b: 100, n: 0.12, want: 2 * z * z * 0.0144 / (math.Log(1.015) * math.Log(1.015))},
+		{name: "scale free", a: 1.015, b: 1, n: 0.12, want: 2 * z * z * 0.0144 / (math.Log(1.015) * math.Log(1.015))},
+		{name: "twice the noise, four times the runs", a: 101.5, b: 100, n: 0.24, want: 4 * 2 * z * z * 0.0144 / (math.Log(1.015) * math.Log(1.015))},
+		{name: "a gap of e", a: math.E, b: 1, n: 1, want: 2 * z * z},
+		{name: "equal", a: 1, b: 1, n: 0.1, inf: true},
+		{name: "worse", a: 0.9, b: 1, n: 0.1, inf: true},
+		{name: "no noise", a: 2, b: 1, n: 0, isNaN: true},
+		{name: "zero score", a: 2, b: 0, n: 0.1, isNaN: true},
+	} {
+		got := RunsToTell(c.a, c.b, c.n)
+		switch {
+		case c.inf && !math.IsInf(got, 1), c.isNaN && !math.IsNaN(got):
+			t.Errorf("%s: %g", c.name, got)
+		case !c.inf && !c.isNaN && math.Abs(got-c.want) > 1e-9*c.want:
+			t.Errorf("%s: %g, want %g", c.name, got, c.want)
+		}
+	}
+	// The figure the harness prints for a 1.5 % gap at 12 % noise.
+	if got := math.Ceil(RunsToTell(1.015, 1, 0.12)); got != 804 {
+		t.Errorf("1.5 %% at 12 %%: %g runs, want 804", got)
+	}
+}
+
+// twoKnobs is a Landscape over the host space whose score rises by 10 %
+// of the base along each of its first two numeric knobs' unit coordinate:
+// the warm start has both at 0.5 (110), the best both at 1 (120), the
+// best change of one knob one of them at 1 (115).
+type twoKnobs struct {
+	sp   *space.Space
+	a, b int
+}
+
+func newTwoKnobs(t *testing.T) *twoKnobs {
+	sp, err := HostSpace(HostInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &twoKnobs{sp: sp, a: -1, b: -1}
+	for i, k := range sp.Knobs() {
+		if k.Kind == space.Enum || k.Kind == space.Bool {
+			continue
+		}
+		if l.a < 0 {
+			l.a = i
+		} else if l.b < 0 {
+			l.b = i
+		}
+	}
+	return l
+}
+
+func (l *twoKnobs) Name() string        { return "two knobs" }
+func (l *twoKnobs) Space() *space.Space { return l.sp }
+func (l *twoKnobs) Best() float64       { return 120 }
+func (l *twoKnobs) Noise() float64      { return 0.1 }
+func (l *twoKnobs) Expert() space.Config {
+	x := search.Encode(l.sp, space.Config{})
+	x[l.a], x[l.b] = 0.5, 0.5
+	return search.Decode(l.sp, x)
+}
+func (l *twoKnobs) True(cfg space.Config) (float64, bool) {
+	x := search.Encode(l.sp, cfg)
+	return 100 * (1 + 0.1*x[l.a] + 0.1*x[l.b]), true
+}
+func (l *twoKnobs) Measure(ctx context.Context, cfg space.Config, rng *rand.Rand) (float64, bool, error) {
+	return noisy(l.True, l.Noise(), cfg, rng)
+}
+
+func TestWarmStartRunsToTell(t *testing.T) {
+	l := newTwoKnobs(t)
+	warm, _ := l.True(l.Expert())
+	if math.Abs(warm-110) > 0.5 {
+		t.Fatalf("warm start %g, want 110 (its knobs at their midpoints)", warm)
+	}
+	ws, ok, err := WarmStartShares(l, l.Best(), Options{Seeds: 1})
+	if err != nil || !ok {
+		t.Fatalf("WarmStartShares: ok %v, %v", ok, err)
+	}
+	// The best one-knob change moves one of the two knobs to its end, not
+	// both.
+	if math.Abs(ws.Step[1]-115.0/120) > 0.005 {
+		t.Errorf("best one-knob change at %.4f of best, want %.4f", ws.Step[1], 115.0/120)
+	}
+	if want := RunsToTell(120, warm, 0.1); ws.Runs[1] != want {
+		t.Errorf("runs to tell the best: %g, want %g", ws.Runs[1], want)
+	}
+	if want := RunsToTell(ws.Step[1]*120, warm, 0.1); math.Abs(ws.StepRuns[1]-want) > 1e-9*want || ws.StepRuns[1] <= ws.Runs[1] {
+		t.Errorf("runs to tell the one-knob change: %g, want %g (more than the best's %g)", ws.StepRuns[1], want, ws.Runs[1])
+	}
+	var b bytes.Buffer
+	if err := WriteWarmStart(&b, ws); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("the best, %.0f; the best change of one knob (%.1f %% of best), %.0f\n", math.Ceil(ws.Runs[1]), 100*ws.Step[1], math.Ceil(ws.StepRuns[1]))
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("warm-start lines %q: want %q", b.String(), want)
+	}
+	// A landscape without a noise figure prints no runs.
+	ws.Runs = [3]float64{math.NaN(), math.NaN(), math.NaN()}
+	b.Reset()
+	if err := WriteWarmStart(&b, ws); err != nil || strings.Contains(b.String(), "runs of each") {
+		t.Errorf("without noise: %q, %v; want no runs", b.String(), err)
+	}
 }

@@ -137,6 +137,9 @@ func (h *Host) Measure(ctx context.Context, cfg space.Config, rng *rand.Rand) (f
 	return noisy(h.True, h.noise, cfg, rng)
 }
 
+// Noise implements Noisy.
+func (h *Host) Noise() float64 { return h.noise }
+
 // noisy measures f at cfg with relative Gaussian noise.
 func noisy(f func(space.Config) (float64, bool), noise float64, cfg space.Config, rng *rand.Rand) (float64, bool, error) {
 	v, ok := f(cfg)
@@ -289,6 +292,9 @@ func (s *Sparse) Expert() space.Config { return s.expert.Clone() }
 func (s *Sparse) Measure(ctx context.Context, cfg space.Config, rng *rand.Rand) (float64, bool, error) {
 	return noisy(s.True, s.noise, cfg, rng)
 }
+
+// Noise implements Noisy.
+func (s *Sparse) Noise() float64 { return s.noise }
 
 // True implements Landscape: the noise-free tps (it never crashes).
 func (s *Sparse) True(cfg space.Config) (float64, bool) {

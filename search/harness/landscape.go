@@ -24,6 +24,8 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -47,6 +49,32 @@ type Landscape interface {
 	// Expert returns the expert warm-start configuration for the host and
 	// dataset the landscape stands for.
 	Expert() space.Config
+}
+
+// Noisy is a Landscape that knows its measurement noise.
+type Noisy interface {
+	// Noise returns the relative standard deviation of one measurement:
+	// 0.06 when each measurement is the true score × (1 + 0.06·N(0,1)).
+	Noise() float64
+}
+
+// RunsToTell returns how many runs of each of two configurations whose
+// true scores are a > b > 0 a one-sided test at the 5 % level needs to
+// find a the better with power 80 %, when one measurement's relative
+// noise is noise (a standard deviation of log scores): n = 2 (z₀.₉₅ +
+// z₀.₈₀)² noise² / ln(a/b)², the normal approximation for two means
+// (e.g. 12 % noise and a 1.5 % gap: about 800). It returns +Inf when
+// a ≤ b and NaN when noise ≤ 0 or a score is not positive.
+func RunsToTell(a, b, noise float64) float64 {
+	if noise <= 0 || a <= 0 || b <= 0 {
+		return math.NaN()
+	}
+	if a <= b {
+		return math.Inf(1)
+	}
+	z := distuv.UnitNormal.Quantile(0.95) + distuv.UnitNormal.Quantile(0.80)
+	d := math.Log(a / b)
+	return 2 * z * z * noise * noise / (d * d)
 }
 
 // optimum searches the noise-free function f over sp for its maximum:

@@ -541,6 +541,15 @@ func (o Options) seeds() []int {
 // median, q3) over the draws of a Family, else one value three times.
 type WarmStart struct {
 	Warm, Base [3]float64
+	// Runs is how many runs of each a test needs to tell the best from
+	// the warm start (RunsToTell at the landscape's noise; a Family's
+	// quartiles over its draws); NaN when the landscape is not Noisy.
+	Runs [3]float64
+	// Step is the share of the best of the best change of one knob of the
+	// warm start (bestOneKnob), and StepRuns the runs of each a test needs
+	// to tell it from the warm start (as Runs): what a search that moves
+	// one knob at a time must resolve to get anywhere.
+	Step, StepRuns [3]float64
 	// Draws is the number of draws of a Family (0 for another landscape).
 	Draws int
 }
@@ -556,9 +565,13 @@ func WarmStartShares(l Landscape, best float64, o Options) (ws WarmStart, ok boo
 			return ws, false, nil
 		}
 		b, _ := l.True(space.Config{})
-		return WarmStart{Warm: [3]float64{v / best, v / best, v / best}, Base: [3]float64{b / best, b / best, b / best}}, true, nil
+		r := runsToTell(l, best, v)
+		s := bestOneKnob(l)
+		sr := runsToTell(l, s, v)
+		return WarmStart{Warm: [3]float64{v / best, v / best, v / best}, Base: [3]float64{b / best, b / best, b / best}, Runs: [3]float64{r, r, r},
+			Step: [3]float64{s / best, s / best, s / best}, StepRuns: [3]float64{sr, sr, sr}}, true, nil
 	}
-	var warm, base []float64
+	var warm, base, runs, step, stepRuns []float64
 	for _, seed := range o.seeds() {
 		d, err := f.Draw(seed)
 		if err != nil {
@@ -566,24 +579,93 @@ func WarmStartShares(l Landscape, best float64, o Options) (ws WarmStart, ok boo
 		}
 		v, _ := d.True(d.Expert())
 		b, _ := d.True(space.Config{})
-		warm, base = append(warm, v/d.Best()), append(base, b/d.Best())
+		warm, base, runs = append(warm, v/d.Best()), append(base, b/d.Best()), append(runs, runsToTell(d, d.Best(), v))
+		s := bestOneKnob(d)
+		step, stepRuns = append(step, s/d.Best()), append(stepRuns, runsToTell(d, s, v))
 	}
+	ws.Runs[0], ws.Runs[1], ws.Runs[2] = Quartiles(runs)
+	ws.Step[0], ws.Step[1], ws.Step[2] = Quartiles(step)
+	ws.StepRuns[0], ws.StepRuns[1], ws.StepRuns[2] = Quartiles(stepRuns)
 	ws.Warm[0], ws.Warm[1], ws.Warm[2] = Quartiles(warm)
 	ws.Base[0], ws.Base[1], ws.Base[2] = Quartiles(base)
 	ws.Draws = len(warm)
 	return ws, true, nil
 }
 
-// WriteWarmStart writes ws as a line (in %). Errors: w's.
+// bestOneKnob returns the best noise-free score of the warm start of l
+// with one knob changed: every choice of a choice knob, 41 levels along a
+// numeric knob's search scale (the warm start's own score when no change
+// is better; crashing changes are skipped).
+func bestOneKnob(l Landscape) float64 {
+	sp := l.Space()
+	x0 := search.Encode(sp, l.Expert())
+	best, _ := l.True(search.Decode(sp, x0))
+	for i, k := range sp.Knobs() {
+		levels := 40
+		scale := 1.0
+		if k.Kind == space.Enum || k.Kind == space.Bool {
+			levels = len(k.Options()) - 1
+			scale = float64(levels)
+		}
+		for j := 0; j <= levels; j++ {
+			x := append([]float64(nil), x0...)
+			x[i] = scale * float64(j) / float64(max(1, levels))
+			if v, ok := l.True(search.Decode(sp, x)); ok && v > best {
+				best = v
+			}
+		}
+	}
+	return best
+}
+
+// runsToTell returns RunsToTell for l's best and the warm start's score
+// warm (NaN when l is not Noisy).
+func runsToTell(l Landscape, best, warm float64) float64 {
+	n, ok := l.(Noisy)
+	if !ok {
+		return math.NaN()
+	}
+	return RunsToTell(best, warm, n.Noise())
+}
+
+// WriteWarmStart writes ws as lines (in %): the warm start's and the
+// baseline's shares of the best, then, for a Noisy landscape, the runs of
+// each a test needs to tell the best from the warm start: a recommendation
+// can beat the warm start on measurements only where a study can spend
+// that many. Errors: w's.
 func WriteWarmStart(w io.Writer, ws WarmStart) error {
-	var err error
+	var b strings.Builder
 	if ws.Draws > 0 {
-		_, err = fmt.Fprintf(w, "\nwarm start alone: %.1f [%.1f, %.1f] %% of each draw's best (%d draws); baseline: %.1f [%.1f, %.1f] %%\n",
+		fmt.Fprintf(&b, "\nwarm start alone: %.1f [%.1f, %.1f] %% of each draw's best (%d draws); baseline: %.1f [%.1f, %.1f] %%\n",
 			100*ws.Warm[1], 100*ws.Warm[0], 100*ws.Warm[2], ws.Draws, 100*ws.Base[1], 100*ws.Base[0], 100*ws.Base[2])
 	} else {
-		_, err = fmt.Fprintf(w, "\nwarm start alone: %.1f %% of best; baseline: %.1f %%\n", 100*ws.Warm[1], 100*ws.Base[1])
+		fmt.Fprintf(&b, "\nwarm start alone: %.1f %% of best; baseline: %.1f %%\n", 100*ws.Warm[1], 100*ws.Base[1])
 	}
+	if !math.IsNaN(ws.Runs[1]) {
+		runs := func(r [3]float64) string {
+			if ws.Draws > 0 {
+				return fmt.Sprintf("%s [%s, %s]", fmtRuns(r[1]), fmtRuns(r[0]), fmtRuns(r[2]))
+			}
+			return fmtRuns(r[1])
+		}
+		step := fmt.Sprintf("%.1f %%", 100*ws.Step[1])
+		if ws.Draws > 0 {
+			step = fmt.Sprintf("%.1f [%.1f, %.1f] %%", 100*ws.Step[1], 100*ws.Step[0], 100*ws.Step[2])
+		}
+		fmt.Fprintf(&b, "runs of each to tell from the warm start (one-sided 5 %% test, power 80 %%, at the landscape's noise): the best, %s; the best change of one knob (%s of best), %s\n",
+			runs(ws.Runs), step, runs(ws.StepRuns))
+	}
+	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// fmtRuns formats a RunsToTell figure: whole runs, "∞" when the warm
+// start is the best.
+func fmtRuns(n float64) string {
+	if math.IsInf(n, 1) {
+		return "∞"
+	}
+	return fmt.Sprintf("%.0f", math.Ceil(n))
 }
 
 // LandscapeSummary is one landscape's share table and warm start, for

@@ -114,6 +114,9 @@ func (s *Synthetic) Measure(ctx context.Context, cfg space.Config, rng *rand.Ran
 	return math.Max(0, v*(1+s.noise*rng.NormFloat64())), false, nil
 }
 
+// Noise implements Noisy.
+func (s *Synthetic) Noise() float64 { return s.noise }
+
 // True implements Landscape: the noise-free tps, ok false in the crashing
 // region.
 func (s *Synthetic) True(cfg space.Config) (float64, bool) {
