@@ -325,7 +325,8 @@ func (f *Fitted) Describe() string {
 	return s
 }
 
-// Noise implements Noisy: the noise of the fitted study's repeats.
+// Noise implements Noisy: the relative measurement noise (from the
+// study's repeats, else the fit's noise term; at least 3 %).
 func (f *Fitted) Noise() float64 { return f.noise }
 
 // dist is the distance crashes are judged by: Euclidean over numeric

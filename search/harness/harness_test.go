@@ -481,83 +481,158 @@ func TestRunsToTell(t *testing.T) {
 }
 
 // twoKnobs is a Landscape over the host space whose score rises by 10 %
-// of the base along each of its first two numeric knobs' unit coordinate:
-// the warm start has both at 0.5 (110), the best both at 1 (120), the
-// best change of one knob one of them at 1 (115).
+// of the base along each of two numeric knobs' unit coordinate
+// (the warm start has both at 0.5: 110; the best both at 1: 120; the best
+// change of one knob one of them at 1: 115), by choiceGain when a choice
+// knob takes its last choice, and that crashes at the choice before the
+// last one.
 type twoKnobs struct {
-	sp   *space.Space
-	a, b int
+	sp         *space.Space
+	a, b, c    int
+	choiceGain float64
 }
 
-func newTwoKnobs(t *testing.T) *twoKnobs {
+func newTwoKnobs(t *testing.T, choiceGain float64) *twoKnobs {
 	sp, err := HostSpace(HostInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &twoKnobs{sp: sp, a: -1, b: -1}
+	l := &twoKnobs{sp: sp, a: -1, b: -1, c: -1, choiceGain: choiceGain}
+	// Knobs no rule of space.Repair touches.
 	for i, k := range sp.Knobs() {
-		if k.Kind == space.Enum || k.Kind == space.Bool {
-			continue
-		}
-		if l.a < 0 {
+		switch k.Name {
+		case "innodb_purge_threads":
 			l.a = i
-		} else if l.b < 0 {
+		case "innodb_read_io_threads":
 			l.b = i
+		case "innodb_change_buffering":
+			l.c = i
 		}
+	}
+	if l.a < 0 || l.b < 0 || l.c < 0 {
+		t.Fatal("the host space lacks innodb_purge_threads, innodb_read_io_threads or innodb_change_buffering")
 	}
 	return l
 }
 
 func (l *twoKnobs) Name() string        { return "two knobs" }
 func (l *twoKnobs) Space() *space.Space { return l.sp }
-func (l *twoKnobs) Best() float64       { return 120 }
+func (l *twoKnobs) Best() float64       { return 120 + 100*l.choiceGain }
 func (l *twoKnobs) Noise() float64      { return 0.1 }
 func (l *twoKnobs) Expert() space.Config {
 	x := search.Encode(l.sp, space.Config{})
-	x[l.a], x[l.b] = 0.5, 0.5
+	x[l.a], x[l.b], x[l.c] = 0.5, 0.5, 0
 	return search.Decode(l.sp, x)
 }
 func (l *twoKnobs) True(cfg space.Config) (float64, bool) {
 	x := search.Encode(l.sp, cfg)
-	return 100 * (1 + 0.1*x[l.a] + 0.1*x[l.b]), true
+	last := float64(len(l.sp.Knobs()[l.c].Options()) - 1)
+	if x[l.c] == last-1 {
+		return 0, false
+	}
+	v := 100 * (1 + 0.1*x[l.a] + 0.1*x[l.b])
+	if x[l.c] == last {
+		v += 100 * l.choiceGain
+	}
+	return v, true
 }
 func (l *twoKnobs) Measure(ctx context.Context, cfg space.Config, rng *rand.Rand) (float64, bool, error) {
 	return noisy(l.True, l.Noise(), cfg, rng)
 }
 
 func TestWarmStartRunsToTell(t *testing.T) {
-	l := newTwoKnobs(t)
-	warm, _ := l.True(l.Expert())
-	if math.Abs(warm-110) > 0.5 {
-		t.Fatalf("warm start %g, want 110 (its knobs at their midpoints)", warm)
+	for _, c := range []struct {
+		name       string
+		choiceGain float64
+		// wantStep is the best one-knob change's score given the warm
+		// start's coordinates of the two numeric knobs (0.5 rounded to
+		// the knobs' steps) and its score.
+		wantStep func(xa, xb, warm float64) float64
+	}{
+		// One of the two numeric knobs to its end, not both.
+		{"numeric", 0, func(xa, xb, warm float64) float64 { return 100 * (1.1 + 0.1*math.Max(xa, xb)) }},
+		// The choice, worth more than a numeric knob's end.
+		{"choice", 0.3, func(xa, xb, warm float64) float64 { return warm + 30 }},
+	} {
+		l := newTwoKnobs(t, c.choiceGain)
+		warm, ok := l.True(l.Expert())
+		if !ok || math.Abs(warm-110) > 0.5 {
+			t.Fatalf("%s: warm start %g, want 110 (its knobs at their midpoints)", c.name, warm)
+		}
+		x := search.Encode(l.sp, l.Expert())
+		step := c.wantStep(x[l.a], x[l.b], warm)
+		ws, ok, err := WarmStartShares(l, l.Best(), Options{Seeds: 1})
+		if err != nil || !ok {
+			t.Fatalf("%s: WarmStartShares: ok %v, %v", c.name, ok, err)
+		}
+		if want := step / l.Best(); math.Abs(ws.Step[1]-want) > 1e-9 {
+			t.Errorf("%s: best one-knob change at %.6f of best, want %.6f", c.name, ws.Step[1], want)
+		}
+		if want := RunsToTell(l.Best(), warm, 0.1); ws.Runs[1] != want {
+			t.Errorf("%s: runs to tell the best: %g, want %g", c.name, ws.Runs[1], want)
+		}
+		if want := RunsToTell(step, warm, 0.1); math.Abs(ws.StepRuns[1]-want) > 1e-9*want || ws.StepRuns[1] <= ws.Runs[1] {
+			t.Errorf("%s: runs to tell the one-knob change: %g, want %g (more than the best's %g)", c.name, ws.StepRuns[1], want, ws.Runs[1])
+		}
+		var b bytes.Buffer
+		if err := WriteWarmStart(&b, ws); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("the best, %.0f; the best change of one knob (%.1f %% of best), %.0f\n", math.Ceil(ws.Runs[1]), 100*ws.Step[1], math.Ceil(ws.StepRuns[1]))
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s: warm-start lines %q: want %q", c.name, b.String(), want)
+		}
 	}
-	ws, ok, err := WarmStartShares(l, l.Best(), Options{Seeds: 1})
-	if err != nil || !ok {
-		t.Fatalf("WarmStartShares: ok %v, %v", ok, err)
-	}
-	// The best one-knob change moves one of the two knobs to its end, not
-	// both.
-	if math.Abs(ws.Step[1]-115.0/120) > 0.005 {
-		t.Errorf("best one-knob change at %.4f of best, want %.4f", ws.Step[1], 115.0/120)
-	}
-	if want := RunsToTell(120, warm, 0.1); ws.Runs[1] != want {
-		t.Errorf("runs to tell the best: %g, want %g", ws.Runs[1], want)
-	}
-	if want := RunsToTell(ws.Step[1]*120, warm, 0.1); math.Abs(ws.StepRuns[1]-want) > 1e-9*want || ws.StepRuns[1] <= ws.Runs[1] {
-		t.Errorf("runs to tell the one-knob change: %g, want %g (more than the best's %g)", ws.StepRuns[1], want, ws.Runs[1])
+	// A landscape that does not know its noise: no runs, and no line.
+	quiet := struct{ Landscape }{newTwoKnobs(t, 0)}
+	ws, ok, err := WarmStartShares(quiet, quiet.Best(), Options{Seeds: 1})
+	if err != nil || !ok || !math.IsNaN(ws.Runs[1]) || !math.IsNaN(ws.StepRuns[1]) {
+		t.Fatalf("without noise: %+v, ok %v, %v; want NaN runs", ws, ok, err)
 	}
 	var b bytes.Buffer
-	if err := WriteWarmStart(&b, ws); err != nil {
-		t.Fatal(err)
-	}
-	want := fmt.Sprintf("the best, %.0f; the best change of one knob (%.1f %% of best), %.0f\n", math.Ceil(ws.Runs[1]), 100*ws.Step[1], math.Ceil(ws.StepRuns[1]))
-	if !strings.Contains(b.String(), want) {
-		t.Errorf("warm-start lines %q: want %q", b.String(), want)
-	}
-	// A landscape without a noise figure prints no runs.
-	ws.Runs = [3]float64{math.NaN(), math.NaN(), math.NaN()}
-	b.Reset()
 	if err := WriteWarmStart(&b, ws); err != nil || strings.Contains(b.String(), "runs of each") {
 		t.Errorf("without noise: %q, %v; want no runs", b.String(), err)
+	}
+}
+
+// optimum polishes the first start even when other points fill its best
+// five: here a plateau at 1.05 (a twelfth of the space, on two choices)
+// holds the random points' best, while the warm start (1.0, two changes
+// off the plateau) is one step of one knob from the peak (1.2).
+func TestOptimumPolishesTheWarmStart(t *testing.T) {
+	l := newTwoKnobs(t, 0)
+	sp := l.sp
+	x0 := search.Encode(sp, l.Expert())
+	h := -1
+	for i, k := range sp.Knobs() {
+		if k.Name == "innodb_adaptive_hash_index" {
+			h = i
+		}
+	}
+	if h < 0 || x0[l.c] == 1 || x0[h] == 1 {
+		t.Fatalf("host space: innodb_adaptive_hash_index at %d; the warm start at %v, %v: want it off the plateau by two knobs", h, x0[l.c], x0[h])
+	}
+	f := func(cfg space.Config) (float64, bool) {
+		x := search.Encode(sp, cfg)
+		if x[l.c] == 1 && x[h] == 1 {
+			return 1.05, true
+		}
+		d2 := 0.0
+		for i := range x {
+			want := x0[i]
+			if i == l.a {
+				want = 0.9
+			}
+			d2 += (x[i] - want) * (x[i] - want)
+		}
+		return 1.2 * math.Exp(-d2/(2*0.66*0.66)), true
+	}
+	warm, _ := f(l.Expert())
+	if warm < 1 || warm > 1.05 {
+		t.Fatalf("warm start %g: want 1 to 1.05, below the plateau", warm)
+	}
+	cfg, best := optimum(sp, f, 200, 1, l.Expert())
+	if v, _ := f(cfg); best < 1.19 || v != best {
+		t.Errorf("optimum %g (its configuration scores %g): want the peak near 1.2 next to the warm start", best, v)
 	}
 }

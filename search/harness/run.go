@@ -545,10 +545,11 @@ type WarmStart struct {
 	// the warm start (RunsToTell at the landscape's noise; a Family's
 	// quartiles over its draws); NaN when the landscape is not Noisy.
 	Runs [3]float64
-	// Step is the share of the best of the best change of one knob of the
-	// warm start (bestOneKnob), and StepRuns the runs of each a test needs
-	// to tell it from the warm start (as Runs): what a search that moves
-	// one knob at a time must resolve to get anywhere.
+	// Step is the score of the warm start's best one-knob change
+	// (bestOneKnob) as a share of the best, and StepRuns the runs of each
+	// a test needs to tell that change from the warm start (as Runs): what
+	// a search that changes one knob at a time must resolve to move at
+	// all.
 	Step, StepRuns [3]float64
 	// Draws is the number of draws of a Family (0 for another landscape).
 	Draws int
@@ -566,7 +567,7 @@ func WarmStartShares(l Landscape, best float64, o Options) (ws WarmStart, ok boo
 		}
 		b, _ := l.True(space.Config{})
 		r := runsToTell(l, best, v)
-		s := bestOneKnob(l)
+		s := bestOneKnob(l, v)
 		sr := runsToTell(l, s, v)
 		return WarmStart{Warm: [3]float64{v / best, v / best, v / best}, Base: [3]float64{b / best, b / best, b / best}, Runs: [3]float64{r, r, r},
 			Step: [3]float64{s / best, s / best, s / best}, StepRuns: [3]float64{sr, sr, sr}}, true, nil
@@ -580,7 +581,7 @@ func WarmStartShares(l Landscape, best float64, o Options) (ws WarmStart, ok boo
 		v, _ := d.True(d.Expert())
 		b, _ := d.True(space.Config{})
 		warm, base, runs = append(warm, v/d.Best()), append(base, b/d.Best()), append(runs, runsToTell(d, d.Best(), v))
-		s := bestOneKnob(d)
+		s := bestOneKnob(d, v)
 		step, stepRuns = append(step, s/d.Best()), append(stepRuns, runsToTell(d, s, v))
 	}
 	ws.Runs[0], ws.Runs[1], ws.Runs[2] = Quartiles(runs)
@@ -592,40 +593,15 @@ func WarmStartShares(l Landscape, best float64, o Options) (ws WarmStart, ok boo
 	return ws, true, nil
 }
 
-// bestOneKnob returns the best noise-free score of the warm start of l
-// with one knob changed: every choice of a choice knob, 41 levels along a
-// numeric knob's search scale (the warm start's own score when no change
-// is better; crashing changes are skipped).
-func bestOneKnob(l Landscape) float64 {
-	sp := l.Space()
-	x0 := search.Encode(sp, l.Expert())
-	best, _ := l.True(search.Decode(sp, x0))
-	for i, k := range sp.Knobs() {
-		levels := 40
-		scale := 1.0
-		if k.Kind == space.Enum || k.Kind == space.Bool {
-			levels = len(k.Options()) - 1
-			scale = float64(levels)
-		}
-		for j := 0; j <= levels; j++ {
-			x := append([]float64(nil), x0...)
-			x[i] = scale * float64(j) / float64(max(1, levels))
-			if v, ok := l.True(search.Decode(sp, x)); ok && v > best {
-				best = v
-			}
-		}
-	}
-	return best
-}
-
-// runsToTell returns RunsToTell for l's best and the warm start's score
-// warm (NaN when l is not Noisy).
-func runsToTell(l Landscape, best, warm float64) float64 {
+// runsToTell returns RunsToTell(better, warm, l's noise): the runs of
+// each to tell a configuration scoring better from the warm start scoring
+// warm on l (NaN when l is not Noisy).
+func runsToTell(l Landscape, better, warm float64) float64 {
 	n, ok := l.(Noisy)
 	if !ok {
 		return math.NaN()
 	}
-	return RunsToTell(best, warm, n.Noise())
+	return RunsToTell(better, warm, n.Noise())
 }
 
 // WriteWarmStart writes ws as lines (in %): the warm start's and the
