@@ -20,7 +20,6 @@ import (
 	"github.com/autotune/autotune/internal/golden"
 )
 
-
 const sysbenchTestdata = "testdata/sysbench"
 
 // Case directories, copied unchanged from the field cases of the project (shared cases).
