@@ -559,37 +559,41 @@ type WarmStart struct {
 // o's seeds, each judged against its own best); ok is false when l has no
 // noise-free scores. Errors: a draw that cannot be made.
 func WarmStartShares(l Landscape, best float64, o Options) (ws WarmStart, ok bool, err error) {
-	f, isFamily := l.(Family)
-	if !isFamily {
-		v, ok := l.True(l.Expert())
-		if !ok {
-			return ws, false, nil
+	// The landscapes judged, each with its best: l, or a Family's draws.
+	type judged struct {
+		l    Landscape
+		best float64
+	}
+	ls := []judged{{l, best}}
+	if f, isFamily := l.(Family); isFamily {
+		ls = nil
+		for _, seed := range o.seeds() {
+			d, err := f.Draw(seed)
+			if err != nil {
+				return ws, false, err
+			}
+			ls = append(ls, judged{d, d.Best()})
 		}
-		b, _ := l.True(space.Config{})
-		r := runsToTell(l, best, v)
-		s := bestOneKnob(l, v)
-		sr := runsToTell(l, s, v)
-		return WarmStart{Warm: [3]float64{v / best, v / best, v / best}, Base: [3]float64{b / best, b / best, b / best}, Runs: [3]float64{r, r, r},
-			Step: [3]float64{s / best, s / best, s / best}, StepRuns: [3]float64{sr, sr, sr}}, true, nil
+		ws.Draws = len(ls)
 	}
 	var warm, base, runs, step, stepRuns []float64
-	for _, seed := range o.seeds() {
-		d, err := f.Draw(seed)
-		if err != nil {
-			return ws, false, err
+	for _, j := range ls {
+		v, ok := j.l.True(j.l.Expert())
+		if !ok && ws.Draws == 0 {
+			// No noise-free scores (a Command). A draw's warm start never
+			// crashes (drawn.go).
+			return WarmStart{}, false, nil
 		}
-		v, _ := d.True(d.Expert())
-		b, _ := d.True(space.Config{})
-		warm, base, runs = append(warm, v/d.Best()), append(base, b/d.Best()), append(runs, runsToTell(d, d.Best(), v))
-		s := bestOneKnob(d, v)
-		step, stepRuns = append(step, s/d.Best()), append(stepRuns, runsToTell(d, s, v))
+		b, _ := j.l.True(space.Config{})
+		s := bestOneKnob(j.l, v)
+		warm, base, step = append(warm, v/j.best), append(base, b/j.best), append(step, s/j.best)
+		runs, stepRuns = append(runs, runsToTell(j.l, j.best, v)), append(stepRuns, runsToTell(j.l, s, v))
 	}
+	ws.Warm[0], ws.Warm[1], ws.Warm[2] = Quartiles(warm)
+	ws.Base[0], ws.Base[1], ws.Base[2] = Quartiles(base)
 	ws.Runs[0], ws.Runs[1], ws.Runs[2] = Quartiles(runs)
 	ws.Step[0], ws.Step[1], ws.Step[2] = Quartiles(step)
 	ws.StepRuns[0], ws.StepRuns[1], ws.StepRuns[2] = Quartiles(stepRuns)
-	ws.Warm[0], ws.Warm[1], ws.Warm[2] = Quartiles(warm)
-	ws.Base[0], ws.Base[1], ws.Base[2] = Quartiles(base)
-	ws.Draws = len(warm)
 	return ws, true, nil
 }
 
