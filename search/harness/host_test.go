@@ -184,8 +184,12 @@ func TestWriteSummary(t *testing.T) {
 			Reached90: []int{3, 10}, Reached95: []int{1, 4}}
 	}
 	sums := []LandscapeSummary{
-		{Landscape: "a", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.80, 0.95), row("y", 0.85, 0.90)}, WarmStart: &WarmStart{Warm: [3]float64{0.7, 0.7, 0.7}}},
+		{Landscape: "a", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.80, 0.95), row("y", 0.85, 0.90)}, WarmStart: &WarmStart{Warm: [3]float64{0.7, 0.7, 0.7}, StepRuns: [3]float64{9, 9, 9}}},
 		{Landscape: "b", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.70, 0.88), row("y", 0.60, 0.93)}},
+		// The warm start is y's recommendation here: a tie does not beat it.
+		{Landscape: "c", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.95, 0.96), row("y", 0.95, 0.95)}, WarmStart: &WarmStart{Warm: [3]float64{0.95, 0.95, 0.95}, StepRuns: [3]float64{3013.2, 3013.2, 3013.2}}},
+		// No noise figure: no runs named.
+		{Landscape: "d", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.5, 0.5), row("y", 0.6, 0.7)}, WarmStart: &WarmStart{Warm: [3]float64{0.6, 0.6, 0.6}, StepRuns: [3]float64{math.NaN(), math.NaN(), math.NaN()}}},
 	}
 	var b bytes.Buffer
 	if err := WriteSummary(&b, sums); err != nil {
@@ -195,8 +199,10 @@ func TestWriteSummary(t *testing.T) {
 	for _, want := range []string{
 		"| a | x | expert | 80.0 [79.0, 81.0] | 3/20 | 1/20 | 95.0 [94.0, 96.0] | 10/20 | 4/20 | 70.0 |\n",
 		"| b | y | expert | 60.0 [59.0, 61.0] | 3/20 | 1/20 | 93.0 [92.0, 94.0] | 10/20 | 4/20 | |\n",
-		"worst landscape for x (warm start expert): b, 88.0 % of its best after 100 trials (median)\n",
-		"worst landscape for y (warm start expert): a, 90.0 % of its best after 100 trials (median)\n",
+		"worst landscape for x (warm start expert): d, 50.0 % of its best after 100 trials (median)\n",
+		"worst landscape for y (warm start expert): d, 70.0 % of its best after 100 trials (median)\n",
+		"x (warm start expert): the median after 100 trials beats the warm start's own share on 2 of 3 landscapes; not on d (50.0 against 60.0)\n",
+		"y (warm start expert): the median after 100 trials beats the warm start's own share on 2 of 3 landscapes; not on c (95.0 against 95.0; a one-knob step needs 3014 runs of each)\n",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)

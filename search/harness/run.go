@@ -666,7 +666,11 @@ type LandscapeSummary struct {
 // first summary (all must share them) and the warm start's own share (its
 // median over a family's draws); then, per strategy and warm-start
 // setting, its worst landscape (the lowest median at the last checkpoint):
-// the headline. Errors: w's.
+// the headline; last, per strategy run with the warm start, on how many of
+// the landscapes with a noise-free warm-start share its median at the last
+// checkpoint is above that share, naming the others with the runs of each
+// a test needs to tell the warm start's best one-knob change from it
+// (WarmStart.StepRuns). Errors: w's.
 func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
 	if len(sums) == 0 {
 		return nil
@@ -680,6 +684,14 @@ func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
 	}
 	worstOf := map[string]worst{}
 	var order []string
+	// Per strategy with the warm start: the landscapes judged against the
+	// warm start's share, and those where the median is not above it.
+	type beats struct {
+		judged int
+		not    []string
+	}
+	beatsOf := map[string]*beats{}
+	var beatsOrder []string
 	for _, s := range sums {
 		for _, r := range s.Rows {
 			fmt.Fprintf(&b, "| %s | %s | %s |%s", s.Landscape, r.Strategy, warmLabel(r.Warm), shareCells(r, len(cps)))
@@ -693,6 +705,22 @@ func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
 			}
 			key := r.Strategy + " (warm start " + warmLabel(r.Warm) + ")"
 			m := r.Share[len(r.Share)-1][1]
+			if ws := s.WarmStart; r.Warm && ws != nil {
+				bt := beatsOf[key]
+				if bt == nil {
+					bt = &beats{}
+					beatsOf[key] = bt
+					beatsOrder = append(beatsOrder, key)
+				}
+				bt.judged++
+				if !(m > ws.Warm[1]+1e-9) {
+					why := fmt.Sprintf("%s (%.1f against %.1f", s.Landscape, 100*m, 100*ws.Warm[1])
+					if !math.IsNaN(ws.StepRuns[1]) {
+						why += fmt.Sprintf("; a one-knob step needs %s runs of each", fmtRuns(ws.StepRuns[1]))
+					}
+					bt.not = append(bt.not, why+")")
+				}
+			}
 			cur, seen := worstOf[key]
 			if !seen {
 				order = append(order, key)
@@ -706,6 +734,14 @@ func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
 	for _, key := range order {
 		wst := worstOf[key]
 		fmt.Fprintf(&b, "worst landscape for %s: %s, %.1f %% of its best after %d trials (median)\n", key, wst.landscape, 100*wst.median, cps[len(cps)-1])
+	}
+	for _, key := range beatsOrder {
+		bt := beatsOf[key]
+		fmt.Fprintf(&b, "%s: the median after %d trials beats the warm start's own share on %d of %d landscapes", key, cps[len(cps)-1], bt.judged-len(bt.not), bt.judged)
+		if len(bt.not) > 0 {
+			b.WriteString("; not on " + strings.Join(bt.not, ", "))
+		}
+		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
