@@ -678,20 +678,17 @@ func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
 	cps := sums[0].Checkpoints
 	var b strings.Builder
 	b.WriteString("| landscape | strategy | warm start |" + shareHeader(cps) + " warm start alone |\n|---|---|---|" + strings.Repeat("---|---|---|", len(cps)) + "---|\n")
-	type worst struct {
-		landscape string
-		median    float64
-	}
-	worstOf := map[string]worst{}
-	var order []string
-	// Per strategy with the warm start: the landscapes judged against the
-	// warm start's share, and those where the median is not above it.
-	type beats struct {
+	// Per strategy and warm-start setting: its worst landscape, and, run
+	// with the warm start, the landscapes judged against the warm start's
+	// own share and those where its median is not above that share.
+	type tally struct {
+		worst  string
+		median float64
 		judged int
 		not    []string
 	}
-	beatsOf := map[string]*beats{}
-	var beatsOrder []string
+	tallies := map[string]*tally{}
+	var order []string
 	for _, s := range sums {
 		for _, r := range s.Rows {
 			fmt.Fprintf(&b, "| %s | %s | %s |%s", s.Landscape, r.Strategy, warmLabel(r.Warm), shareCells(r, len(cps)))
@@ -705,41 +702,40 @@ func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
 			}
 			key := r.Strategy + " (warm start " + warmLabel(r.Warm) + ")"
 			m := r.Share[len(r.Share)-1][1]
+			t := tallies[key]
+			if t == nil {
+				t = &tally{worst: s.Landscape, median: m}
+				tallies[key] = t
+				order = append(order, key)
+			} else if m < t.median {
+				t.worst, t.median = s.Landscape, m
+			}
 			if ws := s.WarmStart; r.Warm && ws != nil {
-				bt := beatsOf[key]
-				if bt == nil {
-					bt = &beats{}
-					beatsOf[key] = bt
-					beatsOrder = append(beatsOrder, key)
-				}
-				bt.judged++
+				t.judged++
 				if !(m > ws.Warm[1]+1e-9) {
 					why := fmt.Sprintf("%s (%.1f against %.1f", s.Landscape, 100*m, 100*ws.Warm[1])
 					if !math.IsNaN(ws.StepRuns[1]) {
 						why += fmt.Sprintf("; a one-knob step needs %s runs of each", fmtRuns(ws.StepRuns[1]))
 					}
-					bt.not = append(bt.not, why+")")
+					t.not = append(t.not, why+")")
 				}
-			}
-			cur, seen := worstOf[key]
-			if !seen {
-				order = append(order, key)
-			}
-			if !seen || m < cur.median {
-				worstOf[key] = worst{s.Landscape, m}
 			}
 		}
 	}
 	b.WriteString("\n")
+	last := cps[len(cps)-1]
 	for _, key := range order {
-		wst := worstOf[key]
-		fmt.Fprintf(&b, "worst landscape for %s: %s, %.1f %% of its best after %d trials (median)\n", key, wst.landscape, 100*wst.median, cps[len(cps)-1])
+		t := tallies[key]
+		fmt.Fprintf(&b, "worst landscape for %s: %s, %.1f %% of its best after %d trials (median)\n", key, t.worst, 100*t.median, last)
 	}
-	for _, key := range beatsOrder {
-		bt := beatsOf[key]
-		fmt.Fprintf(&b, "%s: the median after %d trials beats the warm start's own share on %d of %d landscapes", key, cps[len(cps)-1], bt.judged-len(bt.not), bt.judged)
-		if len(bt.not) > 0 {
-			b.WriteString("; not on " + strings.Join(bt.not, ", "))
+	for _, key := range order {
+		t := tallies[key]
+		if t.judged == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s: the median after %d trials beats the warm start's own share on %d of %d landscapes", key, last, t.judged-len(t.not), t.judged)
+		if len(t.not) > 0 {
+			b.WriteString("; not on " + strings.Join(t.not, ", "))
 		}
 		b.WriteString("\n")
 	}
