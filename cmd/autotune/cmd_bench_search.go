@@ -110,8 +110,9 @@ configuration with the best mean; judged by its noise-free score) reaches 90 % a
 then that recommendation's share of the best after 30 and after --trials
 trials: median and quartiles over the seeds. Under each landscape: the warm
 start's own share, and how many runs of each a test needs to tell from it the
-best and the best change of one knob of it (where that is hundreds, no search
-beats the warm start on measurements).
+best, the best change of one knob of it, and every knob's best change made at
+once (where even that is hundreds, no search beats the warm start on
+measurements).
 
 Landscapes: synthetic ones shaped like tuning MariaDB on this project's
 reference machine (--landscape db, db-wide, host: the 34 knobs a study offers

@@ -490,6 +490,9 @@ type twoKnobs struct {
 	sp         *space.Space
 	a, b, c    int
 	choiceGain float64
+	// crashBoth makes the landscape crash where both numeric knobs are
+	// above 0.9 (each alone is fine there).
+	crashBoth bool
 }
 
 func newTwoKnobs(t *testing.T, choiceGain float64) *twoKnobs {
@@ -527,7 +530,7 @@ func (l *twoKnobs) Expert() space.Config {
 func (l *twoKnobs) True(cfg space.Config) (float64, bool) {
 	x := search.Encode(l.sp, cfg)
 	last := float64(len(l.sp.Knobs()[l.c].Options()) - 1)
-	if x[l.c] == last-1 {
+	if x[l.c] == last-1 || (l.crashBoth && x[l.a] > 0.9 && x[l.b] > 0.9) {
 		return 0, false
 	}
 	v := 100 * (1 + 0.1*x[l.a] + 0.1*x[l.b])
@@ -544,17 +547,29 @@ func TestWarmStartRunsToTell(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		choiceGain float64
+		crashBoth  bool
 		// wantStep is the best one-knob change's score given the warm
 		// start's coordinates of the two numeric knobs (0.5 rounded to
-		// the knobs' steps) and its score.
-		wantStep func(xa, xb, warm float64) float64
+		// the knobs' steps) and its score; wantTogether every knob's best
+		// change at once.
+		wantStep, wantTogether func(xa, xb, warm float64) float64
 	}{
-		// One of the two numeric knobs to its end, not both.
-		{"numeric", 0, func(xa, xb, warm float64) float64 { return 100 * (1.1 + 0.1*math.Max(xa, xb)) }},
-		// The choice, worth more than a numeric knob's end.
-		{"choice", 0.3, func(xa, xb, warm float64) float64 { return warm + 30 }},
+		// One of the two numeric knobs to its end, not both; both at
+		// once reach the best (the landscape is additive).
+		{"numeric", 0, false, func(xa, xb, warm float64) float64 { return 100 * (1.1 + 0.1*math.Max(xa, xb)) },
+			func(xa, xb, warm float64) float64 { return 120 }},
+		// The choice, worth more than a numeric knob's end; with the
+		// numeric knobs' ends, the best.
+		{"choice", 0.3, false, func(xa, xb, warm float64) float64 { return warm + 30 },
+			func(xa, xb, warm float64) float64 { return 150 }},
+		// Both numeric knobs at their ends crash: the second numeric
+		// change (in the order of the gains) is left out, and the
+		// choice's smaller gain still made.
+		{"crash together", 0.03, true, func(xa, xb, warm float64) float64 { return 100 * (1.1 + 0.1*math.Max(xa, xb)) },
+			func(xa, xb, warm float64) float64 { return 100*(1.1+0.1*math.Max(xa, xb)) + 3 }},
 	} {
 		l := newTwoKnobs(t, c.choiceGain)
+		l.crashBoth = c.crashBoth
 		warm, ok := l.True(l.Expert())
 		if !ok || math.Abs(warm-110) > 0.5 {
 			t.Fatalf("%s: warm start %g, want 110 (its knobs at their midpoints)", c.name, warm)
@@ -574,11 +589,19 @@ func TestWarmStartRunsToTell(t *testing.T) {
 		if want := RunsToTell(step, warm, 0.1); math.Abs(ws.StepRuns[1]-want) > 1e-9*want || ws.StepRuns[1] <= ws.Runs[1] {
 			t.Errorf("%s: runs to tell the one-knob change: %g, want %g (more than the best's %g)", c.name, ws.StepRuns[1], want, ws.Runs[1])
 		}
+		together := c.wantTogether(x[l.a], x[l.b], warm)
+		if want := together / l.Best(); math.Abs(ws.Together[1]-want) > 1e-9 {
+			t.Errorf("%s: every knob's best change at once at %.6f of best, want %.6f", c.name, ws.Together[1], want)
+		}
+		if want := RunsToTell(together, warm, 0.1); math.Abs(ws.TogetherRuns[1]-want) > 1e-9*want {
+			t.Errorf("%s: runs to tell every knob's best change at once: %g, want %g", c.name, ws.TogetherRuns[1], want)
+		}
 		var b bytes.Buffer
 		if err := WriteWarmStart(&b, ws); err != nil {
 			t.Fatal(err)
 		}
-		want := fmt.Sprintf("the best, %.0f; the best change of one knob (%.1f %% of best), %.0f\n", math.Ceil(ws.Runs[1]), 100*ws.Step[1], math.Ceil(ws.StepRuns[1]))
+		want := fmt.Sprintf("the best, %.0f; the best change of one knob (%.1f %% of best), %.0f; every knob's best change at once (%.1f %%), %.0f\n",
+			math.Ceil(ws.Runs[1]), 100*ws.Step[1], math.Ceil(ws.StepRuns[1]), 100*ws.Together[1], math.Ceil(ws.TogetherRuns[1]))
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("%s: warm-start lines %q: want %q", c.name, b.String(), want)
 		}

@@ -187,7 +187,7 @@ func TestWriteSummary(t *testing.T) {
 		{Landscape: "a", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.80, 0.95), row("y", 0.85, 0.90)}, WarmStart: &WarmStart{Warm: [3]float64{0.7, 0.7, 0.7}, StepRuns: [3]float64{9, 9, 9}}},
 		{Landscape: "b", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.70, 0.88), row("y", 0.60, 0.93)}},
 		// The warm start is y's recommendation here: a tie does not beat it.
-		{Landscape: "c", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.95, 0.96), row("y", 0.95, 0.95)}, WarmStart: &WarmStart{Warm: [3]float64{0.95, 0.95, 0.95}, StepRuns: [3]float64{3013.2, 3013.2, 3013.2}}},
+		{Landscape: "c", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.95, 0.96), row("y", 0.95, 0.95)}, WarmStart: &WarmStart{Warm: [3]float64{0.95, 0.95, 0.95}, StepRuns: [3]float64{3013.2, 3013.2, 3013.2}, TogetherRuns: [3]float64{27.4, 27.4, 27.4}}},
 		// No noise figure: no runs named.
 		{Landscape: "d", Checkpoints: []int{30, 100}, Rows: []ShareRow{row("x", 0.5, 0.5), row("y", 0.6, 0.7)}, WarmStart: &WarmStart{Warm: [3]float64{0.6, 0.6, 0.6}, StepRuns: [3]float64{math.NaN(), math.NaN(), math.NaN()}}},
 	}
@@ -202,7 +202,7 @@ func TestWriteSummary(t *testing.T) {
 		"worst landscape for x (warm start expert): d, 50.0 % of its best after 100 trials (median)\n",
 		"worst landscape for y (warm start expert): d, 70.0 % of its best after 100 trials (median)\n",
 		"x (warm start expert): the median after 100 trials beats the warm start's own share on 2 of 3 landscapes; not on d (50.0 against 60.0)\n",
-		"y (warm start expert): the median after 100 trials beats the warm start's own share on 2 of 3 landscapes; not on c (95.0 against 95.0; a one-knob step needs 3014 runs of each)\n",
+		"y (warm start expert): the median after 100 trials beats the warm start's own share on 2 of 3 landscapes; not on c (95.0 against 95.0; a one-knob step needs 3014 runs of each, every knob's best change at once 28)\n",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -163,7 +164,7 @@ func asMeasured(sp *space.Space, f func(space.Config) (float64, bool), x []float
 	return f(rc)
 }
 
-// knobLevels returns the coordinates optimum and bestOneKnob try for knob
+// knobLevels returns the coordinates optimum and oneKnobChanges try for knob
 // k: every choice index of a choice knob, 41 evenly spaced points of the
 // unit interval (the knob's search scale) for a numeric one.
 func knobLevels(k space.Knob) []float64 {
@@ -180,27 +181,54 @@ func knobLevels(k space.Knob) []float64 {
 	return levels
 }
 
-// bestOneKnob returns the best noise-free score of l's warm start with one
-// knob changed, each change judged as a study measures it (asMeasured;
-// through Repair a change can move a knob that depends on it, e.g.
-// innodb_io_capacity_max with innodb_io_capacity, as a study's would):
-// every level of knobLevels. warm is the warm start's own score, returned
-// when no change is better; crashing changes are skipped.
-func bestOneKnob(l Landscape, warm float64) float64 {
+// oneKnobChanges returns, for l's warm start (its own score warm), the
+// best noise-free score of a change of one knob (best), and the score of
+// every knob's best change made at once (together): what a model of main
+// effects that knew each knob's effect at the warm start exactly would
+// recommend in one jump. Each change is judged as a study measures it
+// (asMeasured; through Repair a change can move a knob that depends on
+// it, e.g. innodb_io_capacity_max with innodb_io_capacity, as a study's
+// would) at every level of knobLevels; crashing changes are skipped. The
+// changes are combined in the order of their gains, a change that makes
+// the combination crash left out. Both are warm when no change is better.
+func oneKnobChanges(l Landscape, warm float64) (best, together float64) {
 	sp := l.Space()
 	x0 := search.Encode(sp, l.Expert())
-	best := warm
+	type change struct {
+		d       int
+		u, gain float64
+	}
+	var changes []change
 	x := make([]float64, len(x0))
 	for i, k := range sp.Knobs() {
+		c := change{d: i, gain: warm}
 		for _, u := range knobLevels(k) {
 			copy(x, x0)
 			x[i] = u
-			if v, ok := asMeasured(sp, l.True, x); ok && v > best {
-				best = v
+			if v, ok := asMeasured(sp, l.True, x); ok && v > c.gain {
+				c.u, c.gain = u, v
 			}
 		}
+		if c.gain > warm {
+			changes = append(changes, c)
+		}
 	}
-	return best
+	if len(changes) == 0 {
+		return warm, warm
+	}
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].gain > changes[j].gain })
+	copy(x, x0)
+	together = warm
+	for _, c := range changes {
+		old := x[c.d]
+		x[c.d] = c.u
+		if v, ok := asMeasured(sp, l.True, x); ok {
+			together = v
+		} else {
+			x[c.d] = old
+		}
+	}
+	return changes[0].gain, together
 }
 
 // randomPoint returns coordinates (search.Encode's) drawn uniformly: a

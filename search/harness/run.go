@@ -546,11 +546,17 @@ type WarmStart struct {
 	// quartiles over its draws); NaN when the landscape is not Noisy.
 	Runs [3]float64
 	// Step is the score of the warm start's best one-knob change
-	// (bestOneKnob) as a share of the best, and StepRuns the runs of each
+	// (oneKnobChanges) as a share of the best, and StepRuns the runs of each
 	// a test needs to tell that change from the warm start (as Runs): what
 	// a search that changes one knob at a time must resolve to move at
 	// all.
 	Step, StepRuns [3]float64
+	// Together is the score of every knob's best one-knob change made at
+	// once (oneKnobChanges) as a share of the best, and TogetherRuns the
+	// runs of each to tell it from the warm start: how far a model of
+	// main effects could jump from the warm start if it knew each effect
+	// exactly (learning each needs StepRuns runs or more).
+	Together, TogetherRuns [3]float64
 	// Draws is the number of draws of a Family (0 for another landscape).
 	Draws int
 }
@@ -576,7 +582,7 @@ func WarmStartShares(l Landscape, best float64, o Options) (ws WarmStart, ok boo
 		}
 		ws.Draws = len(ls)
 	}
-	var warm, base, runs, step, stepRuns []float64
+	var warm, base, runs, step, stepRuns, together, togetherRuns []float64
 	for _, j := range ls {
 		v, ok := j.l.True(j.l.Expert())
 		if !ok && ws.Draws == 0 {
@@ -585,15 +591,18 @@ func WarmStartShares(l Landscape, best float64, o Options) (ws WarmStart, ok boo
 			return WarmStart{}, false, nil
 		}
 		b, _ := j.l.True(space.Config{})
-		s := bestOneKnob(j.l, v)
+		s, all := oneKnobChanges(j.l, v)
 		warm, base, step = append(warm, v/j.best), append(base, b/j.best), append(step, s/j.best)
 		runs, stepRuns = append(runs, runsToTell(j.l, j.best, v)), append(stepRuns, runsToTell(j.l, s, v))
+		together, togetherRuns = append(together, all/j.best), append(togetherRuns, runsToTell(j.l, all, v))
 	}
 	ws.Warm[0], ws.Warm[1], ws.Warm[2] = Quartiles(warm)
 	ws.Base[0], ws.Base[1], ws.Base[2] = Quartiles(base)
 	ws.Runs[0], ws.Runs[1], ws.Runs[2] = Quartiles(runs)
 	ws.Step[0], ws.Step[1], ws.Step[2] = Quartiles(step)
 	ws.StepRuns[0], ws.StepRuns[1], ws.StepRuns[2] = Quartiles(stepRuns)
+	ws.Together[0], ws.Together[1], ws.Together[2] = Quartiles(together)
+	ws.TogetherRuns[0], ws.TogetherRuns[1], ws.TogetherRuns[2] = Quartiles(togetherRuns)
 	return ws, true, nil
 }
 
@@ -628,12 +637,14 @@ func WriteWarmStart(w io.Writer, ws WarmStart) error {
 			}
 			return fmtRuns(r[1])
 		}
-		step := fmt.Sprintf("%.1f %%", 100*ws.Step[1])
-		if ws.Draws > 0 {
-			step = fmt.Sprintf("%.1f [%.1f, %.1f] %%", 100*ws.Step[1], 100*ws.Step[0], 100*ws.Step[2])
+		share := func(s [3]float64) string {
+			if ws.Draws > 0 {
+				return fmt.Sprintf("%.1f [%.1f, %.1f] %%", 100*s[1], 100*s[0], 100*s[2])
+			}
+			return fmt.Sprintf("%.1f %%", 100*s[1])
 		}
-		fmt.Fprintf(&b, "runs of each to tell from the warm start (one-sided 5 %% test, power 80 %%, at the landscape's noise): the best, %s; the best change of one knob (%s of best), %s\n",
-			runs(ws.Runs), step, runs(ws.StepRuns))
+		fmt.Fprintf(&b, "runs of each to tell from the warm start (one-sided 5 %% test, power 80 %%, at the landscape's noise): the best, %s; the best change of one knob (%s of best), %s; every knob's best change at once (%s), %s\n",
+			runs(ws.Runs), share(ws.Step), runs(ws.StepRuns), share(ws.Together), runs(ws.TogetherRuns))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -715,7 +726,7 @@ func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
 				if !(m > ws.Warm[1]+1e-9) {
 					why := fmt.Sprintf("%s (%.1f against %.1f", s.Landscape, 100*m, 100*ws.Warm[1])
 					if !math.IsNaN(ws.StepRuns[1]) {
-						why += fmt.Sprintf("; a one-knob step needs %s runs of each", fmtRuns(ws.StepRuns[1]))
+						why += fmt.Sprintf("; a one-knob step needs %s runs of each, every knob's best change at once %s", fmtRuns(ws.StepRuns[1]), fmtRuns(ws.TogetherRuns[1]))
 					}
 					t.not = append(t.not, why+")")
 				}
