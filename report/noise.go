@@ -39,9 +39,13 @@ func NoiseLine(i int, r NoiseRun) string {
 	if !math.IsNaN(o.HLLGrowthPS) && len(o.Levels) > 0 {
 		hll = fmt.Sprintf("%+.1f/s", o.HLLGrowthPS)
 	}
-	return fmt.Sprintf("run %d: warm-up %2.0fs%s  mean %7.1f tps  sd %5.1f  score %7.1f  [var %.1f dips %.1f (%ds) stalls %.1f (%ds) errors %.1f purge %.1f, hll %s]  p95 %.1f ms  steal %s %%  idle %s %%  load1 %s",
+	over := ""
+	if o.Infeasible {
+		over = " (over --max-p95)"
+	}
+	return fmt.Sprintf("run %d: warm-up %2.0fs%s  mean %7.1f tps  sd %5.1f  score %7.1f  [var %.1f dips %.1f (%ds) stalls %.1f (%ds) errors %.1f purge %.1f, hll %s]  p95 %.1f ms%s  steal %s %%  idle %s %%  load1 %s",
 		i, o.WarmupS, capped, o.MeanTPS, o.StdTPS, o.Score, o.Variance, o.Dips, o.DipSeconds, o.Stalls, o.StallSeconds, o.Errors, o.Purge, hll,
-		o.P95MS, optF(r.Steal, "%.1f"), optF(r.Idle, "%.1f"), optF(r.Load1, "%.1f"))
+		o.P95MS, over, optF(r.Steal, "%.1f"), optF(r.Idle, "%.1f"), optF(r.Load1, "%.1f"))
 }
 
 // cv returns the coefficient of variation (sample sd / mean) in percent.
@@ -54,7 +58,8 @@ func cv(xs []float64) float64 {
 }
 
 // WriteNoiseSummary prints the spread of the runs: CV of the mean tps and
-// of the score, the warm-ups, CPU steal and load.
+// of the score, the warm-ups, CPU steal and load, and how many runs
+// exceeded --max-p95 (search.Outcome.Infeasible) when any did.
 func WriteNoiseSummary(out io.Writer, runs []NoiseRun) {
 	if len(runs) < 2 {
 		fmt.Fprintf(out, "only %d successful runs: no spread to report\n", len(runs))
@@ -87,6 +92,15 @@ func WriteNoiseSummary(out io.Writer, runs []NoiseRun) {
 	}
 	if len(load) > 0 {
 		fmt.Fprintf(out, "load (1 min): mean %.1f, max %.1f at the windows' ends (other work on the machine shows here)\n", stat.Mean(load, nil), slicesMax(load))
+	}
+	over := 0
+	for _, r := range runs {
+		if r.Outcome.Infeasible {
+			over++
+		}
+	}
+	if over > 0 {
+		fmt.Fprintf(out, "p95 over --max-p95: %d of %d runs (a study would keep such a trial but never make it the best)\n", over, len(runs))
 	}
 }
 
@@ -127,15 +141,27 @@ func VerifyLine(r VerifyRun, goal search.Goal) string {
 	if o.WarmupCapped {
 		steady = ", NOT STEADY"
 	}
+	if o.Infeasible {
+		steady += fmt.Sprintf(", p95 %.1f ms OVER --max-p95: the pair does not count", o.P95MS)
+	}
 	return fmt.Sprintf("pair %d %s: %.1f %s (score %.1f, warm-up %.0fs%s, preload %.0fs) %s", r.Pair, who, v, unit, o.Score,
 		o.WarmupS, steady, o.Phases["preload"], r.Took.Round(time.Second))
 }
 
 // WriteVerify prints the verdict of `autotune verify`: the paired gain of
 // the file's configuration over the baseline with its 95 % interval, or
-// why there is none, and what the exit code will say.
-func WriteVerify(out io.Writer, file string, goal search.Goal, g search.Gain, gerr error, complete, pairs int) {
+// why there is none, and what the exit code will say. overLimit is the
+// number of the file's runs whose p95 latency exceeded --max-p95: any
+// makes the verdict NOT VERIFIED, whatever the gain of the other pairs.
+func WriteVerify(out io.Writer, file string, goal search.Goal, g search.Gain, gerr error, complete, pairs, overLimit int) {
 	fmt.Fprintf(out, "\n%s: %d of %d pairs complete\n", file, complete, pairs)
+	if overLimit > 0 {
+		if gerr == nil {
+			fmt.Fprintf(out, "gain over the baseline (the pairs within --max-p95): %s\n", g)
+		}
+		fmt.Fprintf(out, "verdict: NOT VERIFIED (exit code 3): the file's p95 latency exceeded --max-p95 in %d of its runs\n", overLimit)
+		return
+	}
 	if gerr != nil {
 		fmt.Fprintf(out, "no gain can be stated: %v\nverdict: NOT VERIFIED (exit code 3)\n", gerr)
 		return

@@ -31,8 +31,10 @@ func (e NotVerified) Error() string { return "not verified: " + e.Reason }
 // (file first, then baseline; baseline first, then file; ...), each run a
 // full trial of the engine. It prints every run and the paired gain on
 // the objective (search.PairedGain) to out, and returns the gain. It
-// returns NotVerified when the interval's lower bound is not above zero
-// or fewer than 2 pairs completed, a UsageError for a file the server
+// returns NotVerified when the interval's lower bound is not above zero,
+// fewer than 2 pairs completed, or any run of the file's configuration
+// exceeded cfg.Measure.MaxP95 (such a run's pair is not counted, as in a
+// study's final A/B runs: search.ABPairs), a UsageError for a file the server
 // would refuse or that sets nothing autotune can measure, and other
 // errors when the sandbox fails. Nothing is written to a study database.
 func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progress, out io.Writer) (g search.Gain, err error) {
@@ -73,7 +75,7 @@ func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progre
 	}
 	var runs []report.VerifyRun
 	var measured []search.Pair
-	n := 0
+	n, overLimit := 0, 0
 	for i := 0; i < pairs; i++ {
 		order := []bool{true, false} // true: the file's configuration (A)
 		if i%2 == 1 {
@@ -98,6 +100,14 @@ func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progre
 			if oc.Failure != "" {
 				continue
 			}
+			if oc.Infeasible {
+				// As the study's A/B pairs (search.ABPairs): a run over
+				// --max-p95 does not count.
+				if isA {
+					overLimit++
+				}
+				continue
+			}
 			v := search.ObjectiveValue(goal, search.Trial{Outcome: oc})
 			if isA {
 				a, pair[0] = v, search.Trial{Number: n, Kind: kind, State: search.Complete, Outcome: oc}
@@ -118,8 +128,10 @@ func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progre
 		}
 	}
 	g, gerr := search.PairedGain(goal, measured)
-	report.WriteVerify(out, file, goal, g, gerr, len(measured), pairs)
+	report.WriteVerify(out, file, goal, g, gerr, len(measured), pairs, overLimit)
 	switch {
+	case overLimit > 0:
+		return g, NotVerified{Reason: fmt.Sprintf("the file's p95 latency exceeded --max-p95 %g ms in %d of %d runs", cfg.Measure.MaxP95, overLimit, pairs)}
 	case gerr != nil:
 		return g, NotVerified{Reason: gerr.Error()}
 	case !(g.LoPct > 0):

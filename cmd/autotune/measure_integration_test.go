@@ -200,6 +200,19 @@ func TestVerifyRealServer(t *testing.T) {
 	}
 	assertNoServer(t, filepath.Join(dir, "sb"))
 
+	// With --max-p95 below any latency, every run is over the limit: its
+	// pair does not count, and the verdict is NOT VERIFIED (exit 3).
+	p = startAutotune(t, bin, "verify", cnf, "--workdir", filepath.Join(dir, "sb"), "--pairs", "2", "--max-p95", "0.001",
+		"--tables", "2", "--table-size", "5000", "--threads", "2", "--warmup", "1s", "--duration", "3s")
+	code, out = p.wait(t, 6*time.Minute)
+	for _, want := range []string{"pair 1 file", "OVER --max-p95: the pair does not count", "0 of 2 pairs complete",
+		"verdict: NOT VERIFIED (exit code 3): the file's p95 latency exceeded --max-p95 in 2 of its runs"} {
+		if code != 3 || !strings.Contains(out, want) {
+			t.Fatalf("verify --max-p95 0.001: exit %d, want 3 and %q:\n%s", code, want, out)
+		}
+	}
+	assertNoServer(t, filepath.Join(dir, "sb"))
+
 	// A file that changes nothing is a usage error (exit 2), not a verdict.
 	same := filepath.Join(dir, "same.cnf")
 	if err := os.WriteFile(same, []byte("[client]\nport = 1\n"), 0o644); err != nil {

@@ -1,0 +1,66 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/search"
+)
+
+// A run over --max-p95 says so in verify's and noise's lines, and any run
+// of the file's configuration over it makes verify's verdict NOT VERIFIED.
+func TestMaxP95Lines(t *testing.T) {
+	over := search.Outcome{MeanTPS: 500, Score: 480, P95MS: 42.5}
+	over.Infeasible = true
+	within := search.Outcome{MeanTPS: 450, Score: 440, P95MS: 20}
+	for _, c := range []struct {
+		name, got, want string
+		has             bool
+	}{
+		{"verify over", VerifyLine(VerifyRun{Pair: 1, File: true, Outcome: over, Took: time.Second}, search.GoalTPS), "p95 42.5 ms OVER --max-p95: the pair does not count", true},
+		{"verify within", VerifyLine(VerifyRun{Pair: 1, Outcome: within, Took: time.Second}, search.GoalTPS), "OVER", false},
+		{"noise over", NoiseLine(1, NoiseRun{Outcome: over}), "p95 42.5 ms (over --max-p95)", true},
+		{"noise within", NoiseLine(2, NoiseRun{Outcome: within}), "over --max-p95", false},
+	} {
+		if strings.Contains(c.got, c.want) != c.has {
+			t.Errorf("%s: %q: want %q present %v", c.name, c.got, c.want, c.has)
+		}
+	}
+
+	var b bytes.Buffer
+	WriteNoiseSummary(&b, []NoiseRun{{Outcome: over}, {Outcome: within}, {Outcome: within}})
+	if want := "p95 over --max-p95: 1 of 3 runs"; !strings.Contains(b.String(), want) {
+		t.Errorf("noise summary %q: want %q", b.String(), want)
+	}
+	b.Reset()
+	WriteNoiseSummary(&b, []NoiseRun{{Outcome: within}, {Outcome: within}})
+	if strings.Contains(b.String(), "max-p95") {
+		t.Errorf("noise summary without a run over the limit: %q", b.String())
+	}
+
+	g := search.Gain{Pct: 12, LoPct: 5, HiPct: 19}
+	for _, c := range []struct {
+		name      string
+		gerr      error
+		overLimit int
+		want      []string
+	}{
+		{"verified", nil, 0, []string{"verdict: VERIFIED"}},
+		{"over the limit despite a gain", nil, 1, []string{"gain over the baseline (the pairs within --max-p95)", "verdict: NOT VERIFIED (exit code 3): the file's p95 latency exceeded --max-p95 in 1 of its runs"}},
+		{"over the limit, no gain", errors.New("fewer than 2 pairs"), 2, []string{"verdict: NOT VERIFIED (exit code 3): the file's p95 latency exceeded --max-p95 in 2 of its runs"}},
+	} {
+		b.Reset()
+		WriteVerify(&b, "best.cnf", search.GoalTPS, g, c.gerr, 3-c.overLimit, 3, c.overLimit)
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: %q: want %q", c.name, b.String(), w)
+			}
+		}
+		if c.overLimit > 0 && strings.Contains(b.String(), "verdict: VERIFIED") {
+			t.Errorf("%s: verified with runs over the limit: %q", c.name, b.String())
+		}
+	}
+}
