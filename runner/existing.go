@@ -55,15 +55,9 @@ type Existing struct {
 // itself is refused (it would be on the command line). The error never
 // contains the password.
 func OpenExisting(dsn, password string) (*Existing, error) {
-	cfg, err := mysql.ParseDSN(dsn)
+	cfg, err := secret.ParseUserDSN(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("--dsn %q: want USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/: %v", secret.RedactDSN(dsn), err)
-	}
-	if cfg.Passwd != "" {
-		return nil, fmt.Errorf("--dsn %q holds a password: put it in $AUTOTUNE_PASSWORD or an option file given with --password-file, never on the command line", secret.RedactDSN(dsn))
-	}
-	if cfg.User == "" {
-		return nil, fmt.Errorf("--dsn %q: no user: want USER@unix(/path/to/socket)/", dsn)
+		return nil, err
 	}
 	cfg.Passwd = password
 	cfg.DBName = ""

@@ -155,21 +155,7 @@ func RedactURL(s string) string {
 		}
 		return s
 	}
-	return RedactDSN(s)
-}
-
-// RedactDSN hides the password of a go-sql-driver DSN
-// ("user:pass@unix(/sock)/db" → "user:xxx@unix(/sock)/db").
-func RedactDSN(dsn string) string {
-	at := strings.LastIndex(dsn, "@")
-	if at < 0 {
-		return dsn
-	}
-	cred := dsn[:at]
-	if i := strings.Index(cred, ":"); i >= 0 {
-		return cred[:i] + ":xxx" + dsn[at:]
-	}
-	return dsn
+	return secret.RedactDSN(s)
 }
 
 // openMySQL opens a MySQL/MariaDB store: it creates the database when it

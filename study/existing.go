@@ -18,11 +18,25 @@ import (
 // PasswordEnv holds the password of an existing server's user.
 const PasswordEnv = "AUTOTUNE_PASSWORD"
 
+// CheckPasswordSources returns a UsageError when both $AUTOTUNE_PASSWORD
+// (even empty) and an option file passwordFile give the --dsn user's
+// password: one of them would be ignored.
+func CheckPasswordSources(passwordFile string) error {
+	if _, ok := os.LookupEnv(PasswordEnv); ok && passwordFile != "" {
+		return Usagef("--password-file %q and $%s both give the --dsn user's password: give one (unset %s, or leave out --password-file)", passwordFile, PasswordEnv, PasswordEnv)
+	}
+	return nil
+}
+
 // ServerPassword returns the password of a --dsn user, for search and
 // capture alike: $AUTOTUNE_PASSWORD when set (even empty), else the
 // password= line of the [client] group of the option file passwordFile
-// (secret.FromOptionFile; its errors), else none ("").
+// (secret.FromOptionFile; its errors), else none (""). Both given is
+// CheckPasswordSources's UsageError.
 func ServerPassword(passwordFile string) (string, error) {
+	if err := CheckPasswordSources(passwordFile); err != nil {
+		return "", err
+	}
 	if pw, ok := os.LookupEnv(PasswordEnv); ok {
 		return pw, nil
 	}
@@ -36,7 +50,7 @@ func (r *run) existingAddr() string {
 	if t, ok := r.engine.Target.(*trial.Existing); ok {
 		return t.Addr()
 	}
-	return storage.RedactDSN(r.cfg.Existing.DSN)
+	return secret.RedactDSN(r.cfg.Existing.DSN)
 }
 
 // existingSpace is the knob space of an existing server: the first

@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/autotune/autotune/internal/secret"
 	"github.com/autotune/autotune/study"
 	"github.com/autotune/autotune/workload"
 )
@@ -67,13 +65,10 @@ func (o *captureOptions) config(fs *pflag.FlagSet) (workload.Config, error) {
 			return c, err
 		}
 	} else {
-		cfg, err := mysql.ParseDSN(o.dsn)
-		switch {
-		case err != nil:
-			return c, usagef("--dsn %q: want USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/: %v", secret.RedactDSN(o.dsn), err)
-		case cfg.Passwd != "":
-			return c, usagef("--dsn %q holds a password: put it in $%s or an option file given with --password-file, never on the command line", secret.RedactDSN(o.dsn), study.PasswordEnv)
-		case o.dur <= 0:
+		if err := checkDSN(o.dsn, o.passwordFile); err != nil {
+			return c, err
+		}
+		if o.dur <= 0 {
 			return c, usagef("--dsn needs --for DURATION > 0: how long to capture, e.g. --for 60s")
 		}
 		if o.serverLog != "" && !filepath.IsAbs(o.serverLog) {

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/google/shlex"
 	"github.com/spf13/pflag"
 
+	"github.com/autotune/autotune/internal/secret"
 	"github.com/autotune/autotune/runner/sysbench"
 	"github.com/autotune/autotune/runner/tpcc"
 	"github.com/autotune/autotune/search"
@@ -460,16 +460,22 @@ func (o *existingFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.passwordFile, "password-file", "", "with --dsn: MySQL option file with a [client] password= line for the --dsn user (mode 0600)")
 }
 
+// checkDSN refuses (exit 2) a --dsn that secret.ParseUserDSN refuses, and
+// a password given both in $AUTOTUNE_PASSWORD and by --password-file
+// (study.CheckPasswordSources).
+func checkDSN(dsn, passwordFile string) error {
+	if _, err := secret.ParseUserDSN(dsn); err != nil {
+		return usagef("%v", err)
+	}
+	return study.CheckPasswordSources(passwordFile)
+}
+
 func (o *existingFlags) apply(c *study.Config) error {
 	if o.dsn == "" {
 		return nil
 	}
-	cfg, err := mysql.ParseDSN(o.dsn)
-	if err != nil {
-		return usagef("--dsn %q: want USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/: %v", storage.RedactDSN(o.dsn), err)
-	}
-	if cfg.Passwd != "" {
-		return usagef("--dsn %q holds a password: put it in $%s or an option file given with --password-file, never on the command line", storage.RedactDSN(o.dsn), study.PasswordEnv)
+	if err := checkDSN(o.dsn, o.passwordFile); err != nil {
+		return err
 	}
 	if o.configFile == "" {
 		return usagef("--dsn needs --config-file PATH: the include file autotune writes each trial's settings into")
@@ -479,6 +485,7 @@ func (o *existingFlags) apply(c *study.Config) error {
 	}
 	var argv []string
 	if o.restartCmd != "" {
+		var err error
 		if argv, err = shlex.Split(o.restartCmd); err != nil || len(argv) == 0 {
 			return usagef("--restart-cmd %q: want a command and its arguments (quoted like in a shell; no shell features): %v", o.restartCmd, err)
 		}

@@ -177,6 +177,7 @@ func TestSearchFlagValidation(t *testing.T) {
 		{[]string{"--config-file", "x.cnf"}, "needs --dsn"},
 		{[]string{"--dsn", "root@unix(/s)/"}, "--config-file"},
 		{[]string{"--dsn", "root:pw@unix(/s)/", "--config-file", "x"}, "holds a password"},
+		{[]string{"--dsn", "@unix(/s)/", "--config-file", "x"}, "no user"},
 		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--allow-restart"}, "--restart-cmd"},
 		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--restart-cmd", `sh -c 'unterminated`}, "--restart-cmd"},
 		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--workdir", "w"}, "--workdir: not with --dsn"},
@@ -385,5 +386,29 @@ func TestReplayFlags(t *testing.T) {
 		case tc.err != "" && (err == nil || !study.IsUsage(err) || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%v: error %v, want a usage error with %q", tc.args, err, tc.err)
 		}
+	}
+}
+
+// $AUTOTUNE_PASSWORD (even empty) and --password-file both set: search and
+// capture refuse (exit 2) instead of using one and ignoring the other.
+func TestPasswordSources(t *testing.T) {
+	t.Setenv(study.PasswordEnv, "")
+	for _, args := range [][]string{
+		{"search", "--trials", "3", "--dsn", "root@unix(/s)/", "--config-file", "x", "--password-file", "pw.cnf"},
+		{"capture", "--dsn", "root@unix(/s)/", "--for", "1s", "--out", "w", "--password-file", "pw.cnf"},
+	} {
+		_, err := runCommand(t.TempDir(), args)
+		if want := `--password-file "pw.cnf" and $AUTOTUNE_PASSWORD both give`; err == nil || !strings.Contains(err.Error(), want) || !study.IsUsage(err) {
+			t.Errorf("%v: %v, want a usage error saying %q", args, err, want)
+		}
+	}
+	// Either alone is accepted.
+	cmd := newSearchCmdWith(&searchOptions{})
+	cmd.SetArgs([]string{"--trials", "3", "--dsn", "root@unix(/s)/", "--config-file", "x"})
+	cmd.SetOut(new(bytes.Buffer))
+	cmd.SetErr(new(bytes.Buffer))
+	cmd.RunE = func(*cobra.Command, []string) error { return nil }
+	if err := cmd.Execute(); err != nil {
+		t.Errorf("$%s alone: %v", study.PasswordEnv, err)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // FromOptionFile returns the password of the [client] group (or, failing
@@ -91,4 +93,23 @@ func RedactDSN(dsn string) string {
 		return dsn[:i] + ":xxx" + dsn[at:]
 	}
 	return dsn
+}
+
+// ParseUserDSN parses the go-sql-driver DSN of a server the user names with
+// --dsn ("app@unix(/run/mysqld/mysqld.sock)/" or "app@tcp(db1:3306)/").
+// Errors (each naming --dsn, the DSN redacted): a DSN the driver cannot
+// parse, one that holds a password (it would be on the command line: the
+// password comes from $AUTOTUNE_PASSWORD or --password-file), one without
+// a user.
+func ParseUserDSN(dsn string) (*mysql.Config, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("--dsn %q: want USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/: %v", RedactDSN(dsn), err)
+	case cfg.Passwd != "":
+		return nil, fmt.Errorf("--dsn %q holds a password: put it in $AUTOTUNE_PASSWORD or an option file given with --password-file, never on the command line", RedactDSN(dsn))
+	case cfg.User == "":
+		return nil, fmt.Errorf("--dsn %q: no user: want USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/", RedactDSN(dsn))
+	}
+	return cfg, nil
 }
