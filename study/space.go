@@ -125,10 +125,11 @@ func ParseMemoryBudget(s string, ram int64) (int64, error) {
 	s = strings.TrimSpace(s)
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		f, err := strconv.ParseFloat(p, 64)
-		if err != nil || f <= 0 || f > 100 {
+		n := int64(f / 100 * float64(ram))
+		if err != nil || !(f > 0 && f <= 100) || n <= 0 { // !(…) also refuses NaN
 			return 0, fmt.Errorf("%q: want a share of RAM in (0, 100]%%, or a size such as 12G", s)
 		}
-		return int64(f / 100 * float64(ram)), nil
+		return n, nil
 	}
 	n, err := space.ParseBytes(s)
 	if err != nil || n <= 0 {

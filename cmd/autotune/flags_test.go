@@ -412,3 +412,30 @@ func TestPasswordSources(t *testing.T) {
 		t.Errorf("$%s alone: %v", study.PasswordEnv, err)
 	}
 }
+
+// Argument mistakes, unknown commands and non-finite float flags are usage
+// errors (exit 2) that name what was wrong, refused before anything runs.
+func TestUsageExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"verify"}, "accepts 1 arg(s), received 0 (usage: autotune verify FILE.cnf"},
+		{[]string{"verify", "a.cnf", "b.cnf"}, "received 2"},
+		{[]string{"diff"}, "(usage: autotune diff FILE"},
+		{[]string{"search", "foo", "--trials", "3"}, `unknown command "foo" for "autotune search"`},
+		{[]string{"bogus"}, `unknown command "bogus" for "autotune"`},
+		{[]string{"search", "--trials", "3", "--lambda", "NaN"}, "--lambda NaN: want a finite number"},
+		{[]string{"search", "--trials", "3", "--max-p95", "Inf"}, "--max-p95 +Inf: want a finite number"},
+		{[]string{"bench-search", "--best-known", "-Inf"}, "--best-known -Inf: want a finite number"},
+	} {
+		dir := t.TempDir()
+		out, err := runCommand(dir, tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != 2 {
+			t.Errorf("%v: %v (exit %d), want exit 2 saying %q", tc.args, err, exitCode(err), tc.want)
+		}
+		if strings.Contains(out, "\n--- ") {
+			t.Errorf("%v: wrote files before refusing:\n%s", tc.args, out)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/autotune/autotune/study"
@@ -40,7 +41,9 @@ func exitCode(err error) int {
 	case errors.As(err, &nv):
 		fmt.Fprintln(os.Stderr, "autotune:", err)
 		return 3
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command "):
+		// cobra's error for a command name it does not know is a plain
+		// one: a usage error all the same.
 		fmt.Fprintln(os.Stderr, "autotune:", err)
 		return 2
 	default:
