@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -63,10 +64,16 @@ const SeedForms = "a my.cnf (FILE, or FILE:ram=64G,cores=16 for one written for 
 func ParseSeedFrom(arg string) (SeedSource, error) {
 	s := SeedSource{Arg: arg}
 	bad := func(why string) (SeedSource, error) {
-		return s, Usagef("--seed-from %q: %s; want %s", arg, why, SeedForms)
+		return s, Usagef("--seed-from %q: %s; want %s", storage.RedactURL(arg), why, SeedForms)
 	}
 	if arg == "" {
 		return bad("empty")
+	}
+	if u, err := url.Parse(arg); err == nil && storage.IsMySQL(arg) && u.User != nil {
+		if _, has := u.User.Password(); has {
+			// Refused here, before any message quotes a part of it.
+			return s, Usagef("--seed-from %q holds a password: put it in $%s or an option file named by ?password_file=PATH, never on the command line", storage.RedactURL(arg), storage.PasswordEnv)
+		}
 	}
 	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
 		if isSQLite(arg) {

@@ -97,11 +97,17 @@ func TestParseSeedFrom(t *testing.T) {
 		{arg: cnf + ":cores=0", err: "cores=0: want a positive count"},
 		{arg: cnf + ":old", err: `"old" after the file is neither`},
 		{arg: dir, err: "not a regular file"},
+		// A store URL with a password: refused, and no message quotes it.
+		{arg: "mysql://tuner:s3cret@db1/autotune", err: `"mysql://tuner:xxx@db1/autotune" holds a password`},
+		{arg: "mysql://tuner:s3cret@db1/autotune:old", err: "holds a password"},
 	} {
 		got, err := ParseSeedFrom(tc.arg)
 		if tc.err != "" {
 			if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "--seed-from") {
 				t.Errorf("%q: err %v, want a usage error with %q", tc.arg, err, tc.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("%q: the error shows the password: %v", tc.arg, err)
 			}
 			continue
 		}
