@@ -48,6 +48,27 @@ type Existing struct {
 	// ReadyTimeout bounds the wait for the server after a restart
 	// (default 2 minutes).
 	ReadyTimeout time.Duration
+	// QueryTimeout bounds each read (a fresh connection's handshake
+	// included: the driver's dial timeout does not cover a server that
+	// accepts and never answers); default 30 s. SET GLOBAL and Exec take
+	// up to 10 times as long (an online resize can take minutes).
+	QueryTimeout time.Duration
+	// RestartTimeout bounds the restart command itself (default 10
+	// minutes); WaitReady's ReadyTimeout follows it.
+	RestartTimeout time.Duration
+}
+
+// limit returns the bound of one call: QueryTimeout (default 30 s), times
+// 10 for a statement that changes the server.
+func (e *Existing) limit(changes bool) time.Duration {
+	d := e.QueryTimeout
+	if d <= 0 {
+		d = 30 * time.Second
+	}
+	if changes {
+		d *= 10
+	}
+	return d
 }
 
 // OpenExisting parses a go-sql-driver DSN ("user@unix(/run/mysqld/mysqld.sock)/"
@@ -86,8 +107,10 @@ func (e *Existing) Target() *Server {
 }
 
 // with runs fn on a fresh connection pool (a restart kills pooled
-// connections, so none is kept between calls).
-func (e *Existing) with(ctx context.Context, fn func(db *sql.DB) error) error {
+// connections, so none is kept between calls) under a deadline of
+// e.limit(changes) (fn must use the context it is given); a call that
+// runs out of it returns an error saying so.
+func (e *Existing) with(ctx context.Context, changes bool, fn func(ctx context.Context, db *sql.DB) error) error {
 	conn, err := mysql.NewConnector(e.cfg)
 	if err != nil {
 		return err
@@ -95,13 +118,22 @@ func (e *Existing) with(ctx context.Context, fn func(db *sql.DB) error) error {
 	db := sql.OpenDB(conn)
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	return fn(db)
+	limit := e.limit(changes)
+	qctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	err = fn(qctx, db)
+	if err != nil && ctx.Err() == nil && qctx.Err() != nil {
+		return fmt.Errorf("no answer within %s: %w", limit, err)
+	}
+	return err
 }
 
 // Version returns SELECT VERSION().
 func (e *Existing) Version(ctx context.Context) (string, error) {
 	var v string
-	err := e.with(ctx, func(db *sql.DB) error { return db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v) })
+	err := e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
+		return db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v)
+	})
 	if err != nil {
 		return "", fmt.Errorf("server %s: %w", e.Addr(), err)
 	}
@@ -113,7 +145,7 @@ func (e *Existing) Version(ctx context.Context) (string, error) {
 // Names must be lower-case identifiers.
 func (e *Existing) Globals(ctx context.Context, names []string) (map[string]string, error) {
 	out := make(map[string]string, len(names))
-	err := e.with(ctx, func(db *sql.DB) error {
+	err := e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
 		for _, n := range names {
 			if !varName.MatchString(n) {
 				return fmt.Errorf("variable name %q", n)
@@ -145,7 +177,7 @@ func (e *Existing) Variables(ctx context.Context, names []string) (map[string]st
 		quoted[i] = "'" + n + "'"
 	}
 	out := map[string]string{}
-	err := e.with(ctx, func(db *sql.DB) error {
+	err := e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
 		rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("+strings.Join(quoted, ",")+")")
 		if err != nil {
 			return err
@@ -177,7 +209,7 @@ func (e *Existing) SetGlobal(ctx context.Context, name, value string) error {
 	if _, err := strconv.ParseFloat(value, 64); err != nil {
 		lit = "'" + strings.ReplaceAll(strings.ReplaceAll(value, `\`, `\\`), "'", "''") + "'"
 	}
-	return e.with(ctx, func(db *sql.DB) error {
+	return e.with(ctx, true, func(ctx context.Context, db *sql.DB) error {
 		if _, err := db.ExecContext(ctx, "SET GLOBAL "+name+" = "+lit); err != nil {
 			return fmt.Errorf("SET GLOBAL %s = %s: %w", name, lit, err)
 		}
@@ -187,7 +219,7 @@ func (e *Existing) SetGlobal(ctx context.Context, name, value string) error {
 
 // Exec runs statements on a fresh connection.
 func (e *Existing) Exec(ctx context.Context, stmts ...string) error {
-	return e.with(ctx, func(db *sql.DB) error {
+	return e.with(ctx, true, func(ctx context.Context, db *sql.DB) error {
 		for _, st := range stmts {
 			if _, err := db.ExecContext(ctx, st); err != nil {
 				return fmt.Errorf("%s: %w", st, err)
@@ -200,7 +232,7 @@ func (e *Existing) Exec(ctx context.Context, stmts ...string) error {
 // QueryInt runs a query returning one integer.
 func (e *Existing) QueryInt(ctx context.Context, q string, args ...any) (int64, error) {
 	var n int64
-	err := e.with(ctx, func(db *sql.DB) error { return db.QueryRowContext(ctx, q, args...).Scan(&n) })
+	err := e.with(ctx, false, func(ctx context.Context, db *sql.DB) error { return db.QueryRowContext(ctx, q, args...).Scan(&n) })
 	return n, err
 }
 
@@ -212,7 +244,7 @@ var systemSchemas = map[string]bool{"mysql": true, "information_schema": true, "
 // ones and bench: data autotune's benchmark could disturb.
 func (e *Existing) OtherSchemas(ctx context.Context, bench string) ([]string, error) {
 	var out []string
-	err := e.with(ctx, func(db *sql.DB) error {
+	err := e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
 		rows, err := db.QueryContext(ctx, "SELECT schema_name FROM information_schema.schemata ORDER BY schema_name")
 		if err != nil {
 			return err
@@ -239,7 +271,7 @@ func (e *Existing) OtherSchemas(ctx context.Context, bench string) ([]string, er
 func (e *Existing) uptime(ctx context.Context) (int64, error) {
 	var name string
 	var v int64
-	err := e.with(ctx, func(db *sql.DB) error {
+	err := e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
 		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		return db.QueryRowContext(qctx, "SHOW GLOBAL STATUS LIKE 'Uptime'").Scan(&name, &v)
@@ -255,20 +287,30 @@ var ErrNoRestart = errors.New("restart needed but no --restart-cmd with --allow-
 // dies with autotune, see ChildProcAttr) and waits
 // until the server is back: a new connection runs a query and the server's
 // Uptime shows it started after the command was launched. It returns an
-// error with the end of the command's output when the command fails, and
-// one naming the timeout when the server does not come back.
+// error with the end of the command's output when the command fails or
+// does not finish within RestartTimeout (then it is killed), and one
+// naming the timeout when the server does not come back.
 func (e *Existing) Restart(ctx context.Context) error {
 	if len(e.RestartCmd) == 0 {
 		return ErrNoRestart
 	}
 	launched := time.Now()
-	cmd := exec.CommandContext(ctx, e.RestartCmd[0], e.RestartCmd[1:]...)
+	limit := e.RestartTimeout
+	if limit <= 0 {
+		limit = 10 * time.Minute
+	}
+	rctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, e.RestartCmd[0], e.RestartCmd[1:]...)
 	cmd.SysProcAttr = ChildProcAttr(true)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	// A command that leaves a daemon holding its output must not hang us.
 	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Run(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+		if ctx.Err() == nil && rctx.Err() != nil {
+			return fmt.Errorf("restart command %q did not finish within %s (killed): %s", strings.Join(e.RestartCmd, " "), limit, tail(buf.Bytes(), 600))
+		}
 		return fmt.Errorf("restart command %q: %w: %s", strings.Join(e.RestartCmd, " "), err, tail(buf.Bytes(), 600))
 	}
 	return e.WaitReady(ctx, launched)

@@ -91,7 +91,10 @@ func CaptureLive(ctx context.Context, l Live) (w *Workload, err error) {
 	}
 	cfg.Passwd = l.Password
 	cfg.DBName = ""
-	cfg.Timeout = 10 * time.Second
+	// The dial timeout does not cover a server that accepts and never
+	// answers; the I/O timeouts bound every statement (each is short: the
+	// capture waits between them, not inside one).
+	cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = 10*time.Second, time.Minute, time.Minute
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("live capture: %v", err)
@@ -102,7 +105,13 @@ func CaptureLive(ctx context.Context, l Live) (w *Workload, err error) {
 	addr := secret.RedactDSN(l.DSN)
 
 	var version, comment, datadir string
-	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment, @@datadir").Scan(&version, &comment, &datadir); err != nil {
+	qctx, cancel := context.WithTimeout(ctx, 30*time.Second) // the handshake happens here
+	err = db.QueryRowContext(qctx, "SELECT VERSION(), @@version_comment, @@datadir").Scan(&version, &comment, &datadir)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && qctx.Err() != nil {
+			return nil, fmt.Errorf("live capture: %s: no answer within 30s: %w", addr, err)
+		}
 		return nil, fmt.Errorf("live capture: %s: %w", addr, err)
 	}
 	server := Server{Text: version + " (" + comment + ")"}
