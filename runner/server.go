@@ -466,9 +466,12 @@ func pidFileIs(path string, pid int) bool {
 }
 
 // StopStale stops a server left behind by a killed autotune: if pidFile
-// names a live process that is a mysqld/mariadbd, it is sent SIGTERM, then
-// SIGKILL after 30 s, and waited for. It returns an error when the process
-// survives.
+// names a live mysqld/mariadbd that was started with a --defaults-file
+// whose pid-file is pidFile (as Start starts every server: ownsPidFile),
+// it is sent SIGTERM, then SIGKILL after 30 s, and waited for. Any other
+// process is left alone: a pid file left by a SIGKILLed server can name,
+// after a reboot, a pid that now belongs to another server (the system's,
+// another sandbox's). It returns an error when the process survives.
 func StopStale(ctx context.Context, pidFile string) error {
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
@@ -483,7 +486,7 @@ func StopStale(ctx context.Context, pidFile string) error {
 		return nil // gone
 	}
 	name := strings.TrimSpace(string(comm))
-	if name != "mariadbd" && name != "mysqld" {
+	if (name != "mariadbd" && name != "mysqld") || !ownsPidFile(pid, pidFile) {
 		return nil // pid reused by something else
 	}
 	// SIGTERM again every 2 s: a server still starting up can lose one
@@ -513,6 +516,43 @@ func StopStale(ctx context.Context, pidFile string) error {
 		}
 	}
 	return nil
+}
+
+// ownsPidFile reports whether process pid was started with
+// --defaults-file=FILE (an absolute path, or one relative to this
+// process's directory) where FILE sets pid-file (or pid_file) to pidFile,
+// the value optionally quoted: how Start, and anyone starting a server
+// for a pid file of theirs, names it.
+func ownsPidFile(pid int, pidFile string) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	for _, arg := range strings.Split(string(b), "\x00") {
+		cnf, ok := strings.CutPrefix(arg, "--defaults-file=")
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(cnf)
+		if err != nil {
+			return false
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			k, v, ok := strings.Cut(line, "=")
+			if !ok || strings.ReplaceAll(strings.TrimSpace(k), "_", "-") != "pid-file" {
+				continue
+			}
+			v = strings.TrimSpace(v)
+			if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+				v = v[1 : len(v)-1]
+			}
+			if filepath.Clean(v) == filepath.Clean(pidFile) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // alive reports whether pid is a live, non-zombie process.
