@@ -94,6 +94,11 @@ func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 // not finish within its limit.
 var ErrPoolLoadTimeout = errors.New("buffer pool load did not finish")
 
+// ErrExitedDuringPoolLoad is returned (wrapped, with the exit status) by
+// WaitBufferPoolLoad when the server process ends while it waits: e.g.
+// killed for memory while it read the pages in.
+var ErrExitedDuringPoolLoad = errors.New("the server exited while loading the buffer pool")
+
 // PoolLoad is the end of a buffer pool load.
 type PoolLoad struct {
 	// Waited is how long the wait took.
@@ -125,14 +130,23 @@ func PoolLoadDone(status string) (done, loaded bool) {
 // WaitBufferPoolLoad polls Innodb_buffer_pool_load_status every poll
 // until the start-up load has ended (PoolLoadDone), at most limit. It
 // returns ErrPoolLoadTimeout (wrapped, with the last status) when limit
-// passes first, and ctx.Err() when cancelled.
+// passes first, ErrExitedDuringPoolLoad (wrapped, with the exit status)
+// as soon as a server that is autotune's child has exited, and ctx.Err()
+// when cancelled.
 func WaitBufferPoolLoad(ctx context.Context, srv *Server, poll, limit time.Duration) (PoolLoad, error) {
 	return waitPoolLoad(ctx, func(ctx context.Context) (string, error) {
 		return srv.statusValue(ctx, "Innodb_buffer_pool_load_status")
+	}, func() error {
+		if !srv.Exited() {
+			return nil
+		}
+		return fmt.Errorf("%w: %s", ErrExitedDuringPoolLoad, exitReason(srv.waitErr))
 	}, poll, limit)
 }
 
-func waitPoolLoad(ctx context.Context, status func(context.Context) (string, error), poll, limit time.Duration) (PoolLoad, error) {
+// waitPoolLoad is WaitBufferPoolLoad over status (the status variable's
+// value) and exited (an error once the server has exited, nil before).
+func waitPoolLoad(ctx context.Context, status func(context.Context) (string, error), exited func() error, poll, limit time.Duration) (PoolLoad, error) {
 	t0 := time.Now()
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
@@ -154,6 +168,10 @@ func waitPoolLoad(ctx context.Context, status func(context.Context) (string, err
 			}
 		} else {
 			last.Status = "status query failed: " + err.Error()
+			if xerr := exited(); xerr != nil {
+				last.Waited = time.Since(t0)
+				return last, xerr
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -314,7 +314,11 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 			if errors.Is(err, runner.ErrPoolLoadTimeout) {
 				return nil, "", &Overran{Phase: "preload", Limit: dl.Preload, Detail: "buffer pool load status " + strconv.Quote(load.Status)}
 			}
-			return nil, "", &Refused{Failure: "buffer pool load: " + err.Error(), ErrorLog: runner.LogExcerpt(srv.ErrorLog)}
+			// A server that exited while loading (killed for memory, a
+			// crash reading the pages) fails the trial with its log, and
+			// the log's diagnosis (an out-of-memory kill is learned).
+			excerpt := runner.LogExcerpt(srv.ErrorLog)
+			return nil, "", &Refused{Failure: "buffer pool load: " + err.Error(), ErrorLog: excerpt, Cause: runner.DiagnoseStartLog(excerpt).Cause}
 		}
 		if !load.Loaded && s.Logf != nil {
 			s.Logf("warning: trial %d starts cold: the server did not load the buffer pool page list (%s)", req.Trial.Number, load.Status)
