@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -41,8 +40,8 @@ func (o *verifyOptions) config(*pflag.FlagSet) (study.Config, error) {
 		return c, usagef("--pairs %d: want 2..50", o.pairs)
 	}
 	if o.baselineCnf != "" {
-		if _, err := os.Stat(o.baselineCnf); err != nil {
-			return c, usagef("--baseline-cnf %q: %v", o.baselineCnf, err)
+		if err := regularFile("--baseline-cnf", o.baselineCnf); err != nil {
+			return c, err
 		}
 	}
 	if err := o.benchFlags.apply(&c); err != nil {
@@ -73,8 +72,8 @@ it is not (or fewer than 2 pairs completed), so that a script can gate a rollout
 Nothing is written to a study database.`,
 		Args: cobra.ExactArgs(1),
 		PreRunE: func(cmd *cobra.Command, args []string) (err error) {
-			if _, err := os.Stat(args[0]); err != nil {
-				return usagef("verify %q: %v", args[0], err)
+			if err := regularFile("verify", args[0]); err != nil {
+				return err
 			}
 			cfg, err = o.config(cmd.Flags())
 			return err

@@ -150,6 +150,9 @@ func (o *benchFlags) apply(c *study.Config) error {
 			return usagef("--threads %d: want 1..4096", n)
 		}
 	}
+	if f := o.fs.Lookup("benchmark-build"); f != nil && f.Changed && o.fs.Changed("sysbench") {
+		return usagef("--sysbench and --benchmark-build: give one (the first --benchmark-build is the default sysbench)")
+	}
 	c.Bench = study.Bench{Driver: study.DriverFor(o.benchmark, o.workload), Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize,
 		Threads: o.threads, Command: o.benchCmd}
 	if c.Bench.Driver == "replay" {
@@ -372,8 +375,8 @@ func (o *spaceFlags) apply(c *study.Config) error {
 		return err
 	}
 	if o.baselineCnf != "" {
-		if _, err := os.Stat(o.baselineCnf); err != nil {
-			return usagef("--baseline-cnf %q: %v", o.baselineCnf, err)
+		if err := regularFile("--baseline-cnf", o.baselineCnf); err != nil {
+			return err
 		}
 	}
 	if _, err := study.ParseMemoryBudget(o.memoryBudget, 1<<40); err != nil {
@@ -403,8 +406,8 @@ func (o *spaceFlags) applyResolve(c *study.Config) error {
 		return err
 	}
 	if o.spaceFile != "" {
-		if _, err := os.Stat(o.spaceFile); err != nil {
-			return usagef("--space %q: %v", o.spaceFile, err)
+		if err := regularFile("--space", o.spaceFile); err != nil {
+			return err
 		}
 	}
 	c.Space = study.Space{Mysqld: o.mysqld, Durability: o.durability, File: o.spaceFile, ServerBuilds: sb, BenchBuilds: bb}
@@ -458,6 +461,20 @@ func (o *existingFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.allowRestart, "allow-restart", false, "with --dsn: also tune knobs that need a restart, running --restart-cmd (without it, only knobs SET GLOBAL can change are tuned)")
 	fs.BoolVar(&o.notSandbox, "i-understand-this-is-not-a-sandbox", false, "with --dsn: run although the server holds schemas other than sbtest (its data is not touched, but its users will feel the benchmark and the trial settings)")
 	fs.StringVar(&o.passwordFile, "password-file", "", "with --dsn: MySQL option file with a [client] password= line for the --dsn user (mode 0600)")
+}
+
+// regularFile refuses (exit 2) a path given with flag (or "verify", ...)
+// that does not name a regular file: missing, unreadable to stat, or a
+// directory.
+func regularFile(flag, path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return usagef("%s %q: %v", flag, path, err)
+	case !st.Mode().IsRegular():
+		return usagef("%s %q: not a regular file", flag, path)
+	}
+	return nil
 }
 
 // checkDSN refuses (exit 2) a --dsn that secret.ParseUserDSN refuses, and
