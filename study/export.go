@@ -18,9 +18,12 @@ import (
 // OpenExisting opens a study database that must already exist, so a typo
 // in --db does not silently create an empty file; a missing SQLite file
 // is an error naming --db.
-func OpenExisting(path string) (*storage.DB, error) {
+func OpenExisting(path string) (*storage.DB, error) { return openExisting("--db", path) }
+
+// openExisting is OpenExisting for a store named by flag.
+func openExisting(flag, path string) (*storage.DB, error) {
 	if _, err := os.Stat(path); err != nil && !storage.IsMySQL(path) {
-		return nil, fmt.Errorf("--db %q: %w (run autotune search first)", path, err)
+		return nil, fmt.Errorf("%s %q: %w (run autotune search first)", flag, path, err)
 	}
 	return storage.Open(path)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/search/harness"
-	"github.com/autotune/autotune/storage"
 )
 
 // FittedLandscape returns the bench-search landscape fitted to the trials
@@ -26,7 +25,7 @@ func FittedLandscape(ctx context.Context, dbPath, name string) (harness.Landscap
 // fitFixture reads the trials of study name in the store dbPath (see
 // WriteFitFixture).
 func fitFixture(ctx context.Context, dbPath, name, about string) (harness.FitFixture, error) {
-	db, err := storage.Open(dbPath)
+	db, err := openExisting("--fit-db", dbPath)
 	if err != nil {
 		return harness.FitFixture{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -55,6 +56,16 @@ func TestBenchSearchFittedNeedsTheStudy(t *testing.T) {
 	err = runBenchSearch(context.Background(), o, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), `--fit-study "nope"`) {
 		t.Fatalf("err %v", err)
+	}
+	// A --fit-db that does not exist is named, and not created.
+	missing := t.TempDir() + "/missing.db"
+	o.fitDB = missing
+	err = runBenchSearch(context.Background(), o, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), `--fit-db "`+missing+`": stat`) {
+		t.Fatalf("missing --fit-db: err %v", err)
+	}
+	if _, serr := os.Stat(missing); serr == nil {
+		t.Fatalf("missing --fit-db %s was created", missing)
 	}
 }
 
