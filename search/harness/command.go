@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
+	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -86,12 +90,21 @@ func (c *Command) Measure(ctx context.Context, cfg space.Config, _ *rand.Rand) (
 		return 0, false, err
 	}
 	cmd := exec.CommandContext(ctx, "sh", "-c", c.Cmd)
+	// In its own process group, all of which a cancel kills: a command
+	// that leaves a child behind holding its output must not keep
+	// bench-search waiting after Ctrl-C (nor after it ends: WaitDelay).
+	cmd.SysProcAttr = runner.ChildProcAttr(true)
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Stdin = bytes.NewReader(in)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	err = cmd.Run()
 	if ctx.Err() != nil {
 		return 0, false, ctx.Err()
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // it exited 0; a child it left held the output
 	}
 	if _, ok := err.(*exec.ExitError); ok {
 		return 0, true, nil

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	mrand "math/rand"
@@ -19,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -163,6 +165,21 @@ func TestCommandLandscape(t *testing.T) {
 		if failed != tc.failed || (tc.errText == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.errText)) {
 			t.Errorf("%q: failed %v, err %v", tc.cmd, failed, err)
 		}
+	}
+	// A command that leaves a child holding its output: its number counts
+	// (the wait for the output ends 5 s after it exits), and a cancel ends
+	// the whole group at once.
+	c = &Command{Cmd: "(sleep 8) & echo 9", Sp: sp}
+	t0 := time.Now()
+	if v, failed, err := c.Measure(context.Background(), space.Config{}, nil); err != nil || failed || v != 9 || time.Since(t0) > 20*time.Second {
+		t.Errorf("a command that leaves a child: %g, %v, %v after %s", v, failed, err, time.Since(t0))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	c = &Command{Cmd: "(sleep 30) & sleep 30; echo 1", Sp: sp}
+	t0 = time.Now()
+	if _, _, err := c.Measure(ctx, space.Config{}, nil); !errors.Is(err, context.DeadlineExceeded) || time.Since(t0) > 10*time.Second {
+		t.Errorf("cancelled: %v after %s, want the context's error at once", err, time.Since(t0))
 	}
 	// A whole comparison through a command (best known: the best seen).
 	c = &Command{Cmd: `read x; echo 7`, Sp: sp, ExpertCfg: space.Config{}}
