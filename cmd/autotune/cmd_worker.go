@@ -34,8 +34,8 @@ var workerRefused = []struct {
 	{"workers refuse any change of a study's settings (scores under different settings do not compare): start a new study", []string{"allow-changes"}},
 	{"workers do not re-measure (no confirmation, baseline rechecks or final A/B runs): their trials count on one measurement", []string{"confirm", "recheck-every", "ab-pairs", "ab-share"}},
 	{"workers measure every trial in full (no early stopping)", []string{"prune"}},
-	{"workers do not minimise the best: run autotune minimize on the finished study", []string{"minimize", "minimize-pairs", "minimize-share"}},
-	{"workers do not seed a study: seed it with the autotune search that starts it, or start it with one", []string{"seed-from"}},
+	{"workers do not minimise the best: a minimisation re-measures configurations in interleaved pairs, which workers do not make (and autotune minimize does not open a study run by workers)", []string{"minimize", "minimize-pairs", "minimize-share"}},
+	{"workers do not seed a study: a worker study's trials come from the workers' strategy alone", []string{"seed-from"}},
 }
 
 func (o *workerOptions) config(fs *pflag.FlagSet) (study.Config, error) {
