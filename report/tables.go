@@ -245,6 +245,33 @@ type DiffRow struct {
 	Knob, File, Trial, Status string
 }
 
+// WriteDiff prints `autotune diff`: a line naming file and the trial (its
+// number and kind) of study name, the rows (from DiffRows) as a table of
+// knob, the file's value, the trial's and whether they differ, how many
+// differ, the file's options that are not knobs (others: how many, the
+// first as an example) and notes (the option-file reader's) as "note:"
+// lines.
+func WriteDiff(out io.Writer, file string, t search.Trial, name string, rows []DiffRow, others, notes []string) {
+	fmt.Fprintf(out, "%s against trial %d of study %q (%s)\n", file, t.Number, name, t.Kind)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "knob\tfile\ttrial\t")
+	differ := 0
+	for _, r := range rows {
+		if r.Status != "" {
+			differ++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Knob, r.File, r.Trial, r.Status)
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "%d of %d knobs differ\n", differ, len(rows))
+	if len(others) > 0 {
+		fmt.Fprintf(out, "not knobs (left alone): %d options, e.g. %s\n", len(others), others[0])
+	}
+	for _, n := range notes {
+		fmt.Fprintln(out, "note: "+n)
+	}
+}
+
 // DiffRows compares the effective options of a file with a trial's
 // params, knob by knob in catalogue order. Values are compared in the
 // knob's canonical form (4G equals 4096M); a knob the file does not set

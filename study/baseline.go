@@ -26,11 +26,18 @@ func loadBaseline(ctx context.Context, path string, sp *space.Space, info space.
 	return loadOptionFile(ctx, "--baseline-cnf", path, sp, info, bin)
 }
 
+// readOptionFileFor reads the option file at path as server version v
+// reads it (space.ReadOptionFile; MySQL before 8.0 takes the first dot of
+// an !includedir file name as its extension).
+func readOptionFileFor(path string, v space.Version) (*space.OptionFile, error) {
+	return space.ReadOptionFile(path, space.ReadOptions{FirstDotExtension: v.Flavor != space.MariaDB && v.Major < 8})
+}
+
 // loadOptionFile is loadBaseline for any option file; what names it in
 // errors ("--baseline-cnf", "verify best.cnf").
 func loadOptionFile(ctx context.Context, what, path string, sp *space.Space, info space.ServerInfo, bin runner.Binary) (storage.Baseline, error) {
 	bl := storage.Baseline{File: path, Config: space.Config{}}
-	of, err := space.ReadOptionFile(path, space.ReadOptions{FirstDotExtension: info.Version.Flavor != space.MariaDB && info.Version.Major < 8})
+	of, err := readOptionFileFor(path, info.Version)
 	if err != nil {
 		return bl, Usagef("%s: %v", what, err)
 	}

@@ -64,10 +64,14 @@ type ExportRequest struct {
 }
 
 // ChosenTrial returns the trial an export or a diff of study name works
-// on: trial number when it is >= 0, else the study's best (search.Best);
-// and the study's baseline. Errors: no complete trial yet, or number not
-// a complete trial (report.CompleteTrial).
+// on: trial number when it is >= 0, else (−1) the study's best
+// (search.Best); and the study's baseline. Errors: a number below −1 (a
+// UsageError), no complete trial yet, or number not a complete trial
+// (report.CompleteTrial).
 func ChosenTrial(trials []search.Trial, name string, number int) (chosen, base search.Trial, err error) {
+	if number < -1 {
+		return search.Trial{}, search.Trial{}, Usagef("--trial %d: want a trial number (0, 1, ...), or -1 for the best", number)
+	}
 	best, base := search.Best(trials)
 	if best.Number < 0 {
 		return best, base, fmt.Errorf("study %q has no complete trial yet", name)

@@ -1,16 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/autotune/autotune/report"
-	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/study"
 )
 
@@ -43,41 +38,5 @@ they differ; 1 when the file cannot be read, naming file and line.`,
 }
 
 func runDiff(ctx context.Context, o *diffOptions, file string, out io.Writer) error {
-	db, st, trials, err := study.LoadStudy(ctx, o.db, o.study)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	best, _, err := study.ChosenTrial(trials, o.study, o.trial)
-	if err != nil {
-		return err
-	}
-	v, err := space.ParseVersion(cmp.Or(best.ServerVersion, st.ServerVersion), "")
-	if err != nil {
-		v = space.Version{Flavor: space.MariaDB, Major: 10, Minor: 11}
-	}
-	of, err := space.ReadOptionFile(file, space.ReadOptions{FirstDotExtension: v.Flavor != space.MariaDB && v.Major < 8})
-	if err != nil {
-		return err
-	}
-	rows, others := report.DiffRows(space.Lookup(), of.Effective(space.ServerGroups(v)), best.Params)
-	fmt.Fprintf(out, "%s against trial %d of study %q (%s)\n", file, best.Number, st.Name, best.Kind)
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "knob\tfile\ttrial\t")
-	differ := 0
-	for _, r := range rows {
-		if r.Status != "" {
-			differ++
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Knob, r.File, r.Trial, r.Status)
-	}
-	tw.Flush()
-	fmt.Fprintf(out, "%d of %d knobs differ\n", differ, len(rows))
-	if len(others) > 0 {
-		fmt.Fprintf(out, "not knobs (left alone): %d options, e.g. %s\n", len(others), others[0])
-	}
-	for _, n := range of.Notes {
-		fmt.Fprintln(out, "note: "+n)
-	}
-	return nil
+	return study.Diff(ctx, o.db, o.study, o.trial, file, out)
 }

@@ -45,6 +45,11 @@ func TestDiffErrors(t *testing.T) {
 	if err := runDiff(context.Background(), &diffOptions{study: "fix", db: db, trial: -1}, filepath.Join(t.TempDir(), "missing.cnf"), &bytes.Buffer{}); err == nil {
 		t.Fatal("missing file accepted")
 	}
+	// A trial number below -1 is a usage error, not the best.
+	err = runDiff(context.Background(), &diffOptions{study: "fix", db: db, trial: -5}, filepath.Join("testdata", "diff-input.cnf"), &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "--trial -5: want a trial number") || exitCode(err) != 2 {
+		t.Fatalf("--trial -5: err = %v", err)
+	}
 }
 
 func writeTestFile(t *testing.T, path, body string) {
