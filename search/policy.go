@@ -126,13 +126,16 @@ const defaultStoreRetry = time.Minute
 // (250 ms doubling up to 5 s) for up to limit (0: defaultStoreRetry): a
 // measured trial is worth waiting for a busy database. record gets a
 // context that ignores ctx's cancellation (an interrupted trial must not
-// stay Running). ErrClaimLost is not retried. It returns the last error.
+// stay Running) and ends at that limit, so a store that stops answering
+// mid-commit cannot hold the study forever. ErrClaimLost is not retried.
+// It returns the last error.
 func recordRetried(ctx context.Context, limit time.Duration, record func(context.Context) error) error {
 	if limit <= 0 {
 		limit = defaultStoreRetry
 	}
-	ctx = context.WithoutCancel(ctx)
 	deadline := time.Now().Add(limit)
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	defer cancel()
 	wait := 250 * time.Millisecond
 	for {
 		err := record(ctx)

@@ -254,4 +254,11 @@ func TestRecordRetried(t *testing.T) {
 	if !errors.Is(err, ErrClaimLost) || calls != 1 {
 		t.Fatalf("err %v after %d calls, want ErrClaimLost at once", err, calls)
 	}
+	// A store that stops answering mid-commit: the attempt ends at the
+	// limit with its context's error.
+	t0 := time.Now()
+	err = recordRetried(ctx, 300*time.Millisecond, func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(t0) > 10*time.Second {
+		t.Fatalf("a hanging commit: err %v after %s, want the deadline at the limit", err, time.Since(t0))
+	}
 }

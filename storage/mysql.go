@@ -168,7 +168,16 @@ func openMySQL(ctx context.Context, raw string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := createDatabase(ctx, cfg); err != nil {
+	// The first contact, the handshake included (the driver's dial
+	// timeout does not cover a server that accepts and never answers).
+	const firstContact = 30 * time.Second
+	cctx, cancel := context.WithTimeout(ctx, firstContact)
+	err = createDatabase(cctx, cfg)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && cctx.Err() != nil {
+			return nil, fail(fmt.Errorf("no answer within %s: %w", firstContact, err))
+		}
 		return nil, fail(err)
 	}
 	conn, err := mysql.NewConnector(cfg)
