@@ -195,7 +195,16 @@ func (sb *Sandbox) BuildSnapshot(ctx context.Context, ds Dataset, maxConn int, l
 	return nil
 }
 
+// initLimit bounds the initialisation of a datadir (mariadb-install-db
+// or mysqld --initialize-insecure: seconds here).
+const initLimit = 10 * time.Minute
+
+// initDatadir initialises the datadir dir with the server's own tool,
+// stopped after initLimit.
 func (sb *Sandbox) initDatadir(ctx context.Context, dir string) error {
+	ictx, cancel := context.WithTimeout(ctx, initLimit)
+	defer cancel()
+	ctx = ictx
 	var cmd *exec.Cmd
 	switch sb.Server.Flavor {
 	case MariaDB:
@@ -228,12 +237,16 @@ func (sb *Sandbox) initDatadir(ctx context.Context, dir string) error {
 		cmd = exec.CommandContext(ctx, sb.Server.Path, args...)
 	}
 	cmd.SysProcAttr = ChildProcAttr(false)
+	cmd.WaitDelay = 5 * time.Second
 	// A private tmpdir: concurrent mariadb-install-db runs sharing /tmp
 	// collide on their temporary tables ("ERROR: 1051 Unknown table
 	// 'mysql.tmp_user_sys'"; 2 of 18 runs, three at a time, here; none of
 	// 24 with a private TMPDIR). UMASK/UMASK_DIR keep the files 0600/0700.
 	cmd.Env = append(os.Environ(), "TMPDIR="+sb.path("tmp"), "UMASK=0600", "UMASK_DIR=0700")
 	out, err := cmd.CombinedOutput()
+	if err != nil && ictx.Err() == context.DeadlineExceeded {
+		return fmt.Errorf("initialise datadir %s: did not end within %s (stopped): %s", dir, initLimit, installError(out))
+	}
 	if err != nil {
 		return fmt.Errorf("initialise datadir %s: %w: %s", dir, err, installError(out))
 	}

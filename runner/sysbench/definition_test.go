@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/autotune/autotune/runner"
 )
@@ -35,6 +36,22 @@ func TestArgsPassEveryDefinedOption(t *testing.T) {
 		}
 		if want := "--" + k + "=" + d.Options[k]; !slices.Contains(args, want) {
 			t.Errorf("%s not among the arguments %q", want, args)
+		}
+	}
+}
+
+func TestPrepareLimit(t *testing.T) {
+	for _, tc := range []struct {
+		rows int64
+		want time.Duration
+	}{
+		{0, 10 * time.Minute},
+		{4_000_000, 14 * time.Minute}, // the default dataset, about a minute here
+		{500_000, 10*time.Minute + 30*time.Second},
+		{100_000_000, 110 * time.Minute},
+	} {
+		if got := PrepareLimit(tc.rows); got != tc.want {
+			t.Errorf("PrepareLimit(%d) = %s, want %s", tc.rows, got, tc.want)
 		}
 	}
 }

@@ -140,15 +140,30 @@ func (s Bench) command(ctx context.Context, path string, launch runner.Launch, a
 	return cmd
 }
 
+// PrepareLimit is the longest sysbench prepare of rows rows (tables ×
+// table size) may take before it is stopped: 10 minutes plus one per
+// million rows (measured: 8 × 500 000 rows in about a minute on the
+// reference 2-core machine, README.md).
+func PrepareLimit(rows int64) time.Duration {
+	return 10*time.Minute + time.Duration(float64(rows)/1e6*float64(time.Minute))
+}
+
 // Prepare creates and loads the sbtest tables (sysbench prepare) into the
 // existing schema sbtest, with up to Tables parallel loaders (at most 4:
 // the reference machine has 2 cores). The error holds the end of
-// sysbench's output.
+// sysbench's output; a prepare that does not end within PrepareLimit is
+// stopped and an error saying so.
 func (s Bench) Prepare(ctx context.Context, srv *runner.Server) error {
 	threads := min(s.Tables, 4)
-	cmd := s.command(ctx, "", runner.Launch{}, s.Args(srv, false, "--threads="+strconv.Itoa(threads), "prepare"))
+	limit := PrepareLimit(int64(s.Tables) * int64(s.TableSize))
+	pctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := s.command(pctx, "", runner.Launch{}, s.Args(srv, false, "--threads="+strconv.Itoa(threads), "prepare"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
+		if ctx.Err() == nil && pctx.Err() != nil {
+			return fmt.Errorf("sysbench %s prepare did not end within %s (stopped): %s", s.Workload, limit, tail(out, 800))
+		}
 		return fmt.Errorf("sysbench %s prepare: %w: %s", s.Workload, err, tail(out, 800))
 	}
 	return nil
