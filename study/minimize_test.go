@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,5 +44,26 @@ func TestMinimizeResumesWithItsPairs(t *testing.T) {
 	history[1].Score = 400 // the baseline is now the best: nothing stored applies
 	if err := samePairs(ctx, db, cfg, history); err != nil {
 		t.Fatalf("new best: %v", err)
+	}
+}
+
+// minimize on a store without the study is refused before anything is
+// built: here the server binary does not exist, so reaching the build
+// would fail with another error.
+func TestMinimizeMissingStudyBeforeBuild(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	st, err := storage.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	cfg := Config{Study: "nope", DB: db, Workdir: filepath.Join(dir, "sb"), Space: Space{Mysqld: filepath.Join(dir, "no-mariadbd")}}
+	err = Minimize(context.Background(), cfg, silent{})
+	if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), `--study "nope": no such study in --db`) {
+		t.Fatalf("err %v, want the missing study named", err)
+	}
+	if _, serr := os.Stat(filepath.Join(dir, "sb")); serr == nil {
+		t.Fatal("the sandbox was created for a missing study")
 	}
 }

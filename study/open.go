@@ -52,6 +52,12 @@ type Opened struct {
 	Next int
 }
 
+// noSuchStudy is the error of a mode that works on an existing study
+// (minimize) given one db does not hold.
+func noSuchStudy(name string, db *storage.DB) error {
+	return Usagef("--study %q: no such study in --db %s (minimize works on a study that search ran)", name, db.Path())
+}
+
 // Open opens or creates the study of req in db, whose lock the caller
 // holds (Lock): it creates the study with its seed and
 // manifest or checks a found study's manifest, server version and host
@@ -64,7 +70,7 @@ func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) 
 		return o, err
 	}
 	if !found && req.MustExist {
-		return o, Usagef("--study %q: no such study in --db %s (minimize works on a study that search ran)", req.Name, db.Path())
+		return o, noSuchStudy(req.Name, db)
 	}
 	if !found {
 		seed := req.Seed

@@ -435,6 +435,14 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 		return r, db, Opened{}, err
 	}
 	r.undo = append(r.undo, func() error { release(); return nil })
+	if mode == "minimize" {
+		// Before the sandbox is built: a mistyped --study costs nothing.
+		if _, found, err := db.Study(ctx, cfg.Study); err != nil {
+			return r, db, Opened{}, err
+		} else if !found {
+			return r, db, Opened{}, noSuchStudy(cfg.Study, db)
+		}
+	}
 	if err := r.build(ctx); err != nil {
 		return r, db, Opened{}, err
 	}
