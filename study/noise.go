@@ -22,7 +22,13 @@ func Noise(ctx context.Context, cfg Config, set []string, repeats int, prog Prog
 		if !ok {
 			return Usagef("--set %q: want knob=value", kv)
 		}
-		conf[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		k = strings.TrimSpace(k)
+		// Names first, before the sandbox and its dataset: a typo costs
+		// nothing. Values are checked against the host's space below.
+		if _, ok := space.Lookup().Knob(k); !ok {
+			return Usagef("--set %q: no knob %q (autotune knobs lists them)", kv, k)
+		}
+		conf[k] = strings.TrimSpace(v)
 	}
 	r, err := newRun(ctx, cfg, prog, "noise")
 	defer r.closeInto(&err)

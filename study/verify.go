@@ -41,6 +41,11 @@ func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progre
 	if pairs < 2 {
 		return g, Usagef("--pairs %d: want at least 2 (an interval needs two pairs)", pairs)
 	}
+	// The file's syntax first, before the sandbox and its dataset; its
+	// options are checked against the server below.
+	if _, err := readOptionFileFor(file, space.Version{Flavor: space.MariaDB}); err != nil {
+		return g, Usagef("verify %s: %v", file, err)
+	}
 	r, err := newRun(ctx, cfg, prog, "verify")
 	defer r.closeInto(&err)
 	if err != nil {
