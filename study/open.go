@@ -88,6 +88,11 @@ func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) 
 		}
 	}
 	if found {
+		if req.Seed != 0 && req.Seed != st.Seed {
+			// A resumed study keeps its seed: taking another would make it
+			// neither the old study nor a reproducible new one.
+			return o, Usagef("--seed %d: study %q was started with seed %d and keeps it (leave --seed out, or start a new --study)", req.Seed, req.Name, st.Seed)
+		}
 		if err := checkStudy(ctx, db, st, req); err != nil {
 			return o, err
 		}

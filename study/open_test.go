@@ -59,3 +59,30 @@ func TestResumeRefusesChangedDefinition(t *testing.T) {
 		t.Fatalf("study without a stored definition: %v", err)
 	}
 }
+
+// A resumed study keeps its seed: no --seed (0) or the same one resumes, a
+// different one is refused instead of being ignored.
+func TestResumeKeepsTheSeed(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(filepath.Join(t.TempDir(), "trials.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	req := func(seed int64) OpenRequest {
+		return OpenRequest{Name: "s", Manifest: storage.Manifest{Workload: "oltp_read_write", Threads: 4}, Seed: seed,
+			ServerVersion: "10.11", Host: runner.Host{Cores: 2, RAMBytes: 1 << 30}, Started: time.Now(), Logf: t.Logf}
+	}
+	if _, err := Open(ctx, db, req(7)); err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []int64{0, 7} {
+		if o, err := Open(ctx, db, req(seed)); err != nil || o.Study.Seed != 7 {
+			t.Errorf("resume with --seed %d: seed %d, %v; want 7", seed, o.Study.Seed, err)
+		}
+	}
+	_, err = Open(ctx, db, req(8))
+	if !IsUsage(err) || !strings.Contains(err.Error(), `--seed 8: study "s" was started with seed 7`) {
+		t.Fatalf("resume with --seed 8: %v", err)
+	}
+}
