@@ -87,7 +87,9 @@ func OpenExisting(ctx context.Context, ex *runner.Existing, sp *space.Space, inc
 }
 
 // Prepare loads b's dataset into schema sbtest when the schema holds no
-// sbtest tables, and refuses a schema with fewer tables than b needs. A
+// sbtest tables, and refuses a schema with fewer tables than b needs or
+// whose sbtest1 holds fewer rows than its table size (sysbench would
+// look for rows that are not there). A
 // benchmark without sbtest tables (Dataset.Tables 0: the replay, on the
 // data the server holds) prepares itself: b.Prepare checks its data is
 // there.
@@ -114,6 +116,16 @@ func (r *Existing) Prepare(ctx context.Context, b Benchmark, logf func(string, .
 		}
 	case n < int64(ds.Tables):
 		return fmt.Errorf("schema sbtest on %s holds %d sbtest tables, fewer than --tables %d: drop the schema sbtest or use --tables %d", r.ex.Addr(), n, ds.Tables, n)
+	default:
+		// sysbench draws row ids from 1..--table-size: tables loaded with
+		// fewer rows would make part of its statements find nothing.
+		rows, err := r.ex.QueryInt(ctx, "SELECT COALESCE(MAX(id), 0) FROM sbtest.sbtest1")
+		if err != nil {
+			return err
+		}
+		if rows < int64(ds.TableSize) {
+			return fmt.Errorf("schema sbtest on %s holds tables of %d rows, fewer than --table-size %d: drop the schema sbtest or use --table-size %d", r.ex.Addr(), rows, ds.TableSize, rows)
+		}
 	}
 	return nil
 }
