@@ -25,12 +25,23 @@ func (r StudyRef) String() string { return storage.RedactURL(r.DB) + ":" + r.Nam
 // ParseStudyRef reads a study argument of autotune compare: "STUDY" (in
 // defaultDB) or "DB:STUDY", where DB is an SQLite trials.db (also one
 // copied from another host) or a mysql:// store. An argument whose part
-// before the last colon is neither is a study name in defaultDB. It
-// returns a UsageError for an empty name.
+// before the last colon is neither is a study name in defaultDB, unless
+// that part looks like a file (ends in .db or holds a slash): then it is
+// a UsageError naming it, as is an empty name.
 func ParseStudyRef(arg, defaultDB string) (StudyRef, error) {
 	if i := strings.LastIndex(arg, ":"); i > 0 && i < len(arg)-1 {
-		if path := arg[:i]; storage.IsMySQL(path) || isSQLite(path) {
+		path := arg[:i]
+		if storage.IsMySQL(path) || isSQLite(path) {
 			return StudyRef{DB: path, Name: arg[i+1:]}, nil
+		}
+		if strings.HasSuffix(path, ".db") || strings.Contains(path, "/") {
+			// Meant as a store: say what is wrong with it, not that
+			// defaultDB lacks a study called arg.
+			why := "not an SQLite trials.db"
+			if _, err := os.Stat(path); err != nil {
+				why = err.Error()
+			}
+			return StudyRef{}, Usagef("study %q: %s: %s; want STUDY or TRIALS.DB:STUDY", arg, path, why)
 		}
 	}
 	if arg == "" {

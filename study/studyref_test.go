@@ -1,0 +1,44 @@
+package study
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autotune/autotune/storage"
+)
+
+func TestParseStudyRef(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	st, err := storage.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, tc := range []struct {
+		arg  string
+		want StudyRef
+		err  string
+	}{
+		{arg: "a", want: StudyRef{DB: "trials.db", Name: "a"}},
+		{arg: db + ":a", want: StudyRef{DB: db, Name: "a"}},
+		{arg: "mysql://u@h:3306/at:a", want: StudyRef{DB: "mysql://u@h:3306/at", Name: "a"}},
+		{arg: "v2:baseline", want: StudyRef{DB: "trials.db", Name: "v2:baseline"}},
+		{arg: "nope.db:a", err: `study "nope.db:a": nope.db: stat nope.db: no such file`},
+		{arg: filepath.Join(dir, "x") + ":a", err: "no such file"},
+		{arg: dir + ":a", err: "not an SQLite trials.db"},
+		{arg: "", err: "want STUDY or TRIALS.DB:STUDY"},
+	} {
+		got, err := ParseStudyRef(tc.arg, "trials.db")
+		if tc.err != "" {
+			if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %+v, %v; want a usage error saying %q", tc.arg, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q: %+v, %v; want %+v", tc.arg, got, err, tc.want)
+		}
+	}
+}
