@@ -139,6 +139,16 @@ type Space struct {
 	benchTCPOnly string
 }
 
+// MeasuredSpace is the Space of a mode that measures a configuration it is
+// given (verify, noise) rather than searching: durability relaxed and the
+// whole RAM allowed, so the configuration is measured as it is, whatever a
+// search would have been allowed to propose; every change applied with a
+// restart. mysqld and baselineCnf are the --mysqld and --baseline-cnf
+// flags ("" for the defaults).
+func MeasuredSpace(mysqld, baselineCnf string) Space {
+	return Space{Mysqld: mysqld, Durability: string(space.Relaxed), MemoryBudget: "100%", Apply: ApplyRestart, BaselineCnf: baselineCnf}
+}
+
 // Existing says how to reach and change a server autotune did not start.
 type Existing struct {
 	// DSN is USER@unix(/socket)/ or USER@tcp(HOST:PORT)/, without password.

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/autotune/autotune/report"
-	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/study"
 )
 
@@ -31,8 +30,7 @@ func (o *noiseOptions) AddFlags(fs *pflag.FlagSet) {
 }
 
 func (o *noiseOptions) config(*pflag.FlagSet) (study.Config, error) {
-	c := study.Config{Study: "noise", Trials: 1,
-		Space: study.Space{Mysqld: o.server.mysqld, Durability: string(space.Relaxed), MemoryBudget: "100%", Apply: study.ApplyRestart}}
+	c := study.Config{Study: "noise", Trials: 1, Space: study.MeasuredSpace(o.server.mysqld, "")}
 	if o.repeats < 2 || o.repeats > 100 {
 		return c, usagef("--repeats %d: want 2..100", o.repeats)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/autotune/autotune/report"
-	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/study"
 )
 
@@ -31,11 +30,7 @@ func (o *verifyOptions) AddFlags(fs *pflag.FlagSet) {
 }
 
 func (o *verifyOptions) config(*pflag.FlagSet) (study.Config, error) {
-	// Relaxed durability and the whole RAM: verify measures what the file
-	// says, whatever a search would have been allowed to propose.
-	c := study.Config{Study: "verify", Trials: 1,
-		Space: study.Space{Mysqld: o.server.mysqld, Durability: string(space.Relaxed), MemoryBudget: "100%", Apply: study.ApplyRestart,
-			BaselineCnf: o.baselineCnf}}
+	c := study.Config{Study: "verify", Trials: 1, Space: study.MeasuredSpace(o.server.mysqld, o.baselineCnf)}
 	if o.pairs < 2 || o.pairs > 50 {
 		return c, usagef("--pairs %d: want 2..50", o.pairs)
 	}

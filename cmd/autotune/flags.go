@@ -207,10 +207,8 @@ func (o *benchFlags) applyReplay(c *study.Config) error {
 	default:
 		c.Bench.Speed = sp
 	}
+	// ReadOnly is the engine's to set (an existing server: study/run.go).
 	c.Bench.Data, c.Bench.Tables, c.Bench.TableSize, c.Bench.Prepared = o.data, 0, 0, o.prepared
-	if f := o.fs.Lookup("dsn"); f != nil && f.Value.String() != "" {
-		c.Bench.ReadOnly = true
-	}
 	return nil
 }
 
