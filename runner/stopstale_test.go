@@ -55,6 +55,17 @@ func TestStopStaleOnlyItsOwnServer(t *testing.T) {
 			close(exited)
 		}()
 		t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-exited })
+		// Start can return before the kernel renames the process (exec
+		// closes the descriptor Start waits on first): a stale server is
+		// long past that.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)); string(comm) == "mariadbd\n" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the stand-in server never showed as mariadbd")
+			}
+		}
 		if err := os.WriteFile(pidFile, []byte(fmt.Sprintf("%d\n", cmd.Process.Pid)), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -73,13 +84,16 @@ func TestStopStaleOnlyItsOwnServer(t *testing.T) {
 	}
 
 	// This pid file's own server: stopped.
-	_, exited := start(pidFile)
+	own, exited := start(pidFile)
+	pid := own.Process.Pid
 	if err := StopStale(ctx, pidFile); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case <-exited:
 	case <-time.After(20 * time.Second):
-		t.Fatal("StopStale left its own server running")
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		t.Fatalf("StopStale left its own server running (pid %d, comm %q, cmdline %q, owns the pid file %v)", pid, comm, cmdline, ownsPidFile(pid, pidFile))
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -93,7 +92,7 @@ func (c *Command) Measure(ctx context.Context, cfg space.Config, _ *rand.Rand) (
 	// In its own process group, all of which a cancel kills: a command
 	// that leaves a child behind holding its output must not keep
 	// bench-search waiting after Ctrl-C (nor after it ends: WaitDelay).
-	cmd.SysProcAttr = runner.ChildProcAttr(true)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Stdin = bytes.NewReader(in)
