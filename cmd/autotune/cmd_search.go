@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/autotune/autotune/report"
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/study"
 )
 
@@ -50,6 +51,13 @@ func (o *searchOptions) config(fs *pflag.FlagSet) (study.Config, error) {
 	}
 	if c.Budget == 0 {
 		if err := refuse(fs, "a share of --budget: without one the minimisation runs to its end after the trial cap", "minimize-share"); err != nil {
+			return c, err
+		}
+	}
+	if o.prune && (c.Measure.Objective == string(search.GoalP95) || len(c.Bench.Threads) > 1) {
+		// On by default, and then off for these silently (docs); asked
+		// for, it would be ignored.
+		if err := refuse(fs, "early stopping judges one thread level's throughput: trials of --objective p95 or of several --threads are measured in full", "prune"); err != nil {
 			return c, err
 		}
 	}

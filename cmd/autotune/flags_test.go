@@ -181,6 +181,8 @@ func TestSearchFlagValidation(t *testing.T) {
 		{[]string{"--baseline-cnf", os.TempDir()}, "not a regular file"},
 		{[]string{"--space", os.TempDir()}, "not a regular file"},
 		{[]string{"--sysbench", "/usr/bin/sysbench", "--benchmark-build", "a=/bin/true"}, "--sysbench and --benchmark-build: give one"},
+		{[]string{"--objective", "p95", "--prune"}, "--prune: early stopping judges one thread level's throughput"},
+		{[]string{"--threads", "4,8", "--prune=true"}, "--prune: early stopping"},
 		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--allow-restart"}, "--restart-cmd"},
 		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--restart-cmd", `sh -c 'unterminated`}, "--restart-cmd"},
 		{[]string{"--dsn", "root@unix(/s)/", "--config-file", "x", "--workdir", "w"}, "--workdir: not with --dsn"},
@@ -205,6 +207,18 @@ func TestSearchFlagValidation(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), ":pw@") {
 			t.Errorf("error leaks the password: %v", err)
+		}
+	}
+	// Without --prune (on by default) or with --prune=false, p95 and
+	// several thread levels are accepted: they are measured in full.
+	for _, args := range [][]string{{"--objective", "p95"}, {"--threads", "4,8"}, {"--objective", "p95", "--prune=false"}} {
+		cmd := newSearchCmd()
+		cmd.SetArgs(append([]string{"--trials", "3"}, args...))
+		cmd.SetOut(new(bytes.Buffer))
+		cmd.SetErr(new(bytes.Buffer))
+		cmd.RunE = func(*cobra.Command, []string) error { return nil }
+		if err := cmd.Execute(); err != nil {
+			t.Errorf("%v: %v", args, err)
 		}
 	}
 	// A restart command is split like a shell would, and run without one.
