@@ -63,7 +63,8 @@ knobs an export's header names ("# not an option: allocator=tcmalloc") are appli
 too, where this host offers them, so the file is measured as the trial ran.
 
 Exit code 0 when the interval's lower bound is above zero (the file is faster), 3 when
-it is not (or fewer than 2 pairs completed), so that a script can gate a rollout on it.
+it is not (or fewer than 2 pairs completed, or a run of the file's configuration went
+over --max-p95), so that a script can gate a rollout on it.
 Nothing is written to a study database.`,
 		Args: cobra.ExactArgs(1),
 		PreRunE: func(cmd *cobra.Command, args []string) (err error) {

@@ -207,8 +207,13 @@ func (o *benchFlags) applyReplay(c *study.Config) error {
 	default:
 		c.Bench.Speed = sp
 	}
-	// ReadOnly is the engine's to set (an existing server: study/run.go).
 	c.Bench.Data, c.Bench.Tables, c.Bench.TableSize, c.Bench.Prepared = o.data, 0, 0, o.prepared
+	// Read-only on a server autotune does not own, already for the
+	// driver's own check below (a replay there needs no --data); the
+	// engine sets it again from the mode (study/run.go).
+	if f := o.fs.Lookup("dsn"); f != nil && f.Value.String() != "" {
+		c.Bench.ReadOnly = true
+	}
 	return nil
 }
 
@@ -228,7 +233,7 @@ func (m *measureFlags) AddFlags(fs *pflag.FlagSet) {
 	st := search.DefaultSteadyRule()
 	fs.Float64Var(&m.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x slow swings of tps around its level (5 s blocks, detrended, beyond per-second jitter) - other penalties")
 	fs.StringVar(&m.objective, "objective", string(search.GoalTPS), "what to optimise: tps, qps, or p95 (lower p95 latency is better)")
-	fs.Float64Var(&m.maxP95, "max-p95", 0, "a trial whose p95 latency (median of the per-second values, ms) exceeds this is infeasible: kept, never the best (0 = no limit)")
+	fs.Float64Var(&m.maxP95, "max-p95", 0, "p95 latency limit (ms, median of the per-second values; 0 = no limit): a trial over it is infeasible (search: kept, never the best; verify: its pair does not count and the verdict is NOT VERIFIED; noise: marked)")
 	fs.Float64Var(&m.dipShare, "dip-share", d.DipShare, "a second under this share of the window's median throughput is a dip (penalised)")
 	fs.DurationVar(&m.steadyBlock, "steady-block", time.Duration(st.Block)*time.Second, "warm-up detection: block length; throughput is steady when 3 consecutive block means are flat and close")
 	fs.Float64Var(&m.steadySpread, "steady-spread", st.MaxSpread, "warm-up detection: largest (max-min)/mean of the block means")
