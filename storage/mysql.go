@@ -168,16 +168,7 @@ func openMySQL(ctx context.Context, raw string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The first contact, the handshake included (the driver's dial
-	// timeout does not cover a server that accepts and never answers).
-	const firstContact = 30 * time.Second
-	cctx, cancel := context.WithTimeout(ctx, firstContact)
-	err = createDatabase(cctx, cfg)
-	cancel()
-	if err != nil {
-		if ctx.Err() == nil && cctx.Err() != nil {
-			return nil, fail(fmt.Errorf("no answer within %s: %w", firstContact, err))
-		}
+	if err := createDatabase(ctx, cfg); err != nil {
 		return nil, fail(err)
 	}
 	conn, err := mysql.NewConnector(cfg)
@@ -207,6 +198,19 @@ func createDatabase(ctx context.Context, cfg *mysql.Config) error {
 	}
 	sdb := sql.OpenDB(conn)
 	defer sdb.Close()
+	// The first contact alone is bounded, the handshake included (the
+	// driver's dial timeout does not cover a server that accepts and never
+	// answers); the CREATE may wait on another worker's migration.
+	const firstContact = 30 * time.Second
+	pctx, cancel := context.WithTimeout(ctx, firstContact)
+	err = sdb.PingContext(pctx)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && pctx.Err() != nil {
+			return fmt.Errorf("no answer within %s: %w", firstContact, err)
+		}
+		return err
+	}
 	_, cerr := sdb.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+cfg.DBName+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
 	if cerr == nil {
 		return nil
