@@ -92,13 +92,17 @@ func (c *Command) Measure(ctx context.Context, cfg space.Config, _ *rand.Rand) (
 	// In its own process group, all of which a cancel kills: a command
 	// that leaves a child behind holding its output must not keep
 	// bench-search waiting after Ctrl-C (nor after it ends: WaitDelay).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// What is left of the group once it has ended is killed too.
+	cmd.SysProcAttr = commandAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Stdin = bytes.NewReader(in)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	err = cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	if ctx.Err() != nil {
 		return 0, false, ctx.Err()
 	}

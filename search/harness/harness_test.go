@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -169,16 +170,30 @@ func TestCommandLandscape(t *testing.T) {
 	// A command that leaves a child holding its output: its number counts
 	// (the wait for the output ends 5 s after it exits), and a cancel ends
 	// the whole group at once.
-	c = &Command{Cmd: "(sleep 8) & echo 9", Sp: sp}
+	pidFile := filepath.Join(dir, "child.pid")
+	c = &Command{Cmd: "sleep 30 & echo $! > " + pidFile + "; echo 9", Sp: sp}
 	t0 := time.Now()
-	if v, failed, err := c.Measure(context.Background(), space.Config{}, nil); err != nil || failed || v != 9 || time.Since(t0) > 20*time.Second {
+	if v, failed, err := c.Measure(context.Background(), space.Config{}, nil); err != nil || failed || v != 9 || time.Since(t0) > 15*time.Second {
 		t.Errorf("a command that leaves a child: %g, %v, %v after %s", v, failed, err, time.Since(t0))
+	}
+	if b, err := os.ReadFile(pidFile); err != nil {
+		t.Error(err)
+	} else {
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		for deadline := time.Now().Add(5 * time.Second); pid > 0 && processAlive(pid) && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if pid <= 0 || processAlive(pid) {
+			t.Errorf("the child %s it left is still running", b)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	c = &Command{Cmd: "(sleep 30) & sleep 30; echo 1", Sp: sp}
 	t0 = time.Now()
-	if _, _, err := c.Measure(ctx, space.Config{}, nil); !errors.Is(err, context.DeadlineExceeded) || time.Since(t0) > 10*time.Second {
+	// Without the group kill, its background sleep would hold the output
+	// until WaitDelay (5 s).
+	if _, _, err := c.Measure(ctx, space.Config{}, nil); !errors.Is(err, context.DeadlineExceeded) || time.Since(t0) > 3*time.Second {
 		t.Errorf("cancelled: %v after %s, want the context's error at once", err, time.Since(t0))
 	}
 	// A whole comparison through a command (best known: the best seen).
@@ -675,4 +690,14 @@ func TestOptimumPolishesTheWarmStart(t *testing.T) {
 	if v, _ := f(cfg); best < 1.19 || v != best {
 		t.Errorf("optimum %g (its configuration scores %g): want the peak near 1.2 next to the warm start", best, v)
 	}
+}
+
+// processAlive reports whether pid is a live process that is not a zombie.
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
 }
