@@ -520,9 +520,10 @@ func StopStale(ctx context.Context, pidFile string) error {
 
 // ownsPidFile reports whether process pid was started with
 // --defaults-file=FILE (an absolute path, or one relative to this
-// process's directory) where FILE sets pid-file (or pid_file) to pidFile,
-// the value optionally quoted: how Start, and anyone starting a server
-// for a pid file of theirs, names it.
+// process's directory) where FILE, read as the server reads it
+// (space.ReadOptionFile: quotes and escapes resolved), sets pid-file to
+// pidFile in a group the server reads: how Start, and anyone starting a
+// server for a pid file of theirs, names it.
 func ownsPidFile(pid int, pidFile string) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil {
@@ -533,20 +534,12 @@ func ownsPidFile(pid int, pidFile string) bool {
 		if !ok {
 			continue
 		}
-		data, err := os.ReadFile(cnf)
+		of, err := space.ReadOptionFile(cnf, space.ReadOptions{})
 		if err != nil {
 			return false
 		}
-		for _, line := range strings.Split(string(data), "\n") {
-			k, v, ok := strings.Cut(line, "=")
-			if !ok || strings.ReplaceAll(strings.TrimSpace(k), "_", "-") != "pid-file" {
-				continue
-			}
-			v = strings.TrimSpace(v)
-			if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-				v = v[1 : len(v)-1]
-			}
-			if filepath.Clean(v) == filepath.Clean(pidFile) {
+		for _, o := range of.Effective([]string{"mysqld", "server", "mariadb", "mariadbd"}) {
+			if o.Name == "pid_file" && filepath.Clean(o.Value) == filepath.Clean(pidFile) {
 				return true
 			}
 		}

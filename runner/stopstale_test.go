@@ -32,7 +32,8 @@ func TestStopStaleOnlyItsOwnServer(t *testing.T) {
 	if err := os.WriteFile(fake, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pidFile := filepath.Join(dir, "run", "mysqld.pid")
+	// A directory name the option file must quote and escape.
+	pidFile := filepath.Join(dir, `run "x" #1`, "mysqld.pid")
 	if err := os.MkdirAll(filepath.Dir(pidFile), 0o755); err != nil {
 		t.Fatal(err)
 	}
