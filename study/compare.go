@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,9 +40,9 @@ func ParseStudyRef(arg, defaultDB string) (StudyRef, error) {
 			// defaultDB lacks a study called arg.
 			why := "not an SQLite trials.db"
 			if _, err := os.Stat(path); err != nil {
-				why = err.Error()
+				why = errors.Unwrap(err).Error() // the cause alone: the path is named, redacted
 			}
-			return StudyRef{}, Usagef("study %q: %s: %s; want STUDY or TRIALS.DB:STUDY", arg, path, why)
+			return StudyRef{}, Usagef("study %q: store %s: %s; want STUDY or TRIALS.DB:STUDY", storage.RedactURL(arg), storage.RedactURL(path), why)
 		}
 	}
 	if arg == "" {

@@ -25,7 +25,8 @@ func TestParseStudyRef(t *testing.T) {
 		{arg: db + ":a", want: StudyRef{DB: db, Name: "a"}},
 		{arg: "mysql://u@h:3306/at:a", want: StudyRef{DB: "mysql://u@h:3306/at", Name: "a"}},
 		{arg: "v2:baseline", want: StudyRef{DB: "trials.db", Name: "v2:baseline"}},
-		{arg: "nope.db:a", err: `study "nope.db:a": nope.db: stat nope.db: no such file`},
+		{arg: "nope.db:a", err: `study "nope.db:a": store nope.db: no such file or directory`},
+		{arg: "MySQL://tuner:s3cret@db1/autotune:a", err: "store mysql://tuner:xxx@db1/autotune: no such file"},
 		{arg: filepath.Join(dir, "x") + ":a", err: "no such file"},
 		{arg: dir + ":a", err: "not an SQLite trials.db"},
 		{arg: "", err: "want STUDY or TRIALS.DB:STUDY"},
@@ -34,6 +35,9 @@ func TestParseStudyRef(t *testing.T) {
 		if tc.err != "" {
 			if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%q: %+v, %v; want a usage error saying %q", tc.arg, got, err, tc.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("%q: the error shows the password: %v", tc.arg, err)
 			}
 			continue
 		}

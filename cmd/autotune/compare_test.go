@@ -186,7 +186,7 @@ func TestCompareRefusesOtherWorkloads(t *testing.T) {
 	}{
 		{[]string{"fix"}, "want two or more studies"},
 		{[]string{"fix", "nope"}, `no study "nope"`},
-		{[]string{"fix", db + ".missing:fix"}, `.missing:fix" in`}, // not a store: a study name
+		{[]string{"fix", db + ".missing:fix"}, `.missing: no such file or directory`}, // meant as a store: named
 	} {
 		if _, err := compareOut(t, tc.args, db); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err %v, want %q", tc.args, err, tc.want)
