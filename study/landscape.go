@@ -15,7 +15,7 @@ import (
 // is a UsageError naming --fit-study; a store that cannot be opened, or
 // too few trials to fit, an error.
 func FittedLandscape(ctx context.Context, dbPath, name string) (harness.Landscape, error) {
-	fix, err := fitFixture(ctx, dbPath, name, "")
+	fix, err := fitFixture(ctx, dbPath, name, "", "--fit-db", "--fit-study")
 	if err != nil {
 		return nil, err
 	}
@@ -23,9 +23,10 @@ func FittedLandscape(ctx context.Context, dbPath, name string) (harness.Landscap
 }
 
 // fitFixture reads the trials of study name in the store dbPath (see
-// WriteFitFixture).
-func fitFixture(ctx context.Context, dbPath, name, about string) (harness.FitFixture, error) {
-	db, err := openExisting("--fit-db", dbPath)
+// WriteFitFixture); dbFlag and studyFlag name the two in errors (the
+// caller's flags).
+func fitFixture(ctx context.Context, dbPath, name, about, dbFlag, studyFlag string) (harness.FitFixture, error) {
+	db, err := openExisting(dbFlag, dbPath)
 	if err != nil {
 		return harness.FitFixture{}, err
 	}
@@ -35,7 +36,7 @@ func fitFixture(ctx context.Context, dbPath, name, about string) (harness.FitFix
 		return harness.FitFixture{}, err
 	}
 	if !found {
-		return harness.FitFixture{}, Usagef("--fit-study %q: no such study in %s", name, dbPath)
+		return harness.FitFixture{}, Usagef("%s %q: no such study in %s", studyFlag, name, dbPath)
 	}
 	trials, err := db.Trials(ctx, name)
 	if err != nil {

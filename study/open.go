@@ -58,6 +58,16 @@ func noSuchStudy(name string, db *storage.DB) error {
 	return Usagef("--study %q: no such study in --db %s (minimize works on a study that search ran)", name, db.Path())
 }
 
+// seedConflict refuses (a UsageError) a --seed other than 0 (none given)
+// for the stored study st: a resumed study keeps its seed, since taking
+// another would make it neither the old study nor a reproducible new one.
+func seedConflict(st storage.Study, seed int64) error {
+	if seed != 0 && seed != st.Seed {
+		return Usagef("--seed %d: study %q was started with seed %d and keeps it (leave --seed out, or start a new --study)", seed, st.Name, st.Seed)
+	}
+	return nil
+}
+
 // Open opens or creates the study of req in db, whose lock the caller
 // holds (Lock): it creates the study with its seed and
 // manifest or checks a found study's manifest, server version and host
@@ -88,10 +98,8 @@ func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) 
 		}
 	}
 	if found {
-		if req.Seed != 0 && req.Seed != st.Seed {
-			// A resumed study keeps its seed: taking another would make it
-			// neither the old study nor a reproducible new one.
-			return o, Usagef("--seed %d: study %q was started with seed %d and keeps it (leave --seed out, or start a new --study)", req.Seed, req.Name, st.Seed)
+		if err := seedConflict(st, req.Seed); err != nil {
+			return o, err
 		}
 		if err := checkStudy(ctx, db, st, req); err != nil {
 			return o, err

@@ -85,4 +85,12 @@ func TestResumeKeepsTheSeed(t *testing.T) {
 	if !IsUsage(err) || !strings.Contains(err.Error(), `--seed 8: study "s" was started with seed 7`) {
 		t.Fatalf("resume with --seed 8: %v", err)
 	}
+	// search refuses it before building the sandbox (the server binary
+	// here does not exist: reaching the build would fail otherwise).
+	dir := t.TempDir()
+	cfg := Config{Study: "s", DB: db.Path(), Seed: 8, Workdir: filepath.Join(dir, "sb"), Space: Space{Mysqld: filepath.Join(dir, "no-mariadbd")}}
+	db.Close()
+	if err := Search(ctx, cfg, silent{}); !IsUsage(err) || !strings.Contains(err.Error(), "--seed 8") {
+		t.Fatalf("search with --seed 8: %v", err)
+	}
 }

@@ -435,12 +435,17 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 		return r, db, Opened{}, err
 	}
 	r.undo = append(r.undo, func() error { release(); return nil })
-	if mode == "minimize" {
-		// Before the sandbox is built: a mistyped --study costs nothing.
-		if _, found, err := db.Study(ctx, cfg.Study); err != nil {
+	// What the stored study refuses, before the sandbox is built: a
+	// mistyped --study for minimize, another --seed (Open checks both
+	// again, and the rest of the settings once they are known).
+	switch st, found, err := db.Study(ctx, cfg.Study); {
+	case err != nil:
+		return r, db, Opened{}, err
+	case !found && mode == "minimize":
+		return r, db, Opened{}, noSuchStudy(cfg.Study, db)
+	case found:
+		if err := seedConflict(st, cfg.Seed); err != nil {
 			return r, db, Opened{}, err
-		} else if !found {
-			return r, db, Opened{}, noSuchStudy(cfg.Study, db)
 		}
 	}
 	if err := r.build(ctx); err != nil {

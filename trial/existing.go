@@ -121,7 +121,7 @@ func (r *Existing) Prepare(ctx context.Context, b Benchmark, logf func(string, .
 		// fewer rows would make part of its statements find nothing.
 		rows, err := r.ex.QueryInt(ctx, "SELECT COALESCE(MAX(id), 0) FROM sbtest.sbtest1")
 		if err != nil {
-			return err
+			return fmt.Errorf("server %s: rows of sbtest.sbtest1 (checking --table-size %d): %w", r.ex.Addr(), ds.TableSize, err)
 		}
 		if rows < int64(ds.TableSize) {
 			return fmt.Errorf("schema sbtest on %s holds tables of %d rows, fewer than --table-size %d: drop the schema sbtest or use --table-size %d", r.ex.Addr(), rows, ds.TableSize, rows)

@@ -82,12 +82,9 @@ func CaptureLive(ctx context.Context, l Live) (w *Workload, err error) {
 	if l.For <= 0 {
 		return nil, fmt.Errorf("live capture: want a duration > 0, got %s", l.For)
 	}
-	cfg, err := mysql.ParseDSN(l.DSN)
+	cfg, err := secret.ParseUserDSN(l.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("live capture: DSN %q: want USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/: %v", secret.RedactDSN(l.DSN), err)
-	}
-	if cfg.Passwd != "" {
-		return nil, fmt.Errorf("live capture: DSN %q holds a password: give it apart (Live.Password)", secret.RedactDSN(l.DSN))
+		return nil, fmt.Errorf("live capture: %w", err)
 	}
 	cfg.Passwd = l.Password
 	cfg.DBName = ""

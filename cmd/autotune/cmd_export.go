@@ -48,9 +48,6 @@ with SET PERSIST, for MySQL 8.0 and later), json (a document with the trial, the
 options and their notes, score and gain).`,
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
-			if o.trial < -1 {
-				return usagef("--trial %d: want a trial number (0, 1, ...)", o.trial)
-			}
 			if o.full && o.trial >= 0 {
 				return usagef("--full: --trial exports that trial in full already")
 			}
