@@ -52,14 +52,8 @@ func TestMinimizeResumesWithItsPairs(t *testing.T) {
 // would fail with another error.
 func TestMinimizeMissingStudyBeforeBuild(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "t.db")
-	st, err := storage.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	cfg := Config{Study: "nope", DB: db, Workdir: filepath.Join(dir, "sb"), Space: Space{Mysqld: filepath.Join(dir, "no-mariadbd")}}
-	err = Minimize(context.Background(), cfg, silent{})
+	cfg := Config{Study: "nope", DB: emptyStore(t, dir), Workdir: filepath.Join(dir, "sb"), Space: Space{Mysqld: filepath.Join(dir, "no-mariadbd")}}
+	err := Minimize(context.Background(), cfg, silent{})
 	if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), `--study "nope": no such study in --db`) {
 		t.Fatalf("err %v, want the missing study named", err)
 	}

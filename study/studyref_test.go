@@ -8,14 +8,21 @@ import (
 	"github.com/autotune/autotune/storage"
 )
 
-func TestParseStudyRef(t *testing.T) {
-	dir := t.TempDir()
+// emptyStore returns the path of a new SQLite store in dir, with no study.
+func emptyStore(t *testing.T, dir string) string {
+	t.Helper()
 	db := filepath.Join(dir, "t.db")
 	st, err := storage.Open(db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
+	return db
+}
+
+func TestParseStudyRef(t *testing.T) {
+	dir := t.TempDir()
+	db := emptyStore(t, dir)
 	for _, tc := range []struct {
 		arg  string
 		want StudyRef
