@@ -538,7 +538,9 @@ func ownsPidFile(pid int, pidFile string) bool {
 		if err != nil {
 			return false
 		}
-		for _, o := range of.Effective([]string{"mysqld", "server", "mariadb", "mariadbd"}) {
+		// Every group a server reads whatever its version (the version
+		// groups of 0.0 match nothing).
+		for _, o := range of.Effective(space.ServerGroups(space.Version{Flavor: space.MariaDB})) {
 			if o.Name == "pid_file" && filepath.Clean(o.Value) == filepath.Clean(pidFile) {
 				return true
 			}

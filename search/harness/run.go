@@ -680,8 +680,9 @@ type LandscapeSummary struct {
 // the headline; last, per strategy run with the warm start, on how many of
 // the landscapes with a noise-free warm-start share its median at the last
 // checkpoint is above that share, naming the others with the runs of each
-// a test needs to tell the warm start's best one-knob change from it
-// (WarmStart.StepRuns). Errors: w's.
+// a test needs to tell from it the warm start's best one-knob change and
+// every knob's best change at once (WarmStart.StepRuns, TogetherRuns).
+// Errors: w's.
 func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
 	if len(sums) == 0 {
 		return nil
