@@ -201,10 +201,9 @@ const initLimit = 10 * time.Minute
 
 // initDatadir initialises the datadir dir with the server's own tool,
 // stopped after initLimit.
-func (sb *Sandbox) initDatadir(ctx context.Context, dir string) error {
-	ictx, cancel := context.WithTimeout(ctx, initLimit)
+func (sb *Sandbox) initDatadir(parent context.Context, dir string) error {
+	ctx, cancel := context.WithTimeout(parent, initLimit)
 	defer cancel()
-	ctx = ictx
 	var cmd *exec.Cmd
 	switch sb.Server.Flavor {
 	case MariaDB:
@@ -244,7 +243,7 @@ func (sb *Sandbox) initDatadir(ctx context.Context, dir string) error {
 	// 24 with a private TMPDIR). UMASK/UMASK_DIR keep the files 0600/0700.
 	cmd.Env = append(os.Environ(), "TMPDIR="+sb.path("tmp"), "UMASK=0600", "UMASK_DIR=0700")
 	out, err := cmd.CombinedOutput()
-	if err != nil && ictx.Err() == context.DeadlineExceeded {
+	if err != nil && parent.Err() == nil && ctx.Err() != nil {
 		return fmt.Errorf("initialise datadir %s: did not end within %s (stopped): %s", dir, initLimit, installError(out))
 	}
 	if err != nil {
