@@ -128,6 +128,9 @@ type Launch struct {
 	// Interleave runs under `numactl --interleave=all`; Numactl the path.
 	Interleave bool
 	Numactl    string
+	// Cgroup, when set, runs the program inside this memory cgroup (the
+	// host profile; Cgroup.Wrap).
+	Cgroup *Cgroup
 }
 
 // Command returns the command that runs path with args under l: numactl
@@ -152,7 +155,7 @@ func (l Launch) argv(path string, args []string) []string {
 	if l.Interleave {
 		argv = append([]string{l.Numactl, "--interleave=all"}, argv...)
 	}
-	return argv
+	return l.Cgroup.Wrap(argv)
 }
 
 func (l Launch) env(cmd *exec.Cmd) *exec.Cmd {

@@ -51,6 +51,16 @@ type Manifest struct {
 	// replay: the workload file's and the dump's SHA-256, the speed,
 	// read-only); nil in studies made before it was recorded.
 	Definition *benchdef.Definition `json:"definition,omitempty"`
+	// HostProfile is the limit the sandboxed server ran under (nil: the
+	// whole host). Scores under different profiles never compare: a
+	// resume with another one is refused, --allow-changes or not.
+	HostProfile *HostProfile `json:"host_profile,omitempty"`
+}
+
+// HostProfile is a study's host profile: what the sandboxed server may use.
+type HostProfile struct {
+	// MemoryLimitBytes is the memory cgroup's limit, page cache counted.
+	MemoryLimitBytes int64 `json:"memory_limit_bytes"`
 }
 
 // SpaceManifest are the space settings of a study.

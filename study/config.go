@@ -27,6 +27,12 @@ type Config struct {
 	AllowChanges bool
 	// Workdir is the sandbox directory.
 	Workdir string
+	// MemoryLimit is the host profile (bytes; 0: none): the sandboxed
+	// server, and the restore of its datadir, run in a memory cgroup of
+	// this size that counts the page cache (runner.Cgroup), and the
+	// host's RAM is taken to be this much for the memory budget, the
+	// expert warm start and --seed-from rescaling. Sandbox only.
+	MemoryLimit int64
 	// Bench is the benchmark.
 	Bench Bench
 	// Measure says how a trial is measured, scored and re-measured.
@@ -218,6 +224,9 @@ func (c Config) manifest(sp *storage.SpaceManifest) storage.Manifest {
 	}
 	if c.Bench.Driver != "sysbench" && c.Bench.Driver != "command" && c.Bench.Driver != "tpcc" {
 		man.Benchmark = c.Bench.Driver
+	}
+	if c.MemoryLimit > 0 {
+		man.HostProfile = &storage.HostProfile{MemoryLimitBytes: c.MemoryLimit}
 	}
 	if c.Bench.Driver == "replay" {
 		// The workload file is identified by its content (the

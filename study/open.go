@@ -158,6 +158,11 @@ func checkStudy(ctx context.Context, db *storage.DB, st storage.Study, req OpenR
 	if req.Worker {
 		return Usagef("study %q was created under other settings or on other hardware:%s\nevery worker of a study needs the same flags, server version and hardware (scores from different machines do not compare): start a separate study for this one", req.Name, b.String())
 	}
+	for _, d := range diffs {
+		if strings.HasPrefix(d.Field, "settings.host_profile") {
+			return Usagef("study %q was run under another host profile:%s\nscores measured with another memory limit do not compare, --allow-changes or not: resume it with the same --memory-limit, or start a new study with --study NEW_NAME", req.Name, b.String())
+		}
+	}
 	if !req.AllowChanges {
 		return Usagef("study %q was run under a different manifest:%s\nscores measured under different conditions do not compare: use the same flags and machine to resume it, start a new study with --study NEW_NAME, or pass --allow-changes to continue and record the change", req.Name, b.String())
 	}

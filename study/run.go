@@ -2,6 +2,8 @@ package study
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -67,7 +69,8 @@ type run struct {
 	cfg     Config
 	prog    Progress
 	started time.Time
-	host    runner.Host
+	host    runner.Host // the host as the study sees it: RAM is the profile's limit
+	hostRAM int64       // the machine's own RAM (bytes)
 	engine  *trial.Engine
 	sp      *space.Space
 	base    space.Config
@@ -157,6 +160,12 @@ func (r *run) build(ctx context.Context) error {
 	var err error
 	if r.host, err = runner.ReadHost(); err != nil {
 		return err
+	}
+	r.hostRAM = r.host.RAMBytes
+	if cfg.MemoryLimit > 0 {
+		// The profile is a smaller host: every rule sized by RAM reads
+		// the limit.
+		r.host.RAMBytes = min(r.host.RAMBytes, cfg.MemoryLimit)
 	}
 	bench := cfg.Bench
 	if len(cfg.Space.BenchBuilds) > 0 {
@@ -253,7 +262,7 @@ func (r *run) onSandbox(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := planSpace(ctx, cfg.Space, rs, r.host)
+	plan, err := planSpace(ctx, cfg.Space, rs, r.host, cfg.MemoryLimit > 0)
 	if err != nil {
 		return err
 	}
@@ -263,10 +272,22 @@ func (r *run) onSandbox(ctx context.Context) error {
 		return err
 	}
 	// The server that loads the dataset holds it whole in its pool for
-	// the page list: a quarter of the RAM, within the memory budget.
+	// the page list: a quarter of the RAM, within the memory budget. It
+	// runs outside the host profile (loading is not measured); a trial's
+	// smaller pool loads the part of the list it holds.
 	sb.WarmPool = r.host.RAMBytes / 4
 	if plan.budget > 0 {
 		sb.WarmPool = min(sb.WarmPool, plan.budget/2)
+	}
+	if cfg.MemoryLimit > 0 {
+		sb.WarmPool = r.hostRAM / 4
+		cg, err := runner.NewCgroup("autotune-"+shortHash(sb.Dir), cfg.MemoryLimit)
+		if err != nil {
+			return Usagef("--memory-limit %s: %v", space.FormatBytes(cfg.MemoryLimit), err)
+		}
+		sb.Cgroup = cg
+		r.undo = append(r.undo, cg.Remove) // after the target's Close below
+		r.logf("host profile: the sandboxed server runs under a %s, page cache counted; memory rules read %s of RAM", cg, space.FormatBytes(r.host.RAMBytes))
 	}
 	target := &trial.Sandbox{Box: sb, Space: rs.sp, Builds: rs.servers.bins, Default: bin,
 		MaxConnections: cfg.maxConnections(), Dynamic: cfg.Space.Apply == ApplyDynamic, Logf: r.logf,
@@ -274,6 +295,14 @@ func (r *run) onSandbox(ctx context.Context) error {
 	r.undo = append(r.undo, func() error { return target.Close(context.Background()) })
 	e := r.engine
 	e.Target, e.MemoryBudget, e.ServerVars, e.Facilities = target, plan.budget, rs.info.Vars, rs.fac
+	if sb.Cgroup != nil {
+		// Under a host profile the kernel's limit judges what a
+		// configuration really touches; the estimate (every buffer at
+		// its size, allocated or not) would refuse the server defaults
+		// on a small profile. The budget still bounds the buffer pool
+		// and the warm start.
+		e.MemoryBudget = 0
+	}
 	e.BenchBuilds = map[string]string{}
 	for _, b := range cfg.Space.BenchBuilds {
 		e.BenchBuilds[b.Name] = b.Path
@@ -527,4 +556,11 @@ func (r *run) interrupted(ctx context.Context, err error) error {
 		return r.prog.Interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted); the server's original settings are put back next.\nresume with the same command: autotune search --dsn ... --study %s --db %s ...", c.Study, c.DB))
 	}
 	return r.prog.Interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted) and the server stopped.\nresume with the same command: autotune search --study %s --db %s ...", c.Study, c.DB))
+}
+
+// shortHash is the first 12 hex digits of s's SHA-256: a name for a
+// host resource (a cgroup) that is the same for the same sandbox.
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:6])
 }

@@ -148,9 +148,11 @@ type spacePlan struct {
 }
 
 // planSpace derives the space plan from the resolved space and the host:
-// it limits the buffer pool to half the RAM and the memory budget, and
-// reads the baseline my.cnf.
-func planSpace(ctx context.Context, s Space, rs resolved, host runner.Host) (spacePlan, error) {
+// it limits the buffer pool to half the RAM and the memory budget (to the
+// budget alone under a host profile, profiled: the cgroup's limit, not
+// the machine, stops a pool too large, and the study learns it from the
+// out-of-memory kill), and reads the baseline my.cnf.
+func planSpace(ctx context.Context, s Space, rs resolved, host runner.Host, profiled bool) (spacePlan, error) {
 	budget, err := ParseMemoryBudget(s.MemoryBudget, host.RAMBytes)
 	if err != nil {
 		return spacePlan{}, Usagef("--memory-budget: %v", err)
@@ -171,6 +173,9 @@ func planSpace(ctx context.Context, s Space, rs resolved, host runner.Host) (spa
 	}
 	st.BenchmarkBuilds = s.BenchBuilds
 	limit := float64(min(host.RAMBytes/2, budget))
+	if profiled {
+		limit = float64(min(host.RAMBytes, budget))
+	}
 	if err := rs.sp.Limit("innodb_buffer_pool_size", limit); err != nil && rs.sp.Searched("innodb_buffer_pool_size") {
 		return spacePlan{}, fmt.Errorf("--memory-budget %s: %w", space.HumanBytes(budget), err)
 	}

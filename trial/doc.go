@@ -12,8 +12,10 @@
 // throughput; score the measurement window with search.ScoreRule; sample
 // server status and host CPU during the window; and classify failures (a
 // refused config, a crash, a benchmark error: the trial fails and the study
-// goes on; a server that could not allocate its memory at start also makes
-// configurations estimated at as much memory or more rejected before start;
+// goes on; a server that ran out of memory (it could not allocate it at
+// start, or the kernel killed it at the host profile's memory limit:
+// runner.Cgroup) also makes configurations estimated at as much memory or
+// more rejected before start;
 // cancellation, storage or sandbox trouble and a server that restarted
 // during the benchmark stop the study).
 //

@@ -85,6 +85,11 @@ type Applied struct {
 	// the benchmark ran to the end; the target may keep the server for the
 	// next trial, else it stops it (recording the stop phase in out).
 	Release func(measured bool, out *search.Outcome)
+	// KilledForMemory, when set, reports whether the kernel killed the
+	// server for memory (the host profile's limit) since Apply: a server
+	// that died during the benchmark then failed for the configuration's
+	// memory, which the study learns.
+	KilledForMemory func() bool
 }
 
 // Refused is a configuration the target's server refused: the trial fails
@@ -179,7 +184,7 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, e
 	if e.noMemory > 0 {
 		if est := space.EstimateMemory(cfg, e.ServerVars, e.MaxConnections); est.Total >= e.noMemory {
 			out.Rejected = true
-			out.Failure = fmt.Sprintf("rejected before start: estimated memory %s is at least the %s of trial %d, whose server could not allocate its memory at start (out of memory)", est, space.HumanBytes(e.noMemory), e.noMemoryTrial)
+			out.Failure = fmt.Sprintf("rejected before start: estimated memory %s is at least the %s of trial %d, whose server ran out of memory", est, space.HumanBytes(e.noMemory), e.noMemoryTrial)
 			return out, nil
 		}
 	}
@@ -211,10 +216,7 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, e
 			// rejected for a resource, not an installation fault. Every
 			// configuration estimated at this much or more will fail
 			// the same way.
-			est := space.EstimateMemory(cfg, e.ServerVars, e.MaxConnections)
-			if e.noMemory == 0 || est.Total < e.noMemory {
-				e.noMemory, e.noMemoryTrial = est.Total, t.Number
-			}
+			est := e.learnNoMemory(cfg, t.Number)
 			out.Failure = fmt.Sprintf("configuration rejected for a resource (memory: estimated %s): %s; configurations estimated at %s or more are now rejected before start", est, ref.Failure, space.HumanBytes(e.noMemory))
 		}
 		return out, nil
@@ -271,6 +273,10 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, e
 		return out, re
 	case errors.As(berr, &ns):
 		out.Failure = ns.Error()
+	case berr != nil && srv.ExitedWithin(2*time.Second) && applied.KilledForMemory != nil && applied.KilledForMemory():
+		e.learnNoMemory(cfg, t.Number)
+		out.Failure = fmt.Sprintf("out of memory: the kernel killed the server during the benchmark at the host profile's memory limit; configurations estimated at %s or more are now rejected before start", space.HumanBytes(e.noMemory))
+		out.ErrorLog = runner.LogExcerpt(srv.ErrorLog)
 	case berr != nil && srv.ExitedWithin(2*time.Second):
 		out.Failure = "server crashed during the benchmark: " + cmp.Or(errorLine(srv.ErrorLog), berr.Error())
 		out.ErrorLog = runner.LogExcerpt(srv.ErrorLog)
@@ -287,6 +293,17 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, e
 		measured = true
 	}
 	return out, nil
+}
+
+// learnNoMemory records that the configuration cfg of trial n ran out of
+// memory: every configuration estimated at its memory or more is rejected
+// before start from now on. It returns cfg's estimate.
+func (e *Engine) learnNoMemory(cfg space.Config, n int) space.MemoryEstimate {
+	est := space.EstimateMemory(cfg, e.ServerVars, e.MaxConnections)
+	if e.noMemory == 0 || est.Total < e.noMemory {
+		e.noMemory, e.noMemoryTrial = est.Total, n
+	}
+	return est
 }
 
 // readBack reads every server knob of cfg back from the server (SELECT

@@ -61,7 +61,8 @@ type Sandbox struct {
 	live        *runner.Server // Dynamic: the server kept after a trial
 	liveCfg     space.Config
 	liveDatadir string
-	diskFull    int // consecutive starts that failed on a full disk
+	diskFull    int   // consecutive starts that failed on a full disk
+	oomKills    int64 // the cgroup's kill count when the server started
 }
 
 // Prepare builds the dataset snapshot once: a fresh datadir, b.Prepare,
@@ -233,7 +234,7 @@ func (s *Sandbox) Apply(ctx context.Context, req Request) (Applied, error) {
 		}
 		s.removeDatadir(datadir)
 	}
-	return Applied{Server: srv, Release: release}, nil
+	return Applied{Server: srv, Release: release, KilledForMemory: s.killedForMemory}, nil
 }
 
 // start restores the snapshot into a fresh datadir and starts bin on it
@@ -256,6 +257,8 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 			return runner.WaitBufferPoolLoad(ctx, srv, 200*time.Millisecond, limit)
 		}
 	}
+	cg := s.Box.Cgroup
+	killsBefore := cg.OOMKills()
 	rctx, cancel := context.WithTimeout(ctx, dl.Restore)
 	datadir, err := restore(rctx)
 	cancel()
@@ -274,6 +277,7 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 	opts.WriteString(runner.TrialPoolOptions(s.Preload))
 	o := s.Box.Options(datadir, opts.String(), runner.NextLogName(req.Trial.Number), s.MaxConnections)
 	o.Launch = req.Launch
+	o.Launch.Cgroup = cg
 	o.MaxStart = dl.Start
 	req.Enter(search.PhaseStarting)
 	t0 = time.Now()
@@ -292,6 +296,9 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 				return nil, "", fmt.Errorf("the sandbox disk is full (No space left on device at %d server starts in a row; --workdir %s): free space and run the same command to resume: %w", s.diskFull, s.Box.Dir, se)
 			}
 			return nil, "", &Refused{Failure: "sandbox disk full: " + se.Error(), ErrorLog: se.Excerpt}
+		}
+		if killed := cg.OOMKills() > killsBefore; killed {
+			return nil, "", outOfMemory(cg, "at start", se.Error(), se.Excerpt)
 		}
 		return nil, "", &Refused{Failure: se.Error(), ErrorLog: se.Excerpt, Cause: se.Diagnosis.Cause}
 	}
@@ -318,11 +325,30 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 			// crash reading the pages) fails the trial with its log, and
 			// the log's diagnosis (an out-of-memory kill is learned).
 			excerpt := runner.LogExcerpt(srv.ErrorLog)
+			if cg.OOMKills() > killsBefore {
+				return nil, "", outOfMemory(cg, "while loading the buffer pool", "buffer pool load: "+err.Error(), excerpt)
+			}
 			return nil, "", &Refused{Failure: "buffer pool load: " + err.Error(), ErrorLog: excerpt, Cause: runner.DiagnoseStartLog(excerpt).Cause}
 		}
 		if !load.Loaded && s.Logf != nil {
 			s.Logf("warning: trial %d starts cold: the server did not load the buffer pool page list (%s)", req.Trial.Number, load.Status)
 		}
 	}
+	s.oomKills = killsBefore
 	return srv, datadir, nil
+}
+
+// outOfMemory is the failure of a server the kernel killed at the host
+// profile's memory limit (when: "at start", ...): the configuration needs
+// more memory than the profile gives, which the study learns
+// (runner.CauseOutOfMemory).
+func outOfMemory(cg *runner.Cgroup, when, failure, excerpt string) *Refused {
+	return &Refused{Failure: fmt.Sprintf("out of memory: the kernel killed the server %s at the host profile's %s (%s)", when, cg, failure),
+		ErrorLog: excerpt, Cause: runner.CauseOutOfMemory}
+}
+
+// killedForMemory reports whether the kernel killed a process of the
+// host profile's cgroup since the current server started.
+func (s *Sandbox) killedForMemory() bool {
+	return s.Box.Cgroup != nil && s.Box.Cgroup.OOMKills() > s.oomKills
 }

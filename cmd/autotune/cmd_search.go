@@ -32,7 +32,7 @@ func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 }
 
 // sandboxOnly are the flags an existing server cannot honour.
-var sandboxOnly = []string{"workdir", "mysqld", "server-build", "benchmark-build", "apply", "space", "baseline-cnf", "bench-cmd", "cold-start"}
+var sandboxOnly = []string{"workdir", "mysqld", "server-build", "benchmark-build", "apply", "space", "baseline-cnf", "bench-cmd", "cold-start", "memory-limit"}
 
 // config turns the flags into the study's configuration; fs tells which
 // flags were given.

@@ -84,6 +84,10 @@ func (d *daysDuration) String() string { return study.FormatDuration(time.Durati
 
 func (d *daysDuration) Type() string { return "duration" }
 
+// minMemoryLimit is the smallest --memory-limit: a MariaDB 10.11 server
+// with the smallest buffer pool needs about 100 MB here.
+const minMemoryLimit = 256 << 20
+
 // benchFlags describe the benchmark and the sandbox.
 type benchFlags struct {
 	benchmark        string
@@ -102,6 +106,7 @@ type benchFlags struct {
 	prepared         bool
 	warehouses       int
 	tpccPath         string
+	memoryLimit      string
 	fs               *pflag.FlagSet // which flags were given
 }
 
@@ -124,6 +129,7 @@ func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.warmupMax, "warmup-max", 0, "longest warm-up (0 = 3 x --warmup): with no steady start by then the window starts anyway and the trial is marked not steady")
 	fs.BoolVar(&o.coldStart, "cold-start", false, "start every trial with an empty buffer pool (default: trials load the page list of the warmed dataset, as a server that has been running would hold)")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "measurement window of each trial")
+	fs.StringVar(&o.memoryLimit, "memory-limit", "", "host profile: run the sandboxed server in a memory cgroup of this size (such as 2G), page cache counted, as on a host with this much RAM; a server over it is killed and its trial fails as out of memory (needs root and a writable cgroup memory controller; default: no limit)")
 }
 
 func (o *benchFlags) apply(c *study.Config) error {
@@ -181,6 +187,13 @@ func (o *benchFlags) apply(c *study.Config) error {
 		return usageError{Err: err}
 	}
 	c.Workdir = o.workdir
+	if o.memoryLimit != "" {
+		n, err := space.ParseBytes(o.memoryLimit)
+		if err != nil || n < minMemoryLimit {
+			return usagef("--memory-limit %q: want a size of at least %s such as 2G", o.memoryLimit, space.FormatBytes(minMemoryLimit))
+		}
+		c.MemoryLimit = n
+	}
 	c.Measure.Warmup, c.Measure.Duration, c.Measure.WarmupMax, c.Measure.ColdStart = o.warmup, o.duration, o.warmupMax, o.coldStart
 	if o.warmupMax == 0 {
 		c.Measure.WarmupMax = 3 * o.warmup
@@ -354,7 +367,7 @@ type spaceFlags struct {
 
 func (o *spaceFlags) AddFlags(fs *pflag.FlagSet) {
 	o.addResolveFlags(fs)
-	fs.StringVar(&o.memoryBudget, "memory-budget", "75%", "memory a config may use, as a size (12G) or a share of RAM (75%); a config whose MySQLTuner-style estimate (global buffers + per-connection buffers x max_connections) exceeds it is rejected without starting a server")
+	fs.StringVar(&o.memoryBudget, "memory-budget", "75%", "memory a config may use, as a size (12G) or a share of RAM (75%); a config whose MySQLTuner-style estimate (global buffers + per-connection buffers x max_connections) exceeds it is rejected without starting a server; under --memory-limit, a share of the limit, and only the buffer pool's range and the warm start follow it (the limit itself judges what a server touches)")
 	fs.StringVar(&o.baselineCnf, "baseline-cnf", "", "your current my.cnf: read by the MySQL option-file rules, its knob values become trial 0 and the base of every trial; export then shows the change against it")
 	fs.StringVar(&o.applyMode, "apply", study.ApplyRestart, "restart: every trial restores the dataset and restarts the server; dynamic: when only dynamic knobs change from the previous trial, apply them with SET GLOBAL on the running server (faster, but the trial inherits the previous trial's dataset and cache state)")
 }
