@@ -24,8 +24,8 @@ func TestMemoryCgroupBase(t *testing.T) {
 `
 	for _, c := range []struct {
 		name, mountinfo, member, want string
-		version                     int
-		err                         string
+		version                       int
+		err                           string
 	}{
 		{"v1 nested", strings.ReplaceAll(v1, "/sys/fs/cgroup/unified", v2NoMem), "4:memory:/process_api/abc\n1:cpu:/\n0::/\n", "/sys/fs/cgroup/memory/process_api/abc", 1, ""},
 		{"v1 root", v1, "4:memory:/\n", "/sys/fs/cgroup/memory", 1, ""},
