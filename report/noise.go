@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -113,10 +115,13 @@ func slicesMax(xs []float64) float64 {
 }
 
 // VerifyRun is one run of `autotune verify`: the file's configuration
-// (File) or the baseline, in pair Pair (from 1).
+// (File) or the baseline, in pair (round) Pair (from 1). Arm names the
+// configuration when verify compares several files ("" for one: the line
+// then says "file" or "baseline").
 type VerifyRun struct {
 	Pair    int
 	File    bool
+	Arm     string
 	Outcome search.Outcome
 	Took    time.Duration
 }
@@ -124,13 +129,16 @@ type VerifyRun struct {
 // VerifyLine renders one verify run: "pair 2 baseline: 612.3 tps (score
 // 598.1, warm-up 15s, preload 6s) 98s", or the failure.
 func VerifyLine(r VerifyRun, goal search.Goal) string {
-	who := "baseline"
+	who, unitName := "baseline", "pair"
 	if r.File {
 		who = "file    "
 	}
+	if r.Arm != "" {
+		who, unitName = r.Arm, "round"
+	}
 	o := r.Outcome
 	if o.Failure != "" {
-		return fmt.Sprintf("pair %d %s: FAILED: %s", r.Pair, who, o.Failure)
+		return fmt.Sprintf("%s %d %s: FAILED: %s", unitName, r.Pair, who, o.Failure)
 	}
 	v := search.ObjectiveValue(goal, search.Trial{Outcome: o})
 	unit := string(goal)
@@ -144,7 +152,7 @@ func VerifyLine(r VerifyRun, goal search.Goal) string {
 	if o.Infeasible {
 		steady += fmt.Sprintf(", p95 %.1f ms OVER --max-p95: the pair does not count", o.P95MS)
 	}
-	return fmt.Sprintf("pair %d %s: %.1f %s (score %.1f, warm-up %.0fs%s, preload %.0fs) %s", r.Pair, who, v, unit, o.Score,
+	return fmt.Sprintf("%s %d %s: %.1f %s (score %.1f, warm-up %.0fs%s, preload %.0fs) %s", unitName, r.Pair, who, v, unit, o.Score,
 		o.WarmupS, steady, o.Phases["preload"], r.Took.Round(time.Second))
 }
 
@@ -172,4 +180,83 @@ func WriteVerify(out io.Writer, file string, goal search.Goal, g search.Gain, ge
 		return
 	}
 	fmt.Fprintf(out, "verdict: NOT VERIFIED (exit code 3): the interval does not lie above 0; more pairs (--pairs) or a longer window (--duration) narrow it\n")
+}
+
+// VerifyArm is one configuration of a verify run over several files: its
+// runs, its geometric mean, and its gains from the per-round log-ratios
+// over the baseline and over the reference file.
+type VerifyArm struct {
+	// Name is the file's path, or what the baseline is.
+	Name string
+	// File is false for the baseline; Reference marks the reference.
+	File, Reference bool
+	// Runs counted of Rounds; OverLimit runs over --max-p95 (not counted).
+	Runs, Rounds, OverLimit int
+	// Mean is the geometric mean of the counted runs' objective values.
+	Mean float64
+	// VsBase and VsRef are the gains over the baseline and the reference
+	// (zero with an error, or for the arm itself).
+	VsBase, VsRef       search.Gain
+	VsBaseErr, VsRefErr error
+}
+
+// WriteVerifyArms prints the table of a verify run over several files,
+// one row per arm (the baseline last): runs counted, the geometric mean,
+// the gain over the baseline and over the reference with their 95 %
+// intervals; then the verdict, failed listing each file whose gain over
+// the baseline is not shown with the reason.
+func WriteVerifyArms(out io.Writer, goal search.Goal, arms []VerifyArm, failed []string) {
+	var base, ref string
+	for _, a := range arms {
+		if !a.File {
+			base = a.Name
+		}
+		if a.Reference {
+			ref = a.Name
+		}
+	}
+	unit := "mean " + string(goal)
+	if goal == search.GoalP95 {
+		unit = "p95 ms"
+	}
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "arm\truns\t%s\tvs %s (95 %% CI)\tvs %s (95 %% CI)\n", unit, base, ref)
+	for _, a := range arms {
+		name := a.Name
+		if a.Reference {
+			name += " (reference)"
+		}
+		runs := fmt.Sprintf("%d/%d", a.Runs, a.Rounds)
+		if a.OverLimit > 0 {
+			runs += fmt.Sprintf(" (%d over --max-p95)", a.OverLimit)
+		}
+		vsBase, vsRef := "—", "—"
+		if a.File {
+			vsBase = armGain(a.VsBase, a.VsBaseErr)
+		}
+		if !a.Reference {
+			vsRef = armGain(a.VsRef, a.VsRefErr)
+		}
+		mean := "—"
+		if a.Runs > 0 {
+			mean = fmt.Sprintf("%.1f", a.Mean)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, runs, mean, vsBase, vsRef)
+	}
+	tw.Flush()
+	if len(failed) == 0 {
+		fmt.Fprintf(out, "verdict: VERIFIED: every file is faster than %s\n", base)
+		return
+	}
+	fmt.Fprintf(out, "verdict: NOT VERIFIED (exit code 3): %s\n", strings.Join(failed, "; "))
+}
+
+// armGain renders a gain as "+12.3 % (+4.1 .. +21.2 %, p = 0.01)", or why
+// there is none.
+func armGain(g search.Gain, err error) string {
+	if err != nil {
+		return "none: " + err.Error()
+	}
+	return fmt.Sprintf("%+.1f %% (%+.1f .. %+.1f %%, p = %.2g)", g.Pct, g.LoPct, g.HiPct, g.P)
 }

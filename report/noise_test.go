@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/internal/golden"
 )
 
 // A run over --max-p95 says so in verify's and noise's lines, and any run
@@ -62,5 +63,41 @@ func TestMaxP95Lines(t *testing.T) {
 		if c.overLimit > 0 && strings.Contains(b.String(), "verdict: VERIFIED") {
 			t.Errorf("%s: verified with runs over the limit: %q", c.name, b.String())
 		}
+	}
+}
+
+// The table of a verify run over several files: each arm's runs, mean,
+// and gains over the baseline and the reference, and the verdict naming
+// each file whose gain over the baseline is not shown.
+func TestWriteVerifyArms(t *testing.T) {
+	ps := func(ratios ...float64) []search.Pair {
+		var out []search.Pair
+		for i, r := range ratios {
+			b := 800 + 10*float64(i)
+			out = append(out, search.Pair{A: b * r, B: b})
+		}
+		return out
+	}
+	gain := func(p []search.Pair) (search.Gain, error) { return search.PairedGain(search.GoalTPS, p) }
+	warmBase, e1 := gain(ps(1.55, 1.60, 1.52, 1.58))
+	handBase, e2 := gain(ps(1.50, 1.62, 1.45, 1.57))
+	handWarm, e3 := gain(ps(0.97, 1.01, 0.95, 0.99))
+	baseWarm, e4 := gain(ps(0.64, 0.63, 0.66, 0.63))
+	_, e5 := gain(ps(1.2))
+	arms := []VerifyArm{
+		{Name: "warm.cnf", File: true, Reference: true, Runs: 4, Rounds: 4, Mean: 1256.0, VsBase: warmBase, VsBaseErr: e1},
+		{Name: "hand.cnf", File: true, Runs: 4, Rounds: 4, Mean: 1238.4, VsBase: handBase, VsBaseErr: e2, VsRef: handWarm, VsRefErr: e3},
+		{Name: "export.cnf", File: true, Runs: 1, Rounds: 4, OverLimit: 3, Mean: 990.2, VsBaseErr: e5, VsRefErr: e5},
+		{Name: "the server defaults", Runs: 4, Rounds: 4, Mean: 800.3, VsRef: baseWarm, VsRefErr: e4},
+	}
+	var b bytes.Buffer
+	WriteVerifyArms(&b, search.GoalTPS, arms, []string{"export.cnf: the file's p95 latency exceeded --max-p95 5 ms in 3 of 4 runs"})
+	b.WriteString("---\n")
+	WriteVerifyArms(&b, search.GoalTPS, []VerifyArm{arms[0], arms[1], arms[3]}, nil)
+	golden.Check(t, "verify-arms.golden", b.Bytes())
+
+	line := VerifyLine(VerifyRun{Pair: 3, File: true, Arm: "hand.cnf", Outcome: search.Outcome{Failure: "server did not start"}}, search.GoalTPS)
+	if line != "round 3 hand.cnf: FAILED: server did not start" {
+		t.Fatalf("arm line %q", line)
 	}
 }

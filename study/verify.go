@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"gonum.org/v1/gonum/stat"
 )
 
 // NotVerified is Verify's verdict when the configuration's gain is not
@@ -25,82 +28,114 @@ type NotVerified struct {
 
 func (e NotVerified) Error() string { return "not verified: " + e.Reason }
 
-// Verify re-measures the configuration of the option file file against
-// the baseline (the server defaults, or cfg.Space.BaselineCnf with the
-// file's settings on top of it) on the sandbox: pairs interleaved pairs
-// (file first, then baseline; baseline first, then file; ...), each run a
-// full trial of the engine. It prints every run and the paired gain on
-// the objective (search.PairedGain) to out, and returns the gain. It
-// returns NotVerified when the interval's lower bound is not above zero,
-// fewer than 2 pairs completed, or any run of the file's configuration
-// exceeded cfg.Measure.MaxP95 (such a run's pair is not counted, as in a
-// study's final A/B runs: search.ABPairs), a UsageError for a file the server
-// would refuse or that sets nothing autotune can measure, and other
-// errors when the sandbox fails. Nothing is written to a study database.
-func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progress, out io.Writer) (g search.Gain, err error) {
-	if pairs < 2 {
-		return g, Usagef("--pairs %d: want at least 2 (an interval needs two pairs)", pairs)
+// Verify re-measures the configurations of the option files files against
+// the baseline (the server defaults, or cfg.Space.BaselineCnf with each
+// file's settings on top of it) on the sandbox in rounds: each round
+// measures every file and the baseline once, each run a full trial of the
+// engine, in an order rotated round by round (one file: file, baseline;
+// baseline, file; ...; several: a Latin square over the arms, so that drift
+// falls on every arm alike). It prints every run and, per file, the gain on
+// the objective over the baseline from the per-round log-ratios
+// (search.PairedGain), and with several files also over the reference file
+// (one of files; "" for the first). It returns the gains over the
+// baseline, in the order of files. It returns NotVerified when a file's
+// interval's lower bound is not above zero, fewer than 2 of its rounds
+// completed, or a run of it exceeded cfg.Measure.MaxP95 (such a run does
+// not count, as in a study's final A/B runs: search.ABPairs), a UsageError
+// for a file the server would refuse, that sets nothing autotune can
+// measure or that repeats another, and other errors when the sandbox fails.
+// Nothing is written to a study database.
+func Verify(ctx context.Context, cfg Config, files []string, rounds int, reference string, prog Progress, out io.Writer) (gains []search.Gain, err error) {
+	if rounds < 2 {
+		return nil, Usagef("--pairs %d: want at least 2 (an interval needs two rounds)", rounds)
 	}
-	// The file's syntax first, before the sandbox and its dataset; its
+	if len(files) == 0 {
+		return nil, Usagef("verify: want at least one option file")
+	}
+	ref := -1
+	if len(files) > 1 {
+		ref = 0
+		if reference != "" {
+			ref = slices.Index(files, reference)
+			if ref < 0 {
+				return nil, Usagef("--reference %s: not one of the files given (%s)", reference, strings.Join(files, ", "))
+			}
+		}
+	} else if reference != "" {
+		return nil, Usagef("--reference %s: needs two or more files (with one, the gain is over the baseline only)", reference)
+	}
+	// The files' syntax first, before the sandbox and its dataset; their
 	// options are checked against the server below.
-	if _, err := readOptionFileFor(file, space.Version{Flavor: space.MariaDB}); err != nil {
-		return g, Usagef("verify %s: %v", file, err)
+	for _, f := range files {
+		if _, err := readOptionFileFor(f, space.Version{Flavor: space.MariaDB}); err != nil {
+			return nil, Usagef("verify %s: %v", f, err)
+		}
 	}
 	r, err := newRun(ctx, cfg, prog, "verify")
 	defer r.closeInto(&err)
 	if err != nil {
-		return g, r.interrupted(ctx, err)
-	}
-	what := "verify " + file
-	fc, err := loadOptionFile(ctx, what, file, r.sp, r.info, r.bin)
-	if err != nil {
-		return g, err
-	}
-	env, envNotes, err := exportEnvironment(file, r.sp)
-	if err != nil {
-		return g, Usagef("%s: %v", what, err)
-	}
-	fc.Config = fc.Config.Merge(env)
-	for _, n := range append(fc.Notes, envNotes...) {
-		r.logf("%s: %s", what, n)
+		return nil, r.interrupted(ctx, err)
 	}
 	base := r.base
-	cand := base.Merge(fc.Config)
-	if cand.Key() == base.Key() {
-		return g, Usagef("%s: sets nothing that differs from the baseline (no knob autotune measures); nothing to verify", what)
-	}
-	if _, err := r.sp.Validate(cand); err != nil {
-		return g, Usagef("%s: %v", what, err)
-	}
-	goal := search.Goal(cfg.Measure.Objective)
-	r.logf("verifying %s: %d interleaved pairs against %s; %s, threads %v, warm-up up to %s + %s window, objective %s",
-		file, pairs, baselineName(cfg), cfg.Bench.Workload, r.cfg.Bench.Threads, cfg.Measure.Warmup, cfg.Measure.Duration, goal)
-	for _, c := range r.sp.ChangesFrom(base, cand) {
-		r.logf("  %s", c)
-	}
-	var runs []report.VerifyRun
-	var measured []search.Pair
-	n, overLimit := 0, 0
-	for i := 0; i < pairs; i++ {
-		order := []bool{true, false} // true: the file's configuration (A)
-		if i%2 == 1 {
-			order = []bool{false, true}
+	arms := make([]verifyArm, 0, len(files)+1)
+	for _, f := range files {
+		cand, err := r.verifyConfig(ctx, f)
+		if err != nil {
+			return nil, err
 		}
-		var a, b float64
-		var pair [2]search.Trial // the file's run, the baseline's
-		for _, isA := range order {
+		for _, a := range arms {
+			if a.cfg.Key() == cand.Key() {
+				return nil, Usagef("verify %s: sets the same configuration as %s; give each configuration once", f, a.name)
+			}
+		}
+		arms = append(arms, verifyArm{name: f, cfg: cand, file: true})
+	}
+	arms = append(arms, verifyArm{name: baselineName(cfg), cfg: base})
+	bi := len(arms) - 1
+	goal := search.Goal(cfg.Measure.Objective)
+	single := len(files) == 1
+	if single {
+		r.logf("verifying %s: %d interleaved pairs against %s; %s, threads %v, warm-up up to %s + %s window, objective %s",
+			files[0], rounds, baselineName(cfg), cfg.Bench.Workload, r.cfg.Bench.Threads, cfg.Measure.Warmup, cfg.Measure.Duration, goal)
+		for _, c := range r.sp.ChangesFrom(base, arms[0].cfg) {
+			r.logf("  %s", c)
+		}
+	} else {
+		r.logf("verifying %d files against %s in %d rounds, each measuring every arm once in an order rotated round by round; %s, threads %v, warm-up up to %s + %s window, objective %s; reference %s",
+			len(files), baselineName(cfg), rounds, cfg.Bench.Workload, r.cfg.Bench.Threads, cfg.Measure.Warmup, cfg.Measure.Duration, goal, files[ref])
+		for _, a := range arms[:bi] {
+			r.logf("  %s: %s", a.name, strings.Join(r.sp.ChangesFrom(base, a.cfg), " "))
+		}
+	}
+	// vals[round][arm]: the arm's objective value in that round, 0 when
+	// its run failed, went over --max-p95 or its error rate moved.
+	vals := make([][]float64, rounds)
+	overLimit := make([]int, len(arms))
+	n := 0
+	for i := range rounds {
+		vals[i] = make([]float64, len(arms))
+		trials := make([]search.Trial, len(arms))
+		for j := range arms {
+			ai := (i + j) % len(arms)
+			if single {
+				// file, baseline; baseline, file; ...
+				ai = (i + j) % 2
+			}
+			a := arms[ai]
 			n++
-			kind, params := search.ABBase, base
-			if isA {
-				kind, params = search.ABBest, cand
+			kind := search.ABBase
+			if a.file {
+				kind = search.ABBest
 			}
 			t0 := time.Now()
-			oc, err := r.engine.Run(ctx, search.Trial{Number: n, Kind: kind, Params: params})
+			oc, err := r.engine.Run(ctx, search.Trial{Number: n, Kind: kind, Params: a.cfg})
 			if err != nil {
-				return g, r.interrupted(ctx, err)
+				return nil, r.interrupted(ctx, err)
 			}
-			vr := report.VerifyRun{Pair: i + 1, File: isA, Outcome: oc, Took: time.Since(t0)}
-			runs = append(runs, vr)
+			vr := report.VerifyRun{Pair: i + 1, File: a.file, Outcome: oc, Took: time.Since(t0)}
+			if !single {
+				vr.Arm = a.name
+			}
 			r.logf("%s", report.VerifyLine(vr, goal))
 			if oc.Failure != "" {
 				continue
@@ -108,41 +143,128 @@ func Verify(ctx context.Context, cfg Config, file string, pairs int, prog Progre
 			if oc.Infeasible {
 				// As the study's A/B pairs (search.ABPairs): a run over
 				// --max-p95 does not count.
-				if isA {
-					overLimit++
+				overLimit[ai]++
+				continue
+			}
+			state := search.Complete
+			if !a.file {
+				kind = search.Baseline
+			}
+			vals[i][ai] = search.ObjectiveValue(goal, search.Trial{Outcome: oc})
+			trials[ai] = search.Trial{Number: n, Kind: kind, State: state, Outcome: oc}
+		}
+		// Each file's run is compared with its round's baseline run, as
+		// a study's trials are with its baseline (search.ErrorShift).
+		if lim := r.errorShiftLimit(); lim > 0 && vals[i][bi] > 0 {
+			for ai := range arms[:bi] {
+				if vals[i][ai] <= 0 {
+					continue
 				}
-				continue
+				if why := search.ErrorShift(trials[bi:bi+1], trials[ai], lim); why != "" {
+					r.logf("round %d: %s not counted: its run is %s", i+1, arms[ai].name, why)
+					vals[i][ai] = 0
+				}
 			}
-			v := search.ObjectiveValue(goal, search.Trial{Outcome: oc})
-			if isA {
-				a, pair[0] = v, search.Trial{Number: n, Kind: kind, State: search.Complete, Outcome: oc}
-			} else {
-				b, pair[1] = v, search.Trial{Number: n, Kind: search.Baseline, State: search.Complete, Outcome: oc}
-			}
-		}
-		// The file's run is compared with its pair's baseline run, as a
-		// study's trials are with its baseline (search.ErrorShift).
-		if lim := r.errorShiftLimit(); lim > 0 && a > 0 && b > 0 {
-			if why := search.ErrorShift(pair[1:], pair[0], lim); why != "" {
-				r.logf("pair %d not counted: the file's run is %s", i+1, why)
-				continue
-			}
-		}
-		if a > 0 && b > 0 {
-			measured = append(measured, search.Pair{A: a, B: b})
 		}
 	}
-	g, gerr := search.PairedGain(goal, measured)
-	report.WriteVerify(out, file, goal, g, gerr, len(measured), pairs, overLimit)
+	pairs := func(a, b int) []search.Pair {
+		var ps []search.Pair
+		for _, v := range vals {
+			if v[a] > 0 && v[b] > 0 {
+				ps = append(ps, search.Pair{A: v[a], B: v[b]})
+			}
+		}
+		return ps
+	}
+	var failed []string
+	if single {
+		ps := pairs(0, bi)
+		g, gerr := search.PairedGain(goal, ps)
+		report.WriteVerify(out, files[0], goal, g, gerr, len(ps), rounds, overLimit[0])
+		if why := notVerified(cfg, g, gerr, overLimit[0], rounds); why != "" {
+			return []search.Gain{g}, NotVerified{Reason: why}
+		}
+		return []search.Gain{g}, nil
+	}
+	rows := make([]report.VerifyArm, len(arms))
+	for ai, a := range arms {
+		row := report.VerifyArm{Name: a.name, File: a.file, Reference: ai == ref, OverLimit: overLimit[ai]}
+		var logs []float64
+		for _, v := range vals {
+			if v[ai] > 0 {
+				logs = append(logs, math.Log(v[ai]))
+			}
+		}
+		row.Runs, row.Rounds = len(logs), rounds
+		if len(logs) > 0 {
+			row.Mean = math.Exp(stat.Mean(logs, nil))
+		}
+		if ai != bi {
+			row.VsBase, row.VsBaseErr = search.PairedGain(goal, pairs(ai, bi))
+			gains = append(gains, row.VsBase)
+			if why := notVerified(cfg, row.VsBase, row.VsBaseErr, overLimit[ai], rounds); why != "" {
+				failed = append(failed, a.name+": "+why)
+			}
+		}
+		if ai != ref {
+			row.VsRef, row.VsRefErr = search.PairedGain(goal, pairs(ai, ref))
+		}
+		rows[ai] = row
+	}
+	report.WriteVerifyArms(out, goal, rows, failed)
+	if len(failed) > 0 {
+		return gains, NotVerified{Reason: strings.Join(failed, "; ")}
+	}
+	return gains, nil
+}
+
+// verifyArm is one configuration a verify run measures.
+type verifyArm struct {
+	name string
+	cfg  space.Config
+	file bool // an option file's (false: the baseline)
+}
+
+// verifyConfig reads the option file f against the run's server and
+// returns the configuration it measures: the baseline with the file's
+// knobs and the runtime knobs its export header names on top. A file
+// that changes nothing or does not validate is a UsageError.
+func (r *run) verifyConfig(ctx context.Context, f string) (space.Config, error) {
+	what := "verify " + f
+	fc, err := loadOptionFile(ctx, what, f, r.sp, r.info, r.bin)
+	if err != nil {
+		return nil, err
+	}
+	env, envNotes, err := exportEnvironment(f, r.sp)
+	if err != nil {
+		return nil, Usagef("%s: %v", what, err)
+	}
+	fc.Config = fc.Config.Merge(env)
+	for _, n := range append(fc.Notes, envNotes...) {
+		r.logf("%s: %s", what, n)
+	}
+	cand := r.base.Merge(fc.Config)
+	if cand.Key() == r.base.Key() {
+		return nil, Usagef("%s: sets nothing that differs from the baseline (no knob autotune measures); nothing to verify", what)
+	}
+	if _, err := r.sp.Validate(cand); err != nil {
+		return nil, Usagef("%s: %v", what, err)
+	}
+	return cand, nil
+}
+
+// notVerified says why a file's gain is not shown ("" when it is): runs
+// over --max-p95, no interval, or an interval not above 0.
+func notVerified(cfg Config, g search.Gain, gerr error, overLimit, rounds int) string {
 	switch {
 	case overLimit > 0:
-		return g, NotVerified{Reason: fmt.Sprintf("the file's p95 latency exceeded --max-p95 %g ms in %d of %d runs", cfg.Measure.MaxP95, overLimit, pairs)}
+		return fmt.Sprintf("the file's p95 latency exceeded --max-p95 %g ms in %d of %d runs", cfg.Measure.MaxP95, overLimit, rounds)
 	case gerr != nil:
-		return g, NotVerified{Reason: gerr.Error()}
+		return gerr.Error()
 	case !(g.LoPct > 0):
-		return g, NotVerified{Reason: fmt.Sprintf("the 95 %% interval of the gain (%+.1f .. %+.1f %%) does not lie above 0", g.LoPct, g.HiPct)}
+		return fmt.Sprintf("the 95 %% interval of the gain (%+.1f .. %+.1f %%) does not lie above 0", g.LoPct, g.HiPct)
 	}
-	return g, nil
+	return ""
 }
 
 // baselineName says what the baseline of a run is.

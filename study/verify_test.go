@@ -19,7 +19,7 @@ func TestVerifyAndNoiseRefuseBadInputFirst(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("innodb_buffer_pool_size = 1G\n[mysqld]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Verify(context.Background(), cfg, bad, 2, silent{}, io.Discard)
+	_, err := Verify(context.Background(), cfg, []string{bad}, 2, "", silent{}, io.Discard)
 	if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), "bad.cnf line 1") {
 		t.Errorf("verify of a malformed file: %v", err)
 	}

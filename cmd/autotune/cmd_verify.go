@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -19,6 +21,7 @@ type verifyOptions struct {
 	server      spaceFlags
 	baselineCnf string
 	pairs       int
+	reference   string
 }
 
 func (o *verifyOptions) AddFlags(fs *pflag.FlagSet) {
@@ -26,7 +29,8 @@ func (o *verifyOptions) AddFlags(fs *pflag.FlagSet) {
 	o.measureFlags.AddFlags(fs)
 	o.server.addServerFlag(fs)
 	fs.StringVar(&o.baselineCnf, "baseline-cnf", "", "compare against this my.cnf instead of the server defaults (the verified file's settings go on top of it)")
-	fs.IntVar(&o.pairs, "pairs", 5, "interleaved pairs (file, baseline; baseline, file; ...): each pair gives one log-ratio of the objective")
+	fs.IntVar(&o.pairs, "pairs", 5, "rounds of interleaved runs: with one file, pairs (file, baseline; baseline, file; ...); with several, each round measures every file and the baseline once, in an order rotated round by round; each round gives one log-ratio per comparison")
+	fs.StringVar(&o.reference, "reference", "", "with several files: the file every other arm is also compared with (default: the first file)")
 }
 
 func (o *verifyOptions) config(*pflag.FlagSet) (study.Config, error) {
@@ -51,8 +55,8 @@ func newVerifyCmd() *cobra.Command { return newVerifyCmdWith(&verifyOptions{}) }
 func newVerifyCmdWith(o *verifyOptions) *cobra.Command {
 	var cfg study.Config
 	cmd := &cobra.Command{
-		Use:   "verify FILE.cnf",
-		Short: "Re-measure a my.cnf against the server defaults in interleaved pairs and state its gain",
+		Use:   "verify FILE.cnf [FILE.cnf ...]",
+		Short: "Re-measure one or more my.cnf files against the server defaults in interleaved runs and state their gains",
 		Long: `verify re-measures any my.cnf (an autotune export or your own) against the server
 defaults (or --baseline-cnf, with the file's settings on top of it) on a sandboxed
 server: --pairs interleaved pairs (file then baseline, baseline then file, ...), each
@@ -62,30 +66,44 @@ objective from the pairs' log-ratios with its 95 % confidence interval. The runt
 knobs an export's header names ("# not an option: allocator=tcmalloc") are applied
 too, where this host offers them, so the file is measured as the trial ran.
 
-Exit code 0 when the interval's lower bound is above zero (the file is faster), 3 when
+With several files (a comparison of arms, such as the defaults, the expert warm start,
+a hand configuration and a study's export), each of --pairs rounds measures every file
+and the baseline once, in an order rotated round by round, and a table gives each arm's
+runs, mean, gain over the baseline and gain over --reference (the first file unless
+given), each with its 95 % interval from the per-round log-ratios.
+
+Exit code 0 when the interval's lower bound is above zero (with several files: for every file) (the file is faster), 3 when
 it is not (or fewer than 2 pairs completed, or a run of the file's configuration went
 over --max-p95), so that a script can gate a rollout on it.
 Nothing is written to a study database.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		PreRunE: func(cmd *cobra.Command, args []string) (err error) {
-			if err := regularFile("verify", args[0]); err != nil {
-				return err
+			for _, a := range args {
+				if err := regularFile("verify", a); err != nil {
+					return err
+				}
+			}
+			if o.reference != "" && len(args) < 2 {
+				return usagef("--reference %s: needs two or more files (with one, the gain is over the baseline only)", o.reference)
+			}
+			if o.reference != "" && !slices.Contains(args, o.reference) {
+				return usagef("--reference %s: not one of the files given (%s)", o.reference, strings.Join(args, ", "))
 			}
 			cfg, err = o.config(cmd.Flags())
 			return err
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runVerify(cmd.Context(), cfg, args[0], o.pairs, cmd.OutOrStdout())
+			return runVerify(cmd.Context(), cfg, args, o.pairs, o.reference, cmd.OutOrStdout())
 		},
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
-// runVerify verifies file, printing to out.
-func runVerify(ctx context.Context, cfg study.Config, file string, pairs int, out io.Writer) error {
+// runVerify verifies files, printing to out.
+func runVerify(ctx context.Context, cfg study.Config, files []string, rounds int, reference string, out io.Writer) error {
 	prog := report.NewProgress("plain", out, nil)
 	defer prog.Close()
-	_, err := study.Verify(ctx, cfg, file, pairs, prog, out)
+	_, err := study.Verify(ctx, cfg, files, rounds, reference, prog, out)
 	return err
 }

@@ -224,3 +224,46 @@ func TestVerifyRealServer(t *testing.T) {
 		t.Fatalf("no-op file: exit %d:\n%s", code, out)
 	}
 }
+
+// TestVerifyArmsRealServer compares two files and the defaults in one
+// interleaved run: every round measures each arm once, the order rotated
+// round by round, and the table states each arm's gain over the defaults
+// and over the reference.
+func TestVerifyArmsRealServer(t *testing.T) {
+	t.Parallel()
+	realtest.Require(t)
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.cnf"), filepath.Join(dir, "b.cnf")
+	if err := os.WriteFile(a, []byte("[mysqld]\ninnodb_buffer_pool_size = 256M\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte("[mysqld]\ninnodb_buffer_pool_size = 256M\ninnodb_io_capacity = 1000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startAutotune(t, bin, "verify", a, b, "--reference", b, "--workdir", filepath.Join(dir, "sb"), "--pairs", "2",
+		"--tables", "2", "--table-size", "5000", "--threads", "2", "--warmup", "1s", "--duration", "3s")
+	code, out := p.wait(t, 8*time.Minute)
+	if code != 0 && code != 3 {
+		t.Fatalf("verify exit %d:\n%s", code, out)
+	}
+	// Round 1: a, b, defaults; round 2: b, defaults, a.
+	order := []string{"round 1 " + a, "round 1 " + b, "round 1 the server defaults", "round 2 " + b, "round 2 the server defaults", "round 2 " + a}
+	last := -1
+	for _, o := range order {
+		i := strings.Index(out, o+":")
+		if i < 0 || i < last {
+			t.Fatalf("%q missing or out of the rotated order %v:\n%s", o, order, out)
+		}
+		last = i
+	}
+	for _, want := range []string{"vs the server defaults (95 % CI)", "vs " + b + " (95 % CI)", b + " (reference)", "2/2", "verdict: "} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("verify output lacks %q:\n%s", want, out)
+		}
+	}
+	if (code == 0) != strings.Contains(out, "verdict: VERIFIED") {
+		t.Fatalf("exit %d does not match the verdict:\n%s", code, out)
+	}
+	assertNoServer(t, filepath.Join(dir, "sb"))
+}
