@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/internal/golden"
+	"github.com/autotune/autotune/search"
 )
 
 // A run over --max-p95 says so in verify's and noise's lines, and any run
