@@ -280,7 +280,7 @@ func (r *run) onSandbox(ctx context.Context) error {
 		sb.WarmPool = min(sb.WarmPool, plan.budget/2)
 	}
 	if cfg.MemoryLimit > 0 {
-		sb.WarmPool = r.hostRAM / 4
+		sb.WarmPool = r.hostRAM / 4 // the machine's: loading runs outside the profile
 		cg, err := runner.NewCgroup("autotune-"+shortHash(sb.Dir), cfg.MemoryLimit)
 		if err != nil {
 			return Usagef("--memory-limit %s: %v", space.FormatBytes(cfg.MemoryLimit), err)

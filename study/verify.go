@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"regexp"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
-	"gonum.org/v1/gonum/stat"
 )
 
 // NotVerified is Verify's verdict when the configuration's gain is not
@@ -116,11 +114,8 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 		vals[i] = make([]float64, len(arms))
 		trials := make([]search.Trial, len(arms))
 		for j := range arms {
+			// Rotated: with one file, file, baseline; baseline, file; ...
 			ai := (i + j) % len(arms)
-			if single {
-				// file, baseline; baseline, file; ...
-				ai = (i + j) % 2
-			}
 			a := arms[ai]
 			n++
 			kind := search.ABBase
@@ -146,12 +141,11 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 				overLimit[ai]++
 				continue
 			}
-			state := search.Complete
 			if !a.file {
 				kind = search.Baseline
 			}
 			vals[i][ai] = search.ObjectiveValue(goal, search.Trial{Outcome: oc})
-			trials[ai] = search.Trial{Number: n, Kind: kind, State: state, Outcome: oc}
+			trials[ai] = search.Trial{Number: n, Kind: kind, State: search.Complete, Outcome: oc}
 		}
 		// Each file's run is compared with its round's baseline run, as
 		// a study's trials are with its baseline (search.ErrorShift).
@@ -189,15 +183,15 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 	rows := make([]report.VerifyArm, len(arms))
 	for ai, a := range arms {
 		row := report.VerifyArm{Name: a.name, File: a.file, Reference: ai == ref, OverLimit: overLimit[ai]}
-		var logs []float64
+		var counted []float64
 		for _, v := range vals {
 			if v[ai] > 0 {
-				logs = append(logs, math.Log(v[ai]))
+				counted = append(counted, v[ai])
 			}
 		}
-		row.Runs, row.Rounds = len(logs), rounds
-		if len(logs) > 0 {
-			row.Mean = math.Exp(stat.Mean(logs, nil))
+		row.Runs, row.Rounds = len(counted), rounds
+		if len(counted) > 0 {
+			row.Mean = search.GeoMean(counted)
 		}
 		if ai != bi {
 			row.VsBase, row.VsBaseErr = search.PairedGain(goal, pairs(ai, bi))

@@ -62,7 +62,7 @@ type Sandbox struct {
 	liveCfg     space.Config
 	liveDatadir string
 	diskFull    int   // consecutive starts that failed on a full disk
-	oomKills    int64 // the cgroup's kill count when the server started
+	oomKills    int64 // the cgroup's kill count when the trial's restore began
 }
 
 // Prepare builds the dataset snapshot once: a fresh datadir, b.Prepare,
@@ -258,7 +258,7 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 		}
 	}
 	cg := s.Box.Cgroup
-	killsBefore := cg.OOMKills()
+	s.oomKills = cg.OOMKills()
 	rctx, cancel := context.WithTimeout(ctx, dl.Restore)
 	datadir, err := restore(rctx)
 	cancel()
@@ -297,7 +297,7 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 			}
 			return nil, "", &Refused{Failure: "sandbox disk full: " + se.Error(), ErrorLog: se.Excerpt}
 		}
-		if killed := cg.OOMKills() > killsBefore; killed {
+		if s.killedForMemory() {
 			return nil, "", outOfMemory(cg, "at start", se.Error(), se.Excerpt)
 		}
 		return nil, "", &Refused{Failure: se.Error(), ErrorLog: se.Excerpt, Cause: se.Diagnosis.Cause}
@@ -325,7 +325,7 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 			// crash reading the pages) fails the trial with its log, and
 			// the log's diagnosis (an out-of-memory kill is learned).
 			excerpt := runner.LogExcerpt(srv.ErrorLog)
-			if cg.OOMKills() > killsBefore {
+			if s.killedForMemory() {
 				return nil, "", outOfMemory(cg, "while loading the buffer pool", "buffer pool load: "+err.Error(), excerpt)
 			}
 			return nil, "", &Refused{Failure: "buffer pool load: " + err.Error(), ErrorLog: excerpt, Cause: runner.DiagnoseStartLog(excerpt).Cause}
@@ -334,7 +334,6 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 			s.Logf("warning: trial %d starts cold: the server did not load the buffer pool page list (%s)", req.Trial.Number, load.Status)
 		}
 	}
-	s.oomKills = killsBefore
 	return srv, datadir, nil
 }
 
@@ -348,7 +347,7 @@ func outOfMemory(cg *runner.Cgroup, when, failure, excerpt string) *Refused {
 }
 
 // killedForMemory reports whether the kernel killed a process of the
-// host profile's cgroup since the current server started.
+// host profile's cgroup since the current trial's restore began.
 func (s *Sandbox) killedForMemory() bool {
 	return s.Box.Cgroup != nil && s.Box.Cgroup.OOMKills() > s.oomKills
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -82,12 +80,6 @@ Nothing is written to a study database.`,
 				if err := regularFile("verify", a); err != nil {
 					return err
 				}
-			}
-			if o.reference != "" && len(args) < 2 {
-				return usagef("--reference %s: needs two or more files (with one, the gain is over the baseline only)", o.reference)
-			}
-			if o.reference != "" && !slices.Contains(args, o.reference) {
-				return usagef("--reference %s: not one of the files given (%s)", o.reference, strings.Join(args, ", "))
 			}
 			cfg, err = o.config(cmd.Flags())
 			return err
