@@ -286,6 +286,8 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 	if base.Number >= 0 {
 		text, _ := GainText(GoalOf(st), trials, best)
 		fmt.Fprintf(w, "-- baseline (server defaults): trial %d, %.1f tps\n-- gain over the baseline: %s\n", base.Number, base.MeanTPS, text)
+		text, _ = RulesText(GoalOf(st), trials, best)
+		fmt.Fprintf(w, "-- gain over the expert warm start: %s\n", text)
 	}
 	version := best.ServerVersion
 	if version == "" {
@@ -365,6 +367,12 @@ func writeExportJSON(w io.Writer, st storage.Study, best, base search.Trial, tri
 			d.Gain = &exportGain{Objective: string(g.Goal), Pct: round1(g.Pct), LoPct: round1(g.LoPct), HiPct: round1(g.HiPct),
 				Pairs: g.Pairs, P: g.P, Significant: g.Significant}
 		}
+		if r := search.WarmStartGain(GoalOf(st), trials, best); r.Status == search.RulesMeasured || r.Status == search.RulesAreBaseline {
+			g := r.Gain
+			d.RulesGain = &exportGain{Objective: string(g.Goal), Pct: round1(g.Pct), LoPct: round1(g.LoPct), HiPct: round1(g.HiPct),
+				Pairs: g.Pairs, P: g.P, Significant: g.Significant}
+		}
+		d.Rules, _ = RulesText(GoalOf(st), trials, best)
 	}
 	if m := sel.Minimal; m != nil {
 		d.Minimal = &exportMinimal{Trial: m.Best, Changes: m.Changes, Runs: m.Runs, Rule: search.MinimizeRule, Steps: []exportStep{}}
@@ -520,7 +528,13 @@ type exportDoc struct {
 	// Gain is the paired A/B gain over the baseline on the objective
 	// (search.ABGain); absent when the study has fewer than 2 complete
 	// A/B pairs.
-	Gain          *exportGain `json:"gain,omitempty"`
+	Gain *exportGain `json:"gain,omitempty"`
+	// RulesGain is the paired gain over the expert warm start from the
+	// final A/B phase's rounds (search.WarmStartGain); absent without 2
+	// complete rounds of it. Rules says it in words, or why there is none
+	// (RulesText: no warm start, the best is the warm start, ...).
+	RulesGain     *exportGain `json:"gain_over_warm_start,omitempty"`
+	Rules         string      `json:"warm_start,omitempty"`
 	ServerVersion string      `json:"server_version"`
 	// Minimal, present when the export is the minimal configuration,
 	// holds the minimisation: every step with the knobs it reverted, its

@@ -205,6 +205,53 @@ func GainText(goal search.Goal, trials []search.Trial, best search.Trial) (text 
 	return g.String(), true
 }
 
+// RulesText is the best's gain over the study's expert warm start (the
+// rules: search.WarmStartGain) from the rounds of the final A/B phase, or
+// why there is none: the study had no warm start, it failed, it is the
+// best itself, or too few rounds measured it. ok is false when there is
+// no interval.
+func RulesText(goal search.Goal, trials []search.Trial, best search.Trial) (text string, ok bool) {
+	if best.Number < 0 {
+		return "none: no trial completed", false
+	}
+	r := search.WarmStartGain(goal, trials, best)
+	switch r.Status {
+	case search.RulesNone:
+		return "none: the study measured no expert warm start (--warm-start=false): it has no rules to compare with", false
+	case search.RulesFailed:
+		return fmt.Sprintf("none: the expert warm start (trial %d) %s, so the rules gave no configuration to compare with", r.Warm.Number, failedHow(r.Warm)), false
+	case search.RulesAreBest:
+		return fmt.Sprintf("none: the best is the expert warm start itself (trial %d): the search found nothing better than the rules", r.Warm.Number), false
+	}
+	if best.Kind == search.Baseline {
+		return fmt.Sprintf("none: the baseline is the best configuration; the expert warm start (trial %d) did not beat it", r.Warm.Number), false
+	}
+	switch r.Status {
+	case search.RulesShort:
+		if r.Runs == 0 {
+			return fmt.Sprintf("not measured: the expert warm start (trial %d) is measured in the rounds of the final A/B phase (at the end of the budget or trial cap)", r.Warm.Number), false
+		}
+		return fmt.Sprintf("only %d complete rounds measured the expert warm start (trial %d), too few for a confidence interval (2 needed)", r.Runs, r.Warm.Number), false
+	case search.RulesAreBaseline:
+		return r.Gain.String() + fmt.Sprintf(" (the expert warm start, trial %d, is the baseline's configuration)", r.Warm.Number), true
+	}
+	return r.Gain.String(), true
+}
+
+// failedHow says how a trial that gave no usable measurement ended:
+// "failed", "was rejected" or "was infeasible".
+func failedHow(t search.Trial) string {
+	switch {
+	case t.State == search.Rejected:
+		return "was rejected"
+	case t.State == search.Complete && t.Infeasible:
+		return "was infeasible"
+	case t.State == search.Interrupted:
+		return "was interrupted"
+	}
+	return "failed"
+}
+
 // BestDespiteTPS says why best is the best although its mean tps is below
 // the baseline's (as printed, to 0.1 %): the score penalty by which the
 // baseline lost most more than the best, "but the baseline was penalised
@@ -242,14 +289,17 @@ func BestDespiteTPS(best, base search.Trial) string {
 	return fmt.Sprintf("but the baseline was penalised %.1f for %s, #%d only %.1f", top.base, top.what, best.Number, top.best)
 }
 
-// WriteGain prints the final A/B comparison of the best trial, saying
-// plainly when the gain is not significant.
+// WriteGain prints the final A/B comparison of the best trial with the
+// baseline and with the expert warm start (RulesText), saying plainly
+// when a gain is not significant.
 func WriteGain(out io.Writer, goal search.Goal, trials []search.Trial, best search.Trial) {
 	if best.Number < 0 || best.Kind == search.Baseline {
 		return
 	}
 	text, _ := GainText(goal, trials, best)
 	fmt.Fprintf(out, "gain over the baseline: %s\n", text)
+	text, _ = RulesText(goal, trials, best)
+	fmt.Fprintf(out, "gain over the expert warm start: %s\n", text)
 }
 
 // WriteConclusion prints what to do with the study's result, from the
@@ -292,8 +342,9 @@ func LevelsText(t search.Trial) string {
 }
 
 // WriteGainComment writes the final A/B result of the best trial as my.cnf
-// comments: the gain with its 95 % interval, and plainly whether it is
-// significant.
+// comments: the gain over the baseline with its 95 % interval, plainly
+// whether it is significant, and the gain over the expert warm start
+// (RulesText).
 func WriteGainComment(w io.Writer, goal search.Goal, trials []search.Trial, best search.Trial) {
 	if best.Number < 0 || best.Kind == search.Baseline {
 		return
@@ -301,15 +352,17 @@ func WriteGainComment(w io.Writer, goal search.Goal, trials []search.Trial, best
 	if e := search.EstimateOf(trials, best); e.N > 1 {
 		fmt.Fprintf(w, "# estimate from %d measurements of this configuration (score and tps above are their mean)\n", e.N)
 	}
-	g, ok := search.ABGain(goal, trials, best.Number)
-	if !ok {
+	switch g, ok := search.ABGain(goal, trials, best.Number); {
+	case !ok:
 		fmt.Fprintf(w, "# gain over the baseline: %s; no gain is claimed\n", abShortfall(trials, best.Number))
-		return
+	default:
+		fmt.Fprintf(w, "# gain over the baseline: %s\n", g)
+		if !g.Significant {
+			fmt.Fprintln(w, "# WARNING: this gain is NOT statistically significant; the configuration may be no better than the defaults")
+		}
 	}
-	fmt.Fprintf(w, "# gain over the baseline: %s\n", g)
-	if !g.Significant {
-		fmt.Fprintln(w, "# WARNING: this gain is NOT statistically significant; the configuration may be no better than the defaults")
-	}
+	text, _ := RulesText(goal, trials, best)
+	fmt.Fprintf(w, "# gain over the expert warm start: %s\n", text)
 }
 
 // Confirmations counts the complete Confirm runs of trial n.

@@ -124,6 +124,7 @@ func Build(in Input) (*Report, error) {
 	page.Best = trialRow(in.Space, best, base, 1)
 	page.HasBaseline = base.Number >= 0
 	page.Gain, _ = GainText(cmp.Or(in.Goal, search.GoalTPS), in.Trials, best)
+	page.RulesGain, _ = RulesText(cmp.Or(in.Goal, search.GoalTPS), in.Trials, best)
 	if page.HasBaseline {
 		page.Baseline = trialRow(in.Space, base, base, 0)
 	}
@@ -246,7 +247,7 @@ type pageData struct {
 	Counts                                               counts
 	Best, Baseline                                       row
 	HasBaseline                                          bool
-	Gain                                                 string
+	Gain, RulesGain                                      string
 	Figures                                              []figure
 	Notes                                                []string
 	ImportanceNote                                       string

@@ -30,8 +30,9 @@ func stateRank(s search.State) int {
 // WriteTrials prints the trials table: complete trials by score, then the
 // others by number. Each complete trial shows the estimate of its
 // configuration (the pooled measurements, search.EstimateOf) and how many
-// runs it pools; the header line is the study's one headline gain, the
-// paired A/B comparison of the best with the baseline (GainText).
+// runs it pools; the header lines are the study's headline gains, the
+// paired A/B comparisons of the best with the baseline (GainText) and with
+// the expert warm start (RulesText).
 func WriteTrials(out io.Writer, sp *space.Space, study string, goal search.Goal, trials []search.Trial) {
 	sorted := append([]search.Trial(nil), trials...)
 	sort.SliceStable(sorted, func(i, j int) bool {
@@ -49,6 +50,8 @@ func WriteTrials(out io.Writer, sp *space.Space, study string, goal search.Goal,
 	if best.Number >= 0 {
 		text, _ := GainText(goal, trials, best)
 		fmt.Fprintf(out, "best: trial %d; gain over the baseline: %s\n", best.Number, text)
+		text, _ = RulesText(goal, trials, best)
+		fmt.Fprintf(out, "gain over the expert warm start: %s\n", text)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	// A TPC-C study shows tpmC (60 × New-Order per second) for tps.

@@ -166,3 +166,99 @@ func ABGain(goal Goal, trials []Trial, best int) (g Gain, ok bool) {
 	g, err := PairedGain(goal, ABPairs(goal, trials, best))
 	return g, err == nil
 }
+
+// RulesStatus says what a study can tell of its best's gain over the
+// expert warm start (the rules): see WarmStartGain.
+type RulesStatus int
+
+const (
+	// RulesMeasured: Gain holds the best's gain over the warm start from
+	// at least 2 complete rounds of the final A/B phase.
+	RulesMeasured RulesStatus = iota
+	// RulesNone: the study measured no warm start (--warm-start=false, or
+	// no rule applied): there are no rules to compare with.
+	RulesNone
+	// RulesFailed: the warm start's trial failed, was rejected or was
+	// infeasible: the rules gave no configuration that could be measured.
+	RulesFailed
+	// RulesAreBest: the best configuration is the warm start's own.
+	RulesAreBest
+	// RulesAreBaseline: the warm start's configuration is the baseline's,
+	// so the gain over the baseline is the gain over the rules.
+	RulesAreBaseline
+	// RulesShort: fewer than 2 complete rounds measured the best and the
+	// warm start (the final phase has not run, or runs failed).
+	RulesShort
+)
+
+// RulesGain is the best's gain over the expert warm start.
+type RulesGain struct {
+	Status RulesStatus
+	// Warm is the warm-start trial (Number −1 with RulesNone).
+	Warm Trial
+	// Gain is the paired gain of the best (A) over the warm start (B);
+	// set with RulesMeasured and RulesAreBaseline (then it is ABGain).
+	Gain Gain
+	// Runs is the number of complete ABWarm runs (RulesShort).
+	Runs int
+}
+
+// WarmStartGain returns the gain of best over the study's expert warm
+// start on goal: from the final A/B phase's rounds, the k-th complete
+// ABBest run paired with the k-th complete ABWarm run (both in the same
+// round: adjacent in time), as ABPairs pairs the best with the baseline.
+func WarmStartGain(goal Goal, trials []Trial, best Trial) RulesGain {
+	w, ok := warmTrial(trials)
+	if !ok {
+		return RulesGain{Status: RulesNone, Warm: w}
+	}
+	r := RulesGain{Warm: w}
+	_, base := Best(trials)
+	switch {
+	case w.State != Complete || w.Infeasible:
+		r.Status = RulesFailed
+		return r
+	case best.Number >= 0 && w.Params.Key() == best.Params.Key():
+		r.Status = RulesAreBest
+		return r
+	case base.Number >= 0 && w.Params.Key() == base.Params.Key():
+		r.Status = RulesAreBaseline
+		if g, ok := ABGain(goal, trials, best.Number); ok {
+			r.Gain = g
+		} else {
+			r.Status = RulesShort
+		}
+		return r
+	}
+	var a, b []float64
+	for _, t := range trials {
+		if t.RepeatOf != best.Number || !(t.Kind == ABBest || t.Kind == ABWarm) {
+			continue
+		}
+		v := math.NaN()
+		if t.State == Complete && !t.Infeasible {
+			v = ObjectiveValue(goal, t)
+			if t.Kind == ABWarm {
+				r.Runs++
+			}
+		}
+		if t.Kind == ABBest {
+			a = append(a, v)
+		} else {
+			b = append(b, v)
+		}
+	}
+	var pairs []Pair
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] > 0 && b[i] > 0 {
+			pairs = append(pairs, Pair{A: a[i], B: b[i]})
+		}
+	}
+	g, err := PairedGain(goal, pairs)
+	if err != nil {
+		r.Status = RulesShort
+		return r
+	}
+	r.Status, r.Gain = RulesMeasured, g
+	return r
+}

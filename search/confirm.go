@@ -24,15 +24,20 @@ const (
 	// confidence interval.
 	ABBest Kind = "ab-best"
 	ABBase Kind = "ab-base"
+	// ABWarm is the third arm of the final runs: the expert warm start's
+	// configuration, measured in the same rounds as ABBest and ABBase when
+	// it is neither the best nor the baseline, so the best's gain over the
+	// rules has an interval too (WarmStartGain).
+	ABWarm Kind = "ab-warm"
 )
 
 // Extra reports whether k is a re-measurement kind (Confirm, Recheck,
-// ABBest, ABBase) or a minimisation kind (Minimizing: runs derived from
+// ABBest, ABBase, ABWarm) or a minimisation kind (Minimizing: runs derived from
 // the best trial): scheduled by the study's policies, linked to a trial
 // by RepeatOf, measured as recorded, never counted towards the trial cap.
 func (k Kind) Extra() bool {
 	switch k {
-	case Confirm, Recheck, ABBest, ABBase:
+	case Confirm, Recheck, ABBest, ABBase, ABWarm:
 		return true
 	}
 	return k.Minimizing()
@@ -144,7 +149,9 @@ type group struct {
 // configuration's estimate: not a final A/B run and not a minimisation
 // run (both judge the chosen configuration; a minimisation must not
 // change which configuration it minimises).
-func measures(u Trial) bool { return u.Kind != ABBest && u.Kind != ABBase && !u.Kind.Minimizing() }
+func measures(u Trial) bool {
+	return u.Kind != ABBest && u.Kind != ABBase && u.Kind != ABWarm && !u.Kind.Minimizing()
+}
 
 // groupOf collects the measurements of configuration key.
 func groupOf(trials []Trial, key string) group {
@@ -562,14 +569,16 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
 	return Proposal{}, Repeat{}, false
 }
 
-// abPairs returns the number of A/B pairs the final phase aims for.
-func (c *Confirmation) abPairs(budget, perTrial time.Duration) int {
+// abPairs returns the number of A/B rounds (pairs, or triples with the
+// warm start's arm) the final phase aims for when a round measures arms
+// configurations.
+func (c *Confirmation) abPairs(budget, perTrial time.Duration, arms int) int {
 	if c == nil {
 		return 0
 	}
 	n := c.ABPairs
 	if budget > 0 && perTrial > 0 && c.ABShare > 0 {
-		if fit := int(float64(budget) * c.ABShare / float64(2*perTrial)); fit > n {
+		if fit := int(float64(budget) * c.ABShare / float64(time.Duration(arms)*perTrial)); fit > n {
 			n = fit
 		}
 	}
@@ -577,9 +586,10 @@ func (c *Confirmation) abPairs(budget, perTrial time.Duration) int {
 }
 
 // abLeft returns how many runs of the final A/B phase are still to come:
-// twice the pairs it aims for (abPairs at perTrial) less the A/B runs of
-// the best trial already finished, once there is a best that is not the
-// baseline (before that none: the phase would have nothing to compare).
+// the rounds it aims for (abPairs at perTrial) times the arms of a round
+// (abArms) less the A/B runs of the best trial already finished, once
+// there is a best that is not the baseline (before that none: the phase
+// would have nothing to compare).
 func (c *Confirmation) abLeft(trials []Trial, budget, perTrial time.Duration) int {
 	if c == nil {
 		return 0
@@ -588,7 +598,39 @@ func (c *Confirmation) abLeft(trials []Trial, budget, perTrial time.Duration) in
 	if best.Number < 0 || base.Number < 0 || best.Number == base.Number {
 		return 0
 	}
-	return max(0, 2*c.abPairs(budget, perTrial)-len(abRuns(trials, best.Number)))
+	arms := len(abArms(trials, best, base))
+	return max(0, arms*c.abPairs(budget, perTrial, arms)-len(abRuns(trials, best.Number)))
+}
+
+// abArm is one configuration the final A/B phase measures each round.
+type abArm struct {
+	kind   Kind
+	params space.Config
+}
+
+// abArms returns the arms of a round of the final A/B phase of best: the
+// best (ABBest) and the baseline (ABBase), and the expert warm start
+// (ABWarm) when its trial completed feasibly with a configuration that is
+// neither the best's nor the baseline's (warmTrial).
+func abArms(trials []Trial, best, base Trial) []abArm {
+	arms := []abArm{{ABBest, best.Params}, {ABBase, base.Params}}
+	if w, ok := warmTrial(trials); ok && w.State == Complete && !w.Infeasible {
+		if k := w.Params.Key(); k != best.Params.Key() && k != base.Params.Key() {
+			arms = append(arms, abArm{ABWarm, w.Params})
+		}
+	}
+	return arms
+}
+
+// warmTrial returns the study's expert warm-start trial (kind Expert, the
+// first one finished), false when the study has none.
+func warmTrial(trials []Trial) (Trial, bool) {
+	for _, t := range trials {
+		if t.Kind == Expert && t.State.Finished() {
+			return t, true
+		}
+	}
+	return Trial{Number: -1}, false
 }
 
 // plannedRuns returns how many re-measurements the policy still expects
@@ -641,19 +683,23 @@ func harmonic(n int) float64 {
 func abRuns(trials []Trial, best int) []Trial {
 	var out []Trial
 	for _, t := range trials {
-		if (t.Kind == ABBest || t.Kind == ABBase) && t.RepeatOf == best && t.State.Finished() {
+		if (t.Kind == ABBest || t.Kind == ABBase || t.Kind == ABWarm) && t.RepeatOf == best && t.State.Finished() {
 			out = append(out, t)
 		}
 	}
 	return out
 }
 
-// nextAB returns the next run of the final A/B phase, the best
-// configuration (A) and the baseline (B) in pairs measured A B, B A, A B,
-// ..., until the phase has its pairs, then while more (the whole pairs the
-// rest of the budget holds) is at least 1, up to MaxABPairs;
-// false when there is nothing to compare (no best other than the
-// baseline), when the pairs are done, or when runs keep failing.
+// nextAB returns the next run of the final A/B phase: rounds of the
+// arms (abArms: the best configuration, the baseline and, where it
+// differs from both, the expert warm start), each round in the order of
+// the one before rotated by one (A B, B A, A B, ... for two arms; A B W,
+// B W A, W A B, ... for three: a Latin square, so a steady drift of the
+// machine favours no arm), until the phase has its rounds, then while
+// more (the whole rounds the rest of the budget holds) is at least 1, up
+// to MaxABPairs; false when there is nothing to compare (no best other
+// than the baseline), when the rounds are done, or when runs keep
+// failing.
 func (c *Confirmation) nextAB(trials []Trial, budget time.Duration, more int) (Proposal, Repeat, bool) {
 	if c == nil {
 		return Proposal{}, Repeat{}, false
@@ -662,36 +708,41 @@ func (c *Confirmation) nextAB(trials []Trial, budget time.Duration, more int) (P
 	if best.Number < 0 || base.Number < 0 || best.Number == base.Number {
 		return Proposal{}, Repeat{}, false
 	}
-	pairs := c.abPairs(budget, estimate(trials))
+	arms := abArms(trials, best, base)
+	pairs := c.abPairs(budget, estimate(trials), len(arms))
 	runs := abRuns(trials, best.Number)
-	nA, nB, failed := 0, 0, 0
+	count := map[Kind]int{}
+	failed := 0
 	for _, r := range runs {
-		if r.Kind == ABBest {
-			nA++
-		} else {
-			nB++
-		}
+		count[r.Kind]++
 		if unscored(r) {
 			failed++
 		}
 	}
-	if failed > pairs || len(runs) >= 2*MaxABPairs {
+	n := len(arms)
+	if failed > pairs || len(runs) >= n*MaxABPairs {
 		return Proposal{}, Repeat{}, false
 	}
-	// Past its pairs the phase completes a pair it began, and begins
+	// Past its rounds the phase completes a round it began, and begins
 	// another while the budget holds one (the reserve is held at a
 	// pessimistic run cost, so what it leaves narrows the interval).
-	if len(runs) >= 2*pairs && len(runs)%2 == 0 && more < 1 {
+	if len(runs) >= n*pairs && len(runs)%n == 0 && more < 1 {
 		return Proposal{}, Repeat{}, false
 	}
-	rep := Repeat{RepeatOf: best.Number}
-	// A B, B A, A B, ...: the member measured first alternates, so a
-	// steady drift of the machine favours neither side.
-	needA := nA < nB || (nA == nB && nA%2 == 0)
-	if needA {
-		return Proposal{Config: best.Params.Clone(), Kind: ABBest, handle: -1}, rep, true
+	// The round is the fewest runs of an arm; within it the arms go in
+	// the order rotated by the round, and the first one still short of
+	// the round runs.
+	round := len(runs)
+	for _, a := range arms {
+		round = min(round, count[a.kind])
 	}
-	return Proposal{Config: base.Params.Clone(), Kind: ABBase, handle: -1}, rep, true
+	for i := range n {
+		a := arms[(round+i)%n]
+		if count[a.kind] == round {
+			return Proposal{Config: a.params.Clone(), Kind: a.kind, handle: -1}, Repeat{RepeatOf: best.Number}, true
+		}
+	}
+	return Proposal{}, Repeat{}, false
 }
 
 // Verdict describes what a finished re-measurement settled, for the

@@ -76,7 +76,10 @@ type Plan struct {
 	// (a share: 0.07 = 7 %), measured from the study's repeated
 	// measurements when NoiseMeasured, else AssumedNoiseSD; PairsFor10 the
 	// pairs a half-width under 10 % needs (MaxABPairs+1: more than allowed).
+	// ABArms is the number of configurations a round measures: 2 (the
+	// best and the baseline) or 3 (and the expert warm start).
 	ABPairs        int
+	ABArms         int
 	ABHalfWidthPct float64
 	NoiseSD        float64
 	NoiseMeasured  bool
@@ -123,7 +126,9 @@ const AssumedNoiseSD = 0.07
 // interval they give at the noise of trials (a pair's log-ratio has √2
 // times the noise of one run).
 func abPlan(pl *Plan, c *Confirmation, goal Goal, trials []Trial, budget, per time.Duration) {
-	pl.ABPairs = c.abPairs(budget, per)
+	best, base := Best(trials)
+	pl.ABArms = len(abArms(trials, best, base))
+	pl.ABPairs = c.abPairs(budget, per, pl.ABArms)
 	if pl.ABPairs == 0 {
 		return
 	}
@@ -277,14 +282,18 @@ func (p Plan) String() string {
 		if p.NoiseMeasured {
 			src = "measured"
 		}
-		fmt.Fprintf(&b, "\nplan: the final A/B phase runs %d pairs: expected 95 %% interval of the gain ±%.0f %% at %.1f %% run-to-run noise (%s)",
-			p.ABPairs, p.ABHalfWidthPct, p.NoiseSD*100, src)
+		rounds := fmt.Sprintf("%d pairs", p.ABPairs)
+		if p.ABArms == 3 {
+			rounds = fmt.Sprintf("%d rounds of the best, the baseline and the expert warm start", p.ABPairs)
+		}
+		fmt.Fprintf(&b, "\nplan: the final A/B phase runs %s: expected 95 %% interval of the gain ±%.0f %% at %.1f %% run-to-run noise (%s)",
+			rounds, p.ABHalfWidthPct, p.NoiseSD*100, src)
 		if p.ABHalfWidthPct >= 10 {
 			if p.PairsFor10 > MaxABPairs {
 				fmt.Fprintf(&b, "; no number of pairs up to %d gets it under ±10 %%: longer windows (--duration) would", MaxABPairs)
 			} else {
 				fmt.Fprintf(&b, "; under ±10 %% needs %d pairs (%s of budget: --ab-pairs %d)", p.PairsFor10,
-					(time.Duration(2*p.PairsFor10) * p.TrialCost).Round(time.Minute), p.PairsFor10)
+					(time.Duration(max(2, p.ABArms)*p.PairsFor10) * p.TrialCost).Round(time.Minute), p.PairsFor10)
 			}
 		}
 	}

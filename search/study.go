@@ -401,7 +401,8 @@ func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetSto
 		more := 0
 		if budgetStop && s.Budget > 0 && !(s.Minimize != nil && minimize) {
 			if run := finalRunCost(trials, estimate(trials)); run > 0 {
-				more = int(max(0, s.Budget-used) / (2 * run))
+				best, base := Best(trials)
+				more = int(max(0, s.Budget-used) / (time.Duration(len(abArms(trials, best, base))) * run))
 			}
 		}
 		if p, rep, ok := s.Confirm.nextAB(trials, s.Budget, more); ok {

@@ -96,7 +96,7 @@ func NewFitted(in FitInput) (*Fitted, error) {
 	var ys []float64
 	groups := map[string][]float64{}
 	for _, t := range in.Trials {
-		if t.Kind == search.ABBest || t.Kind == search.ABBase {
+		if t.Kind == search.ABBest || t.Kind == search.ABBase || t.Kind == search.ABWarm {
 			// The final A/B runs judge the chosen configuration at the
 			// study's end and are left out of its estimates (EstimateOf);
 			// the landscape is fitted to the same measurements.

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autotune/autotune/internal/golden"
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
+)
+
+// rulesCase is a study's trials as the gain over the rules sees them.
+type rulesCase struct {
+	name   string
+	trials []search.Trial
+	best   int // index of the best trial in trials
+}
+
+// rulesCases are studies that measured the expert warm start in the rounds
+// of their final phase, whose best is the warm start, whose warm start
+// failed, that have no warm start, and whose final phase has not run.
+func rulesCases() []rulesCase {
+	pins := space.Config{"innodb_doublewrite": "ON", "innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1"}
+	warm := pins.Merge(space.Config{"innodb_buffer_pool_size": "1342177280", "innodb_log_file_size": "335544320", "innodb_io_capacity": "2450"})
+	best := warm.Merge(space.Config{"innodb_flush_neighbors": "0", "innodb_io_capacity": "4000", "innodb_lru_scan_depth": "256"})
+	tr := func(n int, k search.Kind, tps float64, p space.Config, of int) search.Trial {
+		return search.Trial{Number: n, Kind: k, State: search.Complete, Params: p,
+			Outcome: search.Outcome{Score: tps * 0.95, MeanTPS: tps, P95MS: 20}, Repeat: search.Repeat{RepeatOf: of}}
+	}
+	// Three rounds, the order rotated: best, baseline, warm; baseline,
+	// warm, best; warm, best, baseline.
+	measured := []search.Trial{tr(0, search.Baseline, 500, pins, 0), tr(1, search.Expert, 760, warm, 0), tr(2, search.Sampled, 850, best, 0),
+		tr(3, search.ABBest, 842, best, 2), tr(4, search.ABBase, 505, pins, 2), tr(5, search.ABWarm, 771, warm, 2),
+		tr(6, search.ABBase, 498, pins, 2), tr(7, search.ABWarm, 760, warm, 2), tr(8, search.ABBest, 851, best, 2),
+		tr(9, search.ABWarm, 768, warm, 2), tr(10, search.ABBest, 839, best, 2), tr(11, search.ABBase, 502, pins, 2)}
+	isBest := []search.Trial{tr(0, search.Baseline, 500, pins, 0), tr(1, search.Expert, 760, warm, 0), tr(2, search.Sampled, 700, best, 0),
+		tr(3, search.ABBest, 771, warm, 1), tr(4, search.ABBase, 505, pins, 1), tr(5, search.ABBase, 498, pins, 1), tr(6, search.ABBest, 760, warm, 1)}
+	failed := []search.Trial{tr(0, search.Baseline, 500, pins, 0), tr(1, search.Expert, 0, warm, 0), tr(2, search.Sampled, 700, best, 0),
+		tr(3, search.ABBest, 702, best, 2), tr(4, search.ABBase, 505, pins, 2), tr(5, search.ABBase, 498, pins, 2), tr(6, search.ABBest, 711, best, 2)}
+	failed[1].State, failed[1].Failure = search.Failed, "out of memory"
+	none := []search.Trial{tr(0, search.Baseline, 500, pins, 0), tr(1, search.Sampled, 700, best, 0),
+		tr(2, search.ABBest, 702, best, 1), tr(3, search.ABBase, 505, pins, 1), tr(4, search.ABBase, 498, pins, 1), tr(5, search.ABBest, 711, best, 1)}
+	return []rulesCase{
+		{"warm start measured in 3 rounds", measured, 2},
+		{"the best is the warm start", isBest, 1},
+		{"the warm start failed", failed, 2},
+		{"no warm start (--warm-start=false)", none, 1},
+		{"final phase not run yet", measured[:3], 2},
+	}
+}
+
+// TestGainOverTheRulesGolden: the search summary, the trials table's
+// header, the export header (every format) state the best's gain over the
+// expert warm start beside its gain over the baseline, or why there is
+// none.
+func TestGainOverTheRulesGolden(t *testing.T) {
+	now := time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC)
+	st := exportCases()[0].st
+	var out bytes.Buffer
+	for i, c := range rulesCases() {
+		best, base := c.trials[c.best], c.trials[0]
+		fmt.Fprintf(&out, "==== %s: summary\n", c.name)
+		WriteGain(&out, search.GoalTPS, c.trials, best)
+		formats := []string{"cnf"}
+		if i == 0 {
+			formats = []string{"cnf", "sql", "json"}
+		}
+		for _, f := range formats {
+			fmt.Fprintf(&out, "==== %s: export --format %s\n", c.name, f)
+			if err := WriteExport(&out, f, space.Lookup(), st, best, base, c.trials, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	golden.Check(t, "gain-over-rules.golden", out.Bytes())
+	for _, want := range []string{"gain over the expert warm start: +10.", "the best is the expert warm start itself (trial 1)",
+		"the expert warm start (trial 1) failed", "(--warm-start=false): it has no rules to compare with", "\"gain_over_warm_start\""} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
