@@ -367,7 +367,7 @@ func writeExportJSON(w io.Writer, st storage.Study, best, base search.Trial, tri
 			d.Gain = &exportGain{Objective: string(g.Goal), Pct: round1(g.Pct), LoPct: round1(g.LoPct), HiPct: round1(g.HiPct),
 				Pairs: g.Pairs, P: g.P, Significant: g.Significant}
 		}
-		if r := search.WarmStartGain(GoalOf(st), trials, best); r.Status == search.RulesMeasured || r.Status == search.RulesAreBaseline {
+		if r := search.WarmStartGain(GoalOf(st), trials, best); r.Status == search.RulesMeasured || (r.Status == search.RulesAreBaseline && r.Rounds >= 2) {
 			g := r.Gain
 			d.RulesGain = &exportGain{Objective: string(g.Goal), Pct: round1(g.Pct), LoPct: round1(g.LoPct), HiPct: round1(g.HiPct),
 				Pairs: g.Pairs, P: g.P, Significant: g.Significant}

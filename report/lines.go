@@ -217,7 +217,7 @@ func RulesText(goal search.Goal, trials []search.Trial, best search.Trial) (text
 	r := search.WarmStartGain(goal, trials, best)
 	switch r.Status {
 	case search.RulesNone:
-		return "none: the study measured no expert warm start (--warm-start=false): it has no rules to compare with", false
+		return "none: the study measured no expert warm start (--warm-start=false, or no rule applied to this host and dataset): it has no rules to compare with", false
 	case search.RulesFailed:
 		return fmt.Sprintf("none: the expert warm start (trial %d) %s, so the rules gave no configuration to compare with", r.Warm.Number, failedHow(r.Warm)), false
 	case search.RulesAreBest:
@@ -227,27 +227,33 @@ func RulesText(goal search.Goal, trials []search.Trial, best search.Trial) (text
 		return fmt.Sprintf("none: the baseline is the best configuration; the expert warm start (trial %d) did not beat it", r.Warm.Number), false
 	}
 	switch r.Status {
+	case search.RulesAreBaseline:
+		if r.Rounds < 2 {
+			return fmt.Sprintf("the gain over the baseline (the expert warm start, trial %d, is the baseline's configuration): %s", r.Warm.Number, abShortfall(trials, best.Number)), false
+		}
+		return r.Gain.String() + fmt.Sprintf(" (the expert warm start, trial %d, is the baseline's configuration)", r.Warm.Number), true
 	case search.RulesShort:
-		if r.Runs == 0 {
+		if !r.Warm.State.Finished() {
+			return fmt.Sprintf("not measured yet: the expert warm start (trial %d) has not finished", r.Warm.Number), false
+		}
+		if r.Rounds == 0 {
 			return fmt.Sprintf("not measured: the expert warm start (trial %d) is measured in the rounds of the final A/B phase (at the end of the budget or trial cap)", r.Warm.Number), false
 		}
-		return fmt.Sprintf("only %d complete rounds measured the expert warm start (trial %d), too few for a confidence interval (2 needed)", r.Runs, r.Warm.Number), false
-	case search.RulesAreBaseline:
-		return r.Gain.String() + fmt.Sprintf(" (the expert warm start, trial %d, is the baseline's configuration)", r.Warm.Number), true
+		return fmt.Sprintf("only %d complete rounds measured the best and the expert warm start (trial %d), too few for a confidence interval (2 needed)", r.Rounds, r.Warm.Number), false
 	}
 	return r.Gain.String(), true
 }
 
-// failedHow says how a trial that gave no usable measurement ended:
-// "failed", "was rejected" or "was infeasible".
+// failedHow says how a finished trial that gave no usable measurement
+// ended: "was rejected", "was pruned", "was infeasible" or "failed".
 func failedHow(t search.Trial) string {
 	switch {
 	case t.State == search.Rejected:
 		return "was rejected"
+	case t.State == search.Pruned:
+		return "was pruned (stopped early, clearly below the best)"
 	case t.State == search.Complete && t.Infeasible:
 		return "was infeasible"
-	case t.State == search.Interrupted:
-		return "was interrupted"
 	}
 	return "failed"
 }

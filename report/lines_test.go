@@ -50,7 +50,7 @@ func TestGainIsThePairedABOnTheObjective(t *testing.T) {
 	var out strings.Builder
 	WriteGain(&out, search.GoalTPS, trials, trials[1])
 	want := "gain over the baseline: +10.3 % tps (95 % CI +9.7 .. +10.9 %, 3 interleaved pairs, p = 0.00017): significant\n" +
-		"gain over the expert warm start: none: the study measured no expert warm start (--warm-start=false): it has no rules to compare with\n"
+		"gain over the expert warm start: none: the study measured no expert warm start (--warm-start=false, or no rule applied to this host and dataset): it has no rules to compare with\n"
 	if out.String() != want {
 		t.Fatalf("got  %q\nwant %q", out.String(), want)
 	}

@@ -43,12 +43,18 @@ func rulesCases() []rulesCase {
 	failed[1].State, failed[1].Failure = search.Failed, "out of memory"
 	none := []search.Trial{tr(0, search.Baseline, 500, pins, 0), tr(1, search.Sampled, 700, best, 0),
 		tr(2, search.ABBest, 702, best, 1), tr(3, search.ABBase, 505, pins, 1), tr(4, search.ABBase, 498, pins, 1), tr(5, search.ABBest, 711, best, 1)}
+	pruned := append([]search.Trial(nil), failed...)
+	pruned[1].State, pruned[1].Failure = search.Pruned, ""
+	atBase := []search.Trial{tr(0, search.Baseline, 500, pins, 0), tr(1, search.Expert, 500, pins, 0), tr(2, search.Sampled, 700, best, 0),
+		tr(3, search.ABBest, 702, best, 2), tr(4, search.ABBase, 505, pins, 2)}
 	return []rulesCase{
 		{"warm start measured in 3 rounds", measured, 2},
 		{"the best is the warm start", isBest, 1},
 		{"the warm start failed", failed, 2},
 		{"no warm start (--warm-start=false)", none, 1},
 		{"final phase not run yet", measured[:3], 2},
+		{"the warm start was pruned", pruned, 2},
+		{"the warm start is the baseline's configuration, 1 pair", atBase, 2},
 	}
 }
 
@@ -77,7 +83,7 @@ func TestGainOverTheRulesGolden(t *testing.T) {
 	}
 	golden.Check(t, "gain-over-rules.golden", out.Bytes())
 	for _, want := range []string{"gain over the expert warm start: +10.", "the best is the expert warm start itself (trial 1)",
-		"the expert warm start (trial 1) failed", "(--warm-start=false): it has no rules to compare with", "\"gain_over_warm_start\""} {
+		"the expert warm start (trial 1) failed", "(--warm-start=false, or no rule applied to this host and dataset): it has no rules to compare with", "was pruned", "\"gain_over_warm_start\""} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}

@@ -130,30 +130,40 @@ func ObjectiveValue(goal Goal, t Trial) float64 {
 }
 
 // ABPairs returns the complete pairs of the final A/B phase of the best
-// trial, in the order they were measured: the k-th complete ABBest run
-// with the k-th complete ABBase run (the phase alternates A B B A ..., so
-// both members of a pair are adjacent). A pair with a failed member is
-// left out.
+// trial, in the order they were measured: the best's (ABBest) and the
+// baseline's (ABBase) runs of each round (roundPairs). A pair with a
+// failed member is left out.
 func ABPairs(goal Goal, trials []Trial, best int) []Pair {
-	var a, b []float64
+	return roundPairs(goal, trials, best, ABBest, ABBase)
+}
+
+// roundPairs pairs the final phase's runs of kind a with those of kind b
+// (of the best trial best) round by round: the k-th finished run of a
+// with the k-th finished run of b, which the phase measures in the same
+// round (Confirmation.nextAB: a round measures each arm once, and an
+// unfinished run, such as one interrupted by Ctrl-C, is measured again
+// in its round). A pair whose member failed, was rejected, pruned or
+// infeasible is left out.
+func roundPairs(goal Goal, trials []Trial, best int, a, b Kind) []Pair {
+	var as, bs []float64
 	for _, t := range trials {
-		if t.RepeatOf != best || !(t.Kind == ABBest || t.Kind == ABBase) {
+		if t.RepeatOf != best || !(t.Kind == a || t.Kind == b) || !t.State.Finished() {
 			continue
 		}
 		v := math.NaN()
 		if t.State == Complete && !t.Infeasible {
 			v = ObjectiveValue(goal, t)
 		}
-		if t.Kind == ABBest {
-			a = append(a, v)
+		if t.Kind == a {
+			as = append(as, v)
 		} else {
-			b = append(b, v)
+			bs = append(bs, v)
 		}
 	}
 	var out []Pair
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] > 0 && b[i] > 0 {
-			out = append(out, Pair{A: a[i], B: b[i]})
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		if as[i] > 0 && bs[i] > 0 {
+			out = append(out, Pair{A: as[i], B: bs[i]})
 		}
 	}
 	return out
@@ -175,19 +185,22 @@ const (
 	// RulesMeasured: Gain holds the best's gain over the warm start from
 	// at least 2 complete rounds of the final A/B phase.
 	RulesMeasured RulesStatus = iota
-	// RulesNone: the study measured no warm start (--warm-start=false, or
-	// no rule applied): there are no rules to compare with.
+	// RulesNone: the study has no warm-start trial (--warm-start=false,
+	// or no rule applied to the host and dataset): there are no rules to
+	// compare with.
 	RulesNone
-	// RulesFailed: the warm start's trial failed, was rejected or was
+	// RulesFailed: the warm start's trial failed, was rejected, pruned or
 	// infeasible: the rules gave no configuration that could be measured.
 	RulesFailed
 	// RulesAreBest: the best configuration is the warm start's own.
 	RulesAreBest
 	// RulesAreBaseline: the warm start's configuration is the baseline's,
-	// so the gain over the baseline is the gain over the rules.
+	// so the gain over the baseline is the gain over the rules (Gain, when
+	// Rounds is at least 2).
 	RulesAreBaseline
 	// RulesShort: fewer than 2 complete rounds measured the best and the
-	// warm start (the final phase has not run, or runs failed).
+	// warm start (the warm start's trial or the final phase has not run,
+	// or their runs failed).
 	RulesShort
 )
 
@@ -197,16 +210,18 @@ type RulesGain struct {
 	// Warm is the warm-start trial (Number −1 with RulesNone).
 	Warm Trial
 	// Gain is the paired gain of the best (A) over the warm start (B);
-	// set with RulesMeasured and RulesAreBaseline (then it is ABGain).
+	// set with RulesMeasured, and with RulesAreBaseline when Rounds ≥ 2
+	// (then it is ABGain).
 	Gain Gain
-	// Runs is the number of complete ABWarm runs (RulesShort).
-	Runs int
+	// Rounds is the number of complete pairs the gain is (or would be)
+	// computed from.
+	Rounds int
 }
 
 // WarmStartGain returns the gain of best over the study's expert warm
-// start on goal: from the final A/B phase's rounds, the k-th complete
-// ABBest run paired with the k-th complete ABWarm run (both in the same
-// round: adjacent in time), as ABPairs pairs the best with the baseline.
+// start on goal, from the final A/B phase's rounds: the best's (ABBest)
+// and the warm start's (ABWarm) runs of each round (roundPairs), as
+// ABPairs pairs the best with the baseline.
 func WarmStartGain(goal Goal, trials []Trial, best Trial) RulesGain {
 	w, ok := warmTrial(trials)
 	if !ok {
@@ -215,6 +230,9 @@ func WarmStartGain(goal Goal, trials []Trial, best Trial) RulesGain {
 	r := RulesGain{Warm: w}
 	_, base := Best(trials)
 	switch {
+	case !w.State.Finished():
+		r.Status = RulesShort
+		return r
 	case w.State != Complete || w.Infeasible:
 		r.Status = RulesFailed
 		return r
@@ -223,37 +241,12 @@ func WarmStartGain(goal Goal, trials []Trial, best Trial) RulesGain {
 		return r
 	case base.Number >= 0 && w.Params.Key() == base.Params.Key():
 		r.Status = RulesAreBaseline
-		if g, ok := ABGain(goal, trials, best.Number); ok {
-			r.Gain = g
-		} else {
-			r.Status = RulesShort
-		}
+		r.Rounds = len(ABPairs(goal, trials, best.Number))
+		r.Gain, _ = ABGain(goal, trials, best.Number)
 		return r
 	}
-	var a, b []float64
-	for _, t := range trials {
-		if t.RepeatOf != best.Number || !(t.Kind == ABBest || t.Kind == ABWarm) {
-			continue
-		}
-		v := math.NaN()
-		if t.State == Complete && !t.Infeasible {
-			v = ObjectiveValue(goal, t)
-			if t.Kind == ABWarm {
-				r.Runs++
-			}
-		}
-		if t.Kind == ABBest {
-			a = append(a, v)
-		} else {
-			b = append(b, v)
-		}
-	}
-	var pairs []Pair
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] > 0 && b[i] > 0 {
-			pairs = append(pairs, Pair{A: a[i], B: b[i]})
-		}
-	}
+	pairs := roundPairs(goal, trials, best.Number, ABBest, ABWarm)
+	r.Rounds = len(pairs)
 	g, err := PairedGain(goal, pairs)
 	if err != nil {
 		r.Status = RulesShort

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/autotune/autotune/space"
 )
@@ -121,5 +122,119 @@ func TestWarmStartGainStatuses(t *testing.T) {
 	}
 	if r := WarmStartGain(GoalTPS, res.Trials[:1], res.Best); r.Status != RulesNone {
 		t.Errorf("without a warm start: status %d, want RulesNone", r.Status)
+	}
+}
+
+// abHistory is a study's trials before its final phase: the baseline (0),
+// the warm start (1, config "2") and the best (2, config "0"), each 10
+// minutes long, then the final runs of kinds, their states given by states
+// (Complete where states is short), each of trial 2.
+func abHistory(kinds []Kind, states map[int]State) []Trial {
+	t0 := time.Unix(0, 0)
+	tr := func(n int, k Kind, p space.Config, v float64, of int) Trial {
+		start := t0.Add(time.Duration(n) * 10 * time.Minute)
+		return Trial{Number: n, Kind: k, State: Complete, Params: p, Started: start, Ended: start.Add(10 * time.Minute),
+			Outcome: Outcome{Score: v, MeanTPS: v}, Repeat: Repeat{RepeatOf: of}}
+	}
+	trials := []Trial{tr(0, Baseline, space.Config{}, 500, 0), tr(1, Expert, cfg("2"), 550, 0), tr(2, Sampled, cfg("0"), 600, 0)}
+	value := map[Kind]float64{ABBest: 600, ABBase: 500, ABWarm: 550}
+	params := map[Kind]space.Config{ABBest: cfg("0"), ABBase: {}, ABWarm: cfg("2")}
+	for i, k := range kinds {
+		t := tr(3+i, k, params[k], value[k]*(1+0.01*float64(i%3)), 2)
+		if s, ok := states[i]; ok {
+			t.State = s
+			if s != Complete {
+				t.Score, t.MeanTPS = 0, 0
+			}
+		}
+		trials = append(trials, t)
+	}
+	return trials
+}
+
+// nextKind returns the kind of the next final run (or "" when the phase
+// is over) with left of the budget (0: no budget).
+func nextKind(t *testing.T, c *Confirmation, trials []Trial, left time.Duration) Kind {
+	t.Helper()
+	budget := time.Duration(0)
+	if left > 0 {
+		budget = 100 * time.Hour
+	}
+	p, _, ok := c.nextAB(trials, budget, left, 0)
+	if !ok {
+		return ""
+	}
+	return p.Kind
+}
+
+// A phase begun with two arms (a study resumed from one whose final phase
+// had no third arm) keeps two; one that measured the warm start in its
+// first round keeps three.
+func TestABPhaseKeepsTheArmsItBeganWith(t *testing.T) {
+	c := &Confirmation{ABPairs: 3}
+	two := abHistory([]Kind{ABBest, ABBase, ABBase}, nil)
+	if k := nextKind(t, c, two, 0); k != ABBest {
+		t.Fatalf("phase begun A B B: next %q, want ab-best (two arms)", k)
+	}
+	three := abHistory([]Kind{ABBest, ABBase, ABWarm}, nil)
+	if k := nextKind(t, c, three, 0); k != ABBase {
+		t.Fatalf("phase begun A B W: next %q, want ab-base (the second round starts with it)", k)
+	}
+	if k := nextKind(t, c, abHistory([]Kind{ABBest, ABBase}, nil), 0); k != ABWarm {
+		t.Fatalf("phase at A B: next %q, want ab-warm", k)
+	}
+}
+
+// A run interrupted in its round is measured again in that round, and the
+// pairing of the rounds after it is unchanged: the interrupted run is no
+// member of any pair.
+func TestRoundPairsSkipUnfinishedRuns(t *testing.T) {
+	kinds := []Kind{ABBest, ABBase, ABWarm, ABBase, ABWarm, ABWarm, ABBest, ABWarm, ABBest, ABBase}
+	trials := abHistory(kinds, map[int]State{4: Interrupted})
+	// Round 2 (B W A) had its warm run interrupted and measured again.
+	pairs := roundPairs(GoalTPS, trials, 2, ABBest, ABWarm)
+	if len(pairs) != 3 {
+		t.Fatalf("%d best/warm pairs, want 3: %+v", len(pairs), pairs)
+	}
+	for i, p := range pairs {
+		if p.A < 590 || p.B > 570 {
+			t.Errorf("pair %d %+v mixes arms", i, p)
+		}
+	}
+	if got := len(ABPairs(GoalTPS, trials, 2)); got != 3 {
+		t.Errorf("%d best/baseline pairs, want 3", got)
+	}
+	if k := nextKind(t, &Confirmation{ABPairs: 3}, trials[:8], 0); k != ABWarm {
+		t.Errorf("after the interrupted warm run: next %q, want ab-warm again", k)
+	}
+}
+
+// The warm start's arm is dropped when its runs keep failing, and the
+// phase goes on with the best and the baseline; it is left out before its
+// first run when the rest of the budget cannot hold it.
+func TestABPhaseDropsTheWarmArm(t *testing.T) {
+	c := &Confirmation{ABPairs: 2}
+	failing := abHistory([]Kind{ABBest, ABBase, ABWarm, ABBase, ABWarm, ABBest, ABWarm},
+		map[int]State{2: Failed, 4: Failed, 6: Failed})
+	if k := nextKind(t, c, failing, 0); k != "" {
+		// Two rounds of best and baseline are done; the warm arm failed 3 times.
+		t.Fatalf("warm arm failed 3 times in 2 rounds: next %q, want the phase over", k)
+	}
+	if p, _, ok := c.nextAB(failing, 0, 0, 1); !ok || p.Kind != ABBest {
+		t.Fatalf("warm arm dropped, budget for another round: next %v %q, want ab-best (two arms, round 3: A B)", ok, p.Kind)
+	}
+	if g, ok := ABGain(GoalTPS, failing, 2); !ok || g.Pairs != 2 {
+		t.Fatalf("gain over the baseline lost with the warm arm: %+v %v", g, ok)
+	}
+	fresh := abHistory(nil, nil)
+	// 2 rounds at 10 minutes a run: 60 minutes for three arms, 40 for two.
+	if k := nextKind(t, c, fresh, 45*time.Minute); k != ABBest {
+		t.Fatalf("45m left: first run %q, want ab-best", k)
+	}
+	if k := nextKind(t, c, append(fresh, abHistory([]Kind{ABBest, ABBase}, nil)[3:]...), 25*time.Minute); k != ABBase {
+		t.Fatalf("25m left after A B: next %q, want ab-base (two arms: B A)", k)
+	}
+	if k := nextKind(t, c, append(fresh, abHistory([]Kind{ABBest, ABBase}, nil)[3:]...), 55*time.Minute); k != ABWarm {
+		t.Fatalf("55m left after A B: next %q, want ab-warm", k)
 	}
 }

@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/autotune/autotune/space"
@@ -611,22 +612,31 @@ type abArm struct {
 // abArms returns the arms of a round of the final A/B phase of best: the
 // best (ABBest) and the baseline (ABBase), and the expert warm start
 // (ABWarm) when its trial completed feasibly with a configuration that is
-// neither the best's nor the baseline's (warmTrial).
+// neither the best's nor the baseline's, and the phase has not begun or
+// began with it: its first round measures the warm start third, so a phase
+// of best begun with two arms (a study resumed from one that had no third
+// arm) keeps two, and every warm-start run stays in the round of the
+// best's run it is paired with (WarmStartGain).
 func abArms(trials []Trial, best, base Trial) []abArm {
 	arms := []abArm{{ABBest, best.Params}, {ABBase, base.Params}}
-	if w, ok := warmTrial(trials); ok && w.State == Complete && !w.Infeasible {
-		if k := w.Params.Key(); k != best.Params.Key() && k != base.Params.Key() {
-			arms = append(arms, abArm{ABWarm, w.Params})
-		}
+	w, ok := warmTrial(trials)
+	if !ok || w.State != Complete || w.Infeasible {
+		return arms
 	}
-	return arms
+	if k := w.Params.Key(); k == best.Params.Key() || k == base.Params.Key() {
+		return arms
+	}
+	if runs := abRuns(trials, best.Number); len(runs) >= 3 && !slices.ContainsFunc(runs, func(t Trial) bool { return t.Kind == ABWarm }) {
+		return arms
+	}
+	return append(arms, abArm{ABWarm, w.Params})
 }
 
-// warmTrial returns the study's expert warm-start trial (kind Expert, the
-// first one finished), false when the study has none.
+// warmTrial returns the study's expert warm-start trial (the first trial
+// of kind Expert, in whatever state), false when the study has none.
 func warmTrial(trials []Trial) (Trial, bool) {
 	for _, t := range trials {
-		if t.Kind == Expert && t.State.Finished() {
+		if t.Kind == Expert {
 			return t, true
 		}
 	}
@@ -694,13 +704,20 @@ func abRuns(trials []Trial, best int) []Trial {
 // arms (abArms: the best configuration, the baseline and, where it
 // differs from both, the expert warm start), each round in the order of
 // the one before rotated by one (A B, B A, A B, ... for two arms; A B W,
-// B W A, W A B, ... for three: a Latin square, so a steady drift of the
-// machine favours no arm), until the phase has its rounds, then while
-// more (the whole rounds the rest of the budget holds) is at least 1, up
-// to MaxABPairs; false when there is nothing to compare (no best other
-// than the baseline), when the rounds are done, or when runs keep
-// failing.
-func (c *Confirmation) nextAB(trials []Trial, budget time.Duration, more int) (Proposal, Repeat, bool) {
+// B W A, W A B, ... for three: a cyclic Latin square, so over each cycle
+// of rounds a steady drift of the machine favours no arm), until the
+// phase has its rounds, then while more (the whole rounds the rest of the
+// budget holds) is at least 1, up to MaxABPairs; false when there is
+// nothing to compare (no best other than the baseline), when the rounds
+// are done, or when the best's and the baseline's runs keep failing.
+//
+// The warm start's arm is left out when its runs keep failing (more
+// failures than rounds: the gain over the baseline must not be lost with
+// it) and, before its first run, when the budget is set and what is left
+// of it (left) holds fewer than two and a half runs a round at
+// finalRunCost: the reserve was planned for two arms (the best changed
+// after the plan) and a third would overrun the budget.
+func (c *Confirmation) nextAB(trials []Trial, budget, left time.Duration, more int) (Proposal, Repeat, bool) {
 	if c == nil {
 		return Proposal{}, Repeat{}, false
 	}
@@ -709,33 +726,41 @@ func (c *Confirmation) nextAB(trials []Trial, budget time.Duration, more int) (P
 		return Proposal{}, Repeat{}, false
 	}
 	arms := abArms(trials, best, base)
-	pairs := c.abPairs(budget, estimate(trials), len(arms))
-	runs := abRuns(trials, best.Number)
-	count := map[Kind]int{}
-	failed := 0
-	for _, r := range runs {
+	per := estimate(trials)
+	pairs := c.abPairs(budget, per, len(arms))
+	count, failed := map[Kind]int{}, map[Kind]int{}
+	for _, r := range abRuns(trials, best.Number) {
 		count[r.Kind]++
 		if unscored(r) {
-			failed++
+			failed[r.Kind]++
+		}
+	}
+	if len(arms) == 3 {
+		cost := finalRunCost(trials, per)
+		short := budget > 0 && count[ABWarm] == 0 && cost > 0 && left < time.Duration(5*pairs)*cost/2
+		if short || failed[ABWarm] > pairs {
+			arms = arms[:2]
+			pairs = c.abPairs(budget, per, 2)
 		}
 	}
 	n := len(arms)
-	if failed > pairs || len(runs) >= n*MaxABPairs {
+	runs, round := 0, math.MaxInt
+	for _, a := range arms {
+		runs += count[a.kind]
+		round = min(round, count[a.kind])
+	}
+	if failed[ABBest]+failed[ABBase] > pairs || runs >= n*MaxABPairs {
 		return Proposal{}, Repeat{}, false
 	}
 	// Past its rounds the phase completes a round it began, and begins
 	// another while the budget holds one (the reserve is held at a
 	// pessimistic run cost, so what it leaves narrows the interval).
-	if len(runs) >= n*pairs && len(runs)%n == 0 && more < 1 {
+	if round >= pairs && runs == n*round && more < 1 {
 		return Proposal{}, Repeat{}, false
 	}
 	// The round is the fewest runs of an arm; within it the arms go in
 	// the order rotated by the round, and the first one still short of
 	// the round runs.
-	round := len(runs)
-	for _, a := range arms {
-		round = min(round, count[a.kind])
-	}
 	for i := range n {
 		a := arms[(round+i)%n]
 		if count[a.kind] == round {

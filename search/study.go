@@ -405,7 +405,7 @@ func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetSto
 				more = int(max(0, s.Budget-used) / (time.Duration(len(abArms(trials, best, base))) * run))
 			}
 		}
-		if p, rep, ok := s.Confirm.nextAB(trials, s.Budget, more); ok {
+		if p, rep, ok := s.Confirm.nextAB(trials, s.Budget, max(0, s.Budget-used), more); ok {
 			return p, rep, true
 		}
 	}
