@@ -364,13 +364,10 @@ func writeExportJSON(w io.Writer, st storage.Study, best, base search.Trial, tri
 	if base.Number >= 0 {
 		d.Baseline = &exportBaseline{Number: base.Number, Score: base.Score, MeanTPS: base.MeanTPS}
 		if g, ok := search.ABGain(GoalOf(st), trials, best.Number); ok {
-			d.Gain = &exportGain{Objective: string(g.Goal), Pct: round1(g.Pct), LoPct: round1(g.LoPct), HiPct: round1(g.HiPct),
-				Pairs: g.Pairs, P: g.P, Significant: g.Significant}
+			d.Gain = newExportGain(g)
 		}
 		if r := search.WarmStartGain(GoalOf(st), trials, best); r.Status == search.RulesMeasured || (r.Status == search.RulesAreBaseline && r.Rounds >= 2) {
-			g := r.Gain
-			d.RulesGain = &exportGain{Objective: string(g.Goal), Pct: round1(g.Pct), LoPct: round1(g.LoPct), HiPct: round1(g.HiPct),
-				Pairs: g.Pairs, P: g.P, Significant: g.Significant}
+			d.RulesGain = newExportGain(r.Gain)
 		}
 		d.Rules, _ = RulesText(GoalOf(st), trials, best)
 	}
@@ -498,6 +495,12 @@ func environmentNotes(sp *space.Space, cfg space.Config) []string {
 }
 
 // exportDoc is the JSON export: the trial, what it set and how it scored.
+// newExportGain is g as the JSON export writes it, percentages to 0.1.
+func newExportGain(g search.Gain) *exportGain {
+	return &exportGain{Objective: string(g.Goal), Pct: round1(g.Pct), LoPct: round1(g.LoPct), HiPct: round1(g.HiPct),
+		Pairs: g.Pairs, P: g.P, Significant: g.Significant}
+}
+
 type exportDoc struct {
 	Study string `json:"study"`
 	Trial struct {
