@@ -18,6 +18,10 @@ type ExpertInput struct {
 	// DataBytes is the size of the dataset on disk in bytes (the tables'
 	// files), 0 when unknown.
 	DataBytes int64
+	// MemoryLimit is the host profile's memory limit in bytes, page cache
+	// counted (0: none). Under it the pool takes at most limitShare of
+	// the limit.
+	MemoryLimit int64
 	// FsyncPerSec is how many synchronous 4 KiB writes per second the
 	// datadir's disk sustained in a short probe (runner.ProbeFsync), 0
 	// when unknown.
@@ -44,11 +48,26 @@ const (
 	ioShare = 0.5
 )
 
+// limitShare returns the share of a memory limit of limit bytes that the
+// buffer pool takes when the limit counts the page cache: 50 % up to
+// 4 GiB, 75 % above, the innodb_dedicated_server rule for 1-4 GB and
+// larger hosts (MySQL 8.0 Reference Manual, "Enabling Automatic
+// Configuration for a Dedicated MySQL Server"). The rest holds the
+// server's own memory, the connections' buffers and the page cache its
+// redo log and temporary files go through, all counted by the limit.
+func limitShare(limit int64) float64 {
+	if limit <= 4<<30 {
+		return 0.5
+	}
+	return 0.75
+}
+
 // ExpertConfig returns the configuration a database engineer would try
 // first on this host and dataset, and one line per knob saying why:
 //
 //   - innodb_buffer_pool_size: the data size × 1.25, rounded up to 128 MiB,
-//     within the memory budget (and the knob's search range);
+//     within the memory budget (and the knob's search range) and, under a
+//     host memory limit, within limitShare of the limit;
 //   - innodb_log_file_size: a quarter of that pool;
 //   - innodb_io_capacity: half the fsync probe's synchronous write rate.
 //
@@ -78,11 +97,18 @@ func ExpertConfig(sp *space.Space, in ExpertInput) (space.Config, []string, erro
 			budget = float64(in.RAMBytes) / 2
 		}
 		budget = math.Min(budget, bp.Max)
+		capWhy := fmt.Sprintf("the memory budget %s", space.FormatBytes(int64(budget)))
+		if in.MemoryLimit > 0 {
+			if c := float64(in.MemoryLimit) * limitShare(in.MemoryLimit); c < budget {
+				budget = c
+				capWhy = fmt.Sprintf("%.0f %% of the memory limit %s (page cache counted)", limitShare(in.MemoryLimit)*100, space.FormatBytes(in.MemoryLimit))
+			}
+		}
 		want := math.Ceil(float64(in.DataBytes)*poolHeadroom/poolRound) * poolRound
 		pool = math.Min(want, budget)
 		reason := fmt.Sprintf("dataset %s x %.2f", space.FormatBytes(roundMiB(in.DataBytes)), poolHeadroom)
 		if want > budget {
-			reason += fmt.Sprintf(", capped by the memory budget %s", space.FormatBytes(int64(budget)))
+			reason += ", capped by " + capWhy
 		}
 		set("innodb_buffer_pool_size", pool, reason)
 		if v, ok := cfg["innodb_buffer_pool_size"]; ok {

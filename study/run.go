@@ -309,7 +309,7 @@ func (r *run) onSandbox(ctx context.Context) error {
 	}
 	r.sp, r.base, r.spaceM, r.version = rs.sp, plan.base, plan.manifest, bin.Version
 	r.info, r.bin = rs.info, bin
-	r.facts = expertFacts{ramBytes: r.host.RAMBytes, dataBytes: sb.DataBytes,
+	r.facts = expertFacts{ramBytes: r.host.RAMBytes, memLimit: cfg.MemoryLimit, dataBytes: sb.DataBytes,
 		fsyncPS: func(ctx context.Context) (float64, error) { return runner.ProbeFsync(ctx, sb.Dir, fsyncProbeTime) }}
 	r.notes = func() { plan.report(r.logf, rs.sp) }
 	return nil

@@ -14,7 +14,9 @@ const fsyncProbeTime = time.Second
 // expertFacts are what the expert warm start is derived from; a zero
 // field skips the rule that needs it.
 type expertFacts struct {
-	ramBytes  int64
+	ramBytes int64
+	// memLimit is the host profile's memory limit (0: none).
+	memLimit  int64
 	dataBytes func() (int64, error)
 	fsyncPS   func(ctx context.Context) (float64, error)
 }
@@ -32,7 +34,7 @@ func newStrategy(ctx context.Context, name string, warmStart bool, seeds []searc
 		starts = append(starts, p.Config)
 	}
 	if warmStart {
-		in := search.ExpertInput{RAMBytes: facts.ramBytes}
+		in := search.ExpertInput{RAMBytes: facts.ramBytes, MemoryLimit: facts.memLimit}
 		if k, ok := sp.Knob("innodb_buffer_pool_size"); ok {
 			in.MemoryBudget = int64(k.Max)
 		}
