@@ -279,13 +279,15 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 	}
 	bs, _ := st.Manifest()
 	fmt.Fprintf(w, "-- autotune: %s configuration of study %q as %s statements\n", sel.what(), st.Name, verb)
-	fmt.Fprintf(w, "-- %strial %d (%s), score %.1f, %.1f tps, p95 %.1f ms\n", sel.from(), best.Number, best.Kind, best.Score, best.MeanTPS, best.P95MS)
+	unit, value := ThroughputOf(best)
+	fmt.Fprintf(w, "-- %strial %d (%s), score %.1f, %.1f %s, p95 %.1f ms\n", sel.from(), best.Number, best.Kind, best.Score, value, unit, best.P95MS)
 	for _, l := range sel.minimalHeader(best) {
 		fmt.Fprintf(w, "-- %s\n", l)
 	}
 	if base.Number >= 0 {
 		text, _ := GainText(GoalOf(st), trials, best)
-		fmt.Fprintf(w, "-- baseline (server defaults): trial %d, %.1f tps\n-- gain over the baseline: %s\n", base.Number, base.MeanTPS, text)
+		unit, value := ThroughputOf(base)
+		fmt.Fprintf(w, "-- baseline (server defaults): trial %d, %.1f %s\n-- gain over the baseline: %s\n", base.Number, value, unit, text)
 		text, _ = RulesText(GoalOf(st), trials, best)
 		fmt.Fprintf(w, "-- gain over the expert warm start: %s\n", text)
 	}
@@ -295,8 +297,10 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 	}
 	fmt.Fprintf(w, "-- server: %s\n", version)
 	if bs.Workload != "" {
-		fmt.Fprintf(w, "-- workload: sysbench %s, %d threads, %d tables x %d rows, %gs warm-up + %gs measured\n",
-			bs.Workload, bs.Threads, bs.Tables, bs.TableSize, bs.WarmupS, bs.DurationS)
+		fmt.Fprintf(w, "-- workload: %s, %gs warm-up + %gs measured\n", storage.WorkloadText(bs), bs.WarmupS, bs.DurationS)
+	}
+	if hp := bs.HostProfile; hp != nil {
+		fmt.Fprintf(w, "-- host profile: %s\n", hostProfileText(*hp))
 	}
 	fmt.Fprintf(w, "-- exported: %s\n", now.UTC().Format(time.RFC3339))
 	if persist {
@@ -412,7 +416,8 @@ func CompleteTrial(trials []search.Trial, n int) (search.Trial, error) {
 func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, sel exportSelection) error {
 	bs, _ := st.Manifest()
 	fmt.Fprintf(w, "# autotune: %s configuration of study %q\n", sel.what(), st.Name)
-	fmt.Fprintf(w, "# %strial %d (%s), score %.1f, %.1f tps, p95 %.1f ms\n", sel.from(), best.Number, best.Kind, best.Score, best.MeanTPS, best.P95MS)
+	unit, value := ThroughputOf(best)
+	fmt.Fprintf(w, "# %strial %d (%s), score %.1f, %.1f %s, p95 %.1f ms\n", sel.from(), best.Number, best.Kind, best.Score, value, unit, best.P95MS)
 	for _, l := range sel.minimalHeader(best) {
 		fmt.Fprintf(w, "# %s\n", l)
 	}
@@ -421,7 +426,8 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 		if bs.Space != nil && bs.Space.Baseline != nil {
 			what = "your my.cnf"
 		}
-		fmt.Fprintf(w, "# baseline (%s): trial %d, %.1f tps\n", what, base.Number, base.MeanTPS)
+		unit, value := ThroughputOf(base)
+		fmt.Fprintf(w, "# baseline (%s): trial %d, %.1f %s\n", what, base.Number, value, unit)
 	}
 	WriteGainComment(w, GoalOf(st), trials, best)
 	version := best.ServerVersion
@@ -430,8 +436,10 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	}
 	fmt.Fprintf(w, "# server: %s\n", version)
 	if bs.Workload != "" {
-		fmt.Fprintf(w, "# workload: sysbench %s, %d threads, %d tables x %d rows, %gs warm-up + %gs measured\n",
-			bs.Workload, bs.Threads, bs.Tables, bs.TableSize, bs.WarmupS, bs.DurationS)
+		fmt.Fprintf(w, "# workload: %s, %gs warm-up + %gs measured\n", storage.WorkloadText(bs), bs.WarmupS, bs.DurationS)
+	}
+	if hp := bs.HostProfile; hp != nil {
+		fmt.Fprintf(w, "# host profile: %s\n", hostProfileText(*hp))
 	}
 	if bs.Space != nil {
 		fmt.Fprintf(w, "# durability: %s\n", durabilityNote(bs.Space.Durability))
@@ -629,3 +637,9 @@ type exportGain struct {
 // my.cnf option ("# not an option: allocator=tcmalloc (...)"); verify reads
 // those lines back (study.Verify).
 const NotAnOption = "not an option: "
+
+// hostProfileText describes a study's host profile for an export header:
+// "the server ran under a memory limit of 512M, page cache counted".
+func hostProfileText(hp storage.HostProfile) string {
+	return fmt.Sprintf("the server ran under a memory limit of %s, page cache counted: the gains hold on a host of that size", space.FormatBytes(hp.MemoryLimitBytes))
+}

@@ -202,7 +202,18 @@ func GainText(goal search.Goal, trials []search.Trial, best search.Trial) (text 
 	if !ok {
 		return abShortfall(trials, best.Number), false
 	}
+	g.Unit = gainUnit(goal, best)
 	return g.String(), true
+}
+
+// gainUnit names goal in a gain's text as the trial lines name best's
+// throughput: "tpmC" for a TPC-C trial's tps (ThroughputOf), else "" (the
+// goal's name).
+func gainUnit(goal search.Goal, best search.Trial) string {
+	if u, _ := ThroughputOf(best); goal == search.GoalTPS && u != "tps" {
+		return u
+	}
+	return ""
 }
 
 // RulesText is the best's gain over the study's expert warm start (the
@@ -215,6 +226,7 @@ func RulesText(goal search.Goal, trials []search.Trial, best search.Trial) (text
 		return "none: no trial completed", false
 	}
 	r := search.WarmStartGain(goal, trials, best)
+	r.Gain.Unit = gainUnit(goal, best)
 	switch r.Status {
 	case search.RulesNone:
 		return "none: the study measured no expert warm start (--warm-start=false, or no rule applied to this host and dataset): it has no rules to compare with", false
@@ -324,8 +336,12 @@ func WriteConclusion(out io.Writer, goal search.Goal, trials []search.Trial, bes
 	case !ok:
 		fmt.Fprintln(out, "conclusion: no gain was shown (too few interleaved pairs); do not change anything on this result: run a longer study or autotune verify on the export")
 	case g.LoPct > 0:
+		what := string(g.Goal)
+		if u := gainUnit(goal, best); u != "" {
+			what = u
+		}
 		fmt.Fprintf(out, "conclusion: trial %d is faster than the baseline by %+.1f %% %s (95 %% CI %+.1f .. %+.1f %%): %s\n",
-			best.Number, g.Pct, g.Goal, g.LoPct, g.HiPct, exportHint)
+			best.Number, g.Pct, what, g.LoPct, g.HiPct, exportHint)
 	case g.HiPct < 0:
 		fmt.Fprintf(out, "conclusion: the interleaved pairs measured trial %d slower than the baseline (%+.1f %%): keep your current settings\n", best.Number, g.Pct)
 	default:
@@ -356,12 +372,14 @@ func WriteGainComment(w io.Writer, goal search.Goal, trials []search.Trial, best
 		return
 	}
 	if e := search.EstimateOf(trials, best); e.N > 1 {
-		fmt.Fprintf(w, "# estimate from %d measurements of this configuration (score and tps above are their mean)\n", e.N)
+		unit, _ := ThroughputOf(best)
+		fmt.Fprintf(w, "# estimate from %d measurements of this configuration (score and %s above are their mean)\n", e.N, unit)
 	}
 	switch g, ok := search.ABGain(goal, trials, best.Number); {
 	case !ok:
 		fmt.Fprintf(w, "# gain over the baseline: %s; no gain is claimed\n", abShortfall(trials, best.Number))
 	default:
+		g.Unit = gainUnit(goal, best)
 		fmt.Fprintf(w, "# gain over the baseline: %s\n", g)
 		if !g.Significant {
 			fmt.Fprintln(w, "# WARNING: this gain is NOT statistically significant; the configuration may be no better than the defaults")

@@ -10,6 +10,7 @@ import (
 	"github.com/autotune/autotune/internal/golden"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/storage"
 )
 
 // rulesCase is a study's trials as the gain over the rules sees them.
@@ -81,7 +82,34 @@ func TestGainOverTheRulesGolden(t *testing.T) {
 			}
 		}
 	}
+	// A TPC-C study under a host profile: its throughput in tpmC, its
+	// workload and its memory limit in the header.
+	tpcc := storage.Manifest{Workload: "tpcc", Threads: 16, Warehouses: 8, WarmupS: 30, DurationS: 60,
+		Space: &storage.SpaceManifest{Durability: "strict"}, HostProfile: &storage.HostProfile{MemoryLimitBytes: 512 << 20}}
+	tst := storage.Study{Name: "tpcc", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: tpcc.JSON()}
+	trials := rulesCases()[0].trials
+	for i := range trials {
+		trials[i].Summary = `{"workload":"tpcc","tpmC":1}`
+	}
+	fmt.Fprintln(&out, "==== TPC-C under a memory limit: summary")
+	WriteGain(&out, search.GoalTPS, trials, trials[2])
+	WriteConclusion(&out, search.GoalTPS, trials, trials[2], "export it")
+	for _, f := range []string{"cnf", "sql"} {
+		fmt.Fprintf(&out, "==== TPC-C under a memory limit: export --format %s\n", f)
+		if err := WriteExport(&out, f, space.Lookup(), tst, trials[2], trials[0], trials, now); err != nil {
+			t.Fatal(err)
+		}
+	}
 	golden.Check(t, "gain-over-rules.golden", out.Bytes())
+	for _, want := range []string{"% tpmC (95 % CI", "51000.0 tpmC", "# workload: tpcc, 8 warehouses, threads 16, objective tps",
+		"# host profile: the server ran under a memory limit of 512M", "-- host profile:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("TPC-C output lacks %q", want)
+		}
+	}
+	if tail := out.String()[strings.Index(out.String(), "==== TPC-C"):]; strings.Contains(tail, "% tps") {
+		t.Errorf("a TPC-C gain in tps:\n%s", tail)
+	}
 	for _, want := range []string{"gain over the expert warm start: +10.", "the best is the expert warm start itself (trial 1)",
 		"the expert warm start (trial 1) failed", "(--warm-start=false, or no rule applied to this host and dataset): it has no rules to compare with", "was pruned", "\"gain_over_warm_start\""} {
 		if !strings.Contains(out.String(), want) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"os"
 	"os/exec"
@@ -643,3 +644,11 @@ var diskFullLine = regexp.MustCompile(`(?i)(error 28\b|errcode: 28\b|errno: 28\b
 
 // DiskFull reports whether an error-log excerpt says the disk is full.
 func DiskFull(excerpt string) bool { return diskFullLine.MatchString(excerpt) }
+
+// init silences the MySQL driver's own log (by default on stderr, where
+// it would break the progress display): it logs a dead pooled connection
+// it then replaces itself (driver.ErrBadConn, retried by database/sql),
+// and every error that matters reaches the caller as a returned error.
+func init() {
+	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
+}

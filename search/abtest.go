@@ -19,6 +19,10 @@ import (
 type Gain struct {
 	// Goal is the compared objective (tps, qps or p95).
 	Goal Goal
+	// Unit names the objective in String where the goal's name is not
+	// the benchmark's own ("tpmC" for TPC-C's tps; "": the goal's name).
+	// A relative gain is the same in either.
+	Unit string
 	// Pairs is the number of pairs.
 	Pairs int
 	// MeanA and MeanB are the geometric means of the objective's values
@@ -98,6 +102,9 @@ func HalfWidthPct(sdLog float64, n int) float64 {
 // interval includes 0, "...: NOT significant: the interval includes 0".
 func (g Gain) String() string {
 	what := string(g.Goal)
+	if g.Unit != "" {
+		what = g.Unit
+	}
 	if g.Goal == GoalP95 {
 		what = "lower p95 latency"
 	}

@@ -706,8 +706,9 @@ func abRuns(trials []Trial, best int) []Trial {
 // the one before rotated by one (A B, B A, A B, ... for two arms; A B W,
 // B W A, W A B, ... for three: a cyclic Latin square, so over each cycle
 // of rounds a steady drift of the machine favours no arm), until the
-// phase has its rounds, then while more (the whole rounds the rest of the
-// budget holds) is at least 1, up to MaxABPairs; false when there is
+// phase has its rounds, then, with extend, while what is left of the
+// budget (left) holds a whole round at finalRunCost a run, up to
+// MaxABPairs; false when there is
 // nothing to compare (no best other than the baseline), when the rounds
 // are done, or when the best's and the baseline's runs keep failing.
 //
@@ -717,7 +718,7 @@ func abRuns(trials []Trial, best int) []Trial {
 // of it (left) holds fewer than two and a half runs a round at
 // finalRunCost: the reserve was planned for two arms (the best changed
 // after the plan) and a third would overrun the budget.
-func (c *Confirmation) nextAB(trials []Trial, budget, left time.Duration, more int) (Proposal, Repeat, bool) {
+func (c *Confirmation) nextAB(trials []Trial, budget, left time.Duration, extend bool) (Proposal, Repeat, bool) {
 	if c == nil {
 		return Proposal{}, Repeat{}, false
 	}
@@ -735,8 +736,8 @@ func (c *Confirmation) nextAB(trials []Trial, budget, left time.Duration, more i
 			failed[r.Kind]++
 		}
 	}
+	cost := finalRunCost(trials, per)
 	if len(arms) == 3 {
-		cost := finalRunCost(trials, per)
 		short := budget > 0 && count[ABWarm] == 0 && cost > 0 && left < time.Duration(5*pairs)*cost/2
 		if short || failed[ABWarm] > pairs {
 			arms = arms[:2]
@@ -744,6 +745,10 @@ func (c *Confirmation) nextAB(trials []Trial, budget, left time.Duration, more i
 		}
 	}
 	n := len(arms)
+	more := 0
+	if extend && cost > 0 {
+		more = int(left / (time.Duration(n) * cost))
+	}
 	runs, round := 0, math.MaxInt
 	for _, a := range arms {
 		runs += count[a.kind]

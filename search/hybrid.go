@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"github.com/autotune/autotune/space"
@@ -40,6 +41,11 @@ type HybridOptions struct {
 	// local search takes its turns). Default 0.2; negative: no race. Not
 	// with NoLocal.
 	Race float64
+	// Starts are the configurations the study measures first besides the
+	// baseline (the expert warm start, --seed-from's seeds): the numeric
+	// knobs they set, at most maxProbeKnobs, are probed first after the
+	// screening (probeStep).
+	Starts []space.Config
 	// NoLocal turns the model-guided local search (local.go) off: the
 	// hybrid as it was before it (a longer screening design of half the
 	// knobs + 2 points, TPE with refinement steps, a refinement phase at
@@ -128,6 +134,11 @@ type Hybrid struct {
 	// local is the local search's surrogate; localAsked counts its steps.
 	local      *localModel
 	localAsked int
+	// probeKnobs are the indexes of the knobs the starts set (probeStep).
+	probeKnobs []int
+	// rank is each knob's place in the last importance ranking
+	// (selectKnobs; 0: the most important), nil before one.
+	rank map[string]int
 }
 
 // NewHybrid returns the hybrid strategy over sp.
@@ -152,6 +163,13 @@ func NewHybrid(sp *space.Space, o HybridOptions) *Hybrid {
 		h.all = append(h.all, i)
 	}
 	h.SetHorizon(o.Horizon)
+	for _, st := range o.Starts {
+		for i, k := range sp.Knobs() {
+			if _, ok := st[k.Name]; ok && !isChoice(k) && !slices.Contains(h.probeKnobs, i) && len(h.probeKnobs) < maxProbeKnobs {
+				h.probeKnobs = append(h.probeKnobs, i)
+			}
+		}
+	}
 	return h
 }
 
@@ -251,6 +269,13 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 		h.lastRepeat = h.asked
 		return Proposal{Config: inc, Kind: Remeasure, handle: -1}, nil
 	}
+	// After the screening, the knobs the starts set are probed on the
+	// local steps' turns (probeStep), within probeWindow told trials.
+	if h.asked%2 == 0 && !h.opts.NoLocal && n < len(h.design)+4+h.probeWindow() {
+		if p, ok := h.probeStep(); ok {
+			return p, nil
+		}
+	}
 	if !h.opts.NoLocal {
 		// The window is counted in every told trial, the study's
 		// confirmations and rechecks included, so with --confirm it
@@ -321,6 +346,10 @@ func (h *Hybrid) selectKnobs() {
 	imp, model := fitImportance(h.sp, xs, ys, overRange)
 	h.sub = chooseKnobs(h.sp, imp)
 	h.model = model
+	h.rank = map[string]int{}
+	for r, ki := range imp {
+		h.rank[ki.Knob] = r
+	}
 }
 
 // anchor returns the coordinates TPE holds the knobs it does not search
@@ -612,3 +641,66 @@ const raceDecided = 3.0
 // raceMinDoF is the least number of degrees of freedom of the pooled noise
 // for the race to call a pair decided.
 const raceMinDoF = 4
+
+// probeStep returns the incumbent with one of the knobs the starts set
+// (probeKnobs, the most important first by the last importance ranking
+// of selectKnobs, else in the space's order) a quarter higher or lower
+// (probeRatio), the first such configuration not measured yet; false when
+// every one was. The rules behind a warm start (the buffer pool from the
+// data and the memory, the redo log from the pool, io_capacity from an
+// fsync probe) pick their knobs well and their values roughly: a warm
+// start is where the search starts, not its answer. Probed from the
+// incumbent, a step that won is followed by the next one in the same
+// direction (a line search along each knob), until a step loses or the
+// knob's range ends.
+func (h *Hybrid) probeStep() (Proposal, bool) {
+	h.selectKnobs()
+	inc, _ := h.incumbent()
+	ks := h.sp.Knobs()
+	order := slices.Clone(h.probeKnobs)
+	if h.rank != nil {
+		slices.SortStableFunc(order, func(a, b int) int {
+			ra, oka := h.rank[ks[a].Name]
+			rb, okb := h.rank[ks[b].Name]
+			if !oka {
+				ra = len(ks)
+			}
+			if !okb {
+				rb = len(ks)
+			}
+			return ra - rb
+		})
+	}
+	for _, i := range order {
+		k := ks[i]
+		f, err := k.Float(inc[k.Name])
+		if err != nil {
+			continue
+		}
+		for _, r := range []float64{probeRatio, 1 / probeRatio} {
+			v, err := k.FromFloat(clampRound(k, math.Min(k.Max, math.Max(k.Min, f*r))))
+			if err != nil || v == inc[k.Name] {
+				continue
+			}
+			cfg := inc.Clone()
+			cfg[k.Name] = v
+			if !h.h.measured(cfg) {
+				return Proposal{Config: cfg, Kind: Refine, handle: -1}, true
+			}
+		}
+	}
+	return Proposal{}, false
+}
+
+// probeWindow is how many told trials after the screening the probes
+// (probeStep) may take turns in: four per probed knob, room for a step
+// each way and a confirmation of each, every other proposal.
+func (h *Hybrid) probeWindow() int { return 4 * len(h.probeKnobs) }
+
+const (
+	// maxProbeKnobs bounds the knobs probeStep probes.
+	maxProbeKnobs = 4
+	// probeRatio is probeStep's step: a quarter more (or, divided, a
+	// fifth less), the next size an engineer tries.
+	probeRatio = 1.25
+)

@@ -16,8 +16,9 @@ type StrategyOptions struct {
 	Seed int64
 	// Horizon is the planned number of trials (hybrid; 0: 100).
 	Horizon int
-	// Starts are configurations coordinate descent may start from (the
-	// baseline is always one; add the expert warm start).
+	// Starts are the configurations measured first besides the baseline
+	// (the expert warm start, seeds): coordinate descent may start from
+	// them, the hybrid probes the knobs they set.
 	Starts []space.Config
 }
 
@@ -28,7 +29,7 @@ type StrategyOptions struct {
 func NewStrategy(name string, sp *space.Space, o StrategyOptions) (Strategy, error) {
 	switch name {
 	case "hybrid":
-		return NewHybrid(sp, HybridOptions{Seed: o.Seed, Horizon: o.Horizon}), nil
+		return NewHybrid(sp, HybridOptions{Seed: o.Seed, Horizon: o.Horizon, Starts: o.Starts}), nil
 	case "coordinate":
 		return NewCoordinate(sp, CoordinateOptions{Starts: o.Starts}), nil
 	case "tpe":

@@ -398,14 +398,8 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 // pessimistic cost, and what it leaves narrows the gain's interval.
 func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetStop bool) (Proposal, Repeat, bool) {
 	if !s.MinimizeOnly {
-		more := 0
-		if budgetStop && s.Budget > 0 && !(s.Minimize != nil && minimize) {
-			if run := finalRunCost(trials, estimate(trials)); run > 0 {
-				best, base := Best(trials)
-				more = int(max(0, s.Budget-used) / (time.Duration(len(abArms(trials, best, base))) * run))
-			}
-		}
-		if p, rep, ok := s.Confirm.nextAB(trials, s.Budget, max(0, s.Budget-used), more); ok {
+		extend := budgetStop && s.Budget > 0 && !(s.Minimize != nil && minimize)
+		if p, rep, ok := s.Confirm.nextAB(trials, s.Budget, max(0, s.Budget-used), extend); ok {
 			return p, rep, true
 		}
 	}

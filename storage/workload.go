@@ -74,19 +74,27 @@ func workloadFields(m Manifest) [][2]string {
 }
 
 // WorkloadText summarises the workload definition of m in one line:
-// "sysbench oltp_read_write, 8 x 500000 rows, threads 16, objective tps".
+// "sysbench oltp_read_write, 8 x 500000 rows, threads 16, objective tps",
+// "tpcc, 8 warehouses, threads 16, objective tps", "replay, threads 4,
+// objective qps" (no table count where the dataset has none).
 func WorkloadText(m Manifest) string {
 	f := map[string]string{}
 	for _, kv := range workloadFields(m) {
 		f[kv[0]] = kv[1]
 	}
 	what := f["benchmark"] + " " + f["workload"]
+	if f["workload"] == "" || f["workload"] == f["benchmark"] {
+		what = f["benchmark"]
+	}
 	if f["bench_cmd"] != "" {
 		what = "command " + strconv.Quote(f["bench_cmd"])
 	}
-	size := f["tables"] + " x " + f["table_size"] + " rows"
-	if f["benchmark"] == "tpcc" {
-		what, size = "tpcc", f["warehouses"]+" warehouses"
+	size := ""
+	switch {
+	case f["benchmark"] == "tpcc":
+		what, size = "tpcc", f["warehouses"]+" warehouses, "
+	case m.Tables > 0:
+		size = f["tables"] + " x " + f["table_size"] + " rows, "
 	}
-	return fmt.Sprintf("%s, %s, threads %s, objective %s", what, size, f["threads"], f["objective"])
+	return fmt.Sprintf("%s, %sthreads %s, objective %s", what, size, f["threads"], f["objective"])
 }

@@ -50,4 +50,8 @@ func TestWorkloadDiff(t *testing.T) {
 	if got := WorkloadText(base); got != "sysbench oltp_read_write, 8 x 500000 rows, threads 16, objective tps" {
 		t.Errorf("WorkloadText: %s", got)
 	}
+	rp := Manifest{Benchmark: "replay", Workload: "replay", Threads: 4, Measure: MeasureManifest{Objective: "qps"}}
+	if got := WorkloadText(rp); got != "replay, threads 4, objective qps" {
+		t.Errorf("WorkloadText of a replay: %s", got)
+	}
 }
