@@ -56,7 +56,8 @@ func TrialLine(sp *space.Space, e search.Event, width int) string {
 	if e.Best.Number >= 0 {
 		fmt.Fprintf(&b, " | best %.1f (#%d", e.Best.Score, e.Best.Number)
 		if e.Baseline.Number >= 0 {
-			fmt.Fprintf(&b, ", %+.1f %% %s vs baseline", Gain(e.Best.MeanTPS, e.Baseline.MeanTPS), unit)
+			bestUnit, _ := ThroughputOf(e.Best)
+			fmt.Fprintf(&b, ", %+.1f %% %s vs baseline", Gain(e.Best.MeanTPS, e.Baseline.MeanTPS), bestUnit)
 		}
 		if why := BestDespiteTPS(e.Best, e.Baseline); why != "" {
 			b.WriteString(", " + why)
@@ -233,6 +234,10 @@ func RulesText(goal search.Goal, trials []search.Trial, best search.Trial) (text
 	case search.RulesFailed:
 		return fmt.Sprintf("none: the expert warm start (trial %d) %s, so the rules gave no configuration to compare with", r.Warm.Number, failedHow(r.Warm)), false
 	case search.RulesAreBest:
+		if sb, _ := search.Best(trials); sb.Number >= 0 && sb.Number != best.Number {
+			// A chosen trial (export --trial), not the study's best.
+			return fmt.Sprintf("none: trial %d is the expert warm start itself", best.Number), false
+		}
 		return fmt.Sprintf("none: the best is the expert warm start itself (trial %d): the search found nothing better than the rules", r.Warm.Number), false
 	}
 	if best.Kind == search.Baseline {

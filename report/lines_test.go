@@ -104,12 +104,16 @@ func TestTrialLinesGolden(t *testing.T) {
 	seed := search.Trial{Number: 1, Kind: search.Seed, Source: "prod.cnf:ram=64G,cores=16", State: search.Complete,
 		Params:  pins.Merge(space.Config{"innodb_buffer_pool_size": "1073741824"}),
 		Outcome: search.Outcome{Score: 700.4, MeanTPS: 712.0}}
+	tpcc := func(t search.Trial) search.Trial { t.Summary = `{"workload":"tpcc","tpmC":1}`; return t }
+	failed := search.Trial{Number: 7, Kind: search.Screen, State: search.Failed, Params: pins}
+	failed.Failure = "the server did not start"
 	var out bytes.Buffer
 	for _, tc := range []struct {
 		name  string
 		e     search.Event
 		width int
 	}{
+		{"TPC-C: a failed trial, the best's gain in tpmC", search.Event{Trial: failed, Best: tpcc(few), Baseline: tpcc(base)}, 120},
 		{"a seed names its source", search.Event{Trial: seed, Best: base, Baseline: base}, 120},
 		{"baseline", search.Event{Trial: base, Best: base, Baseline: base}, 120},
 		{"every knob changed, 120 columns", search.Event{Trial: wide, Best: base, Baseline: base}, 120},

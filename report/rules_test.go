@@ -56,6 +56,7 @@ func rulesCases() []rulesCase {
 		{"final phase not run yet", measured[:3], 2},
 		{"the warm start was pruned", pruned, 2},
 		{"the warm start is the baseline's configuration, 1 pair", atBase, 2},
+		{"a chosen trial that is the warm start (export --trial 1)", measured, 1},
 	}
 }
 
@@ -111,7 +112,7 @@ func TestGainOverTheRulesGolden(t *testing.T) {
 		t.Errorf("a TPC-C gain in tps:\n%s", tail)
 	}
 	for _, want := range []string{"gain over the expert warm start: +10.", "the best is the expert warm start itself (trial 1)",
-		"the expert warm start (trial 1) failed", "(--warm-start=false, or no rule applied to this host and dataset): it has no rules to compare with", "was pruned", "\"gain_over_warm_start\""} {
+		"the expert warm start (trial 1) failed", "(--warm-start=false, or no rule applied to this host and dataset): it has no rules to compare with", "was pruned", "\"gain_over_warm_start\"", "none: trial 1 is the expert warm start itself"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}

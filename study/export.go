@@ -128,7 +128,8 @@ func Export(ctx context.Context, o ExportRequest, stdout io.Writer) error {
 	if minimal {
 		what = "the minimal configuration of trial"
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s %d, %.1f tps\n", o.Out, what, best.Number, best.MeanTPS)
+	unit, value := report.ThroughputOf(best)
+	fmt.Fprintf(stdout, "wrote %s: %s %d, %.1f %s\n", o.Out, what, best.Number, value, unit)
 	report.WriteGain(stdout, report.GoalOf(st), trials, best)
 	return nil
 }
