@@ -60,6 +60,9 @@ type HybridOptions struct {
 //  1. Screening: a Latin hypercube design over every knob (Screen points,
 //     8 by default, after whatever the study measured first, e.g. the
 //     baseline and the expert warm start).
+//     Then, on the local search's turns within probeWindow told trials,
+//     probes of the knobs the starts set (probeStep): the incumbent with
+//     one of them a quarter higher or a fifth lower.
 //  2. Model-guided local search (local.go), every other proposal: a
 //     main-effects surrogate of the log score ranks changes of one to
 //     three knobs of the centre, the configuration with the best shrunk
