@@ -160,7 +160,7 @@ func nextKind(t *testing.T, c *Confirmation, trials []Trial, left time.Duration)
 	if left > 0 {
 		budget = 100 * time.Hour
 	}
-	p, _, ok := c.nextAB(trials, budget, left, false)
+	p, _, ok := c.nextAB(trials, GoalTPS, budget, left, false)
 	if !ok {
 		return ""
 	}
@@ -222,10 +222,10 @@ func TestABPhaseDropsTheWarmArm(t *testing.T) {
 	}
 	// 25 minutes left at 10 minutes a run: a round of the two arms left
 	// fits, a round of three would not.
-	if p, _, ok := c.nextAB(failing, 100*time.Hour, 25*time.Minute, true); !ok || p.Kind != ABBest {
+	if p, _, ok := c.nextAB(failing, GoalTPS, 100*time.Hour, 25*time.Minute, true); !ok || p.Kind != ABBest {
 		t.Fatalf("warm arm dropped, budget for another round of two: next %v %q, want ab-best (two arms, round 3: A B)", ok, p.Kind)
 	}
-	if _, _, ok := c.nextAB(failing, 100*time.Hour, 15*time.Minute, true); ok {
+	if _, _, ok := c.nextAB(failing, GoalTPS, 100*time.Hour, 15*time.Minute, true); ok {
 		t.Fatal("warm arm dropped, 15 minutes left at 10 a run: another round began")
 	}
 	if g, ok := ABGain(GoalTPS, failing, 2); !ok || g.Pairs != 2 {

@@ -79,6 +79,16 @@ type Confirmation struct {
 	ABShare float64
 }
 
+// MinABPairs is the fewest rounds the final A/B phase runs when the
+// measured noise allows fewer than Confirmation.ABPairs: at 3 pairs a 95 %
+// interval rests on 2 degrees of freedom.
+const MinABPairs = 3
+
+// ABTargetPct is the expected 95 % half-width (in %) of the final A/B
+// phase's gain at which its rounds stop short of Confirmation.ABPairs: at
+// 1.3 % run-to-run noise, 4 pairs give ±2.9 %.
+const ABTargetPct = 3.0
+
 // MaxABPairs bounds the A/B phase.
 const MaxABPairs = 50
 
@@ -572,12 +582,24 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
 
 // abPairs returns the number of A/B rounds (pairs, or triples with the
 // warm start's arm) the final phase aims for when a round measures arms
-// configurations.
-func (c *Confirmation) abPairs(budget, perTrial time.Duration, arms int) int {
+// configurations, at noise, the run-to-run noise abNoise measured (0:
+// not measured yet). With the noise measured, the fewest rounds from
+// MinABPairs up to ABPairs whose expected 95 % interval of a gain is
+// within ±ABTargetPct (HalfWidthPct); ABPairs, or the rounds ABShare of
+// the budget holds when more, at a noise that needs them all or when it
+// is not known.
+func (c *Confirmation) abPairs(budget, perTrial time.Duration, arms int, noise float64) int {
 	if c == nil {
 		return 0
 	}
 	n := c.ABPairs
+	if noise > 0 {
+		for m := MinABPairs; m < n; m++ {
+			if HalfWidthPct(noise*math.Sqrt2, m) <= ABTargetPct {
+				return m
+			}
+		}
+	}
 	if budget > 0 && perTrial > 0 && c.ABShare > 0 {
 		if fit := int(float64(budget) * c.ABShare / float64(time.Duration(arms)*perTrial)); fit > n {
 			n = fit
@@ -586,12 +608,21 @@ func (c *Confirmation) abPairs(budget, perTrial time.Duration, arms int) int {
 	return min(n, MaxABPairs)
 }
 
+// abNoise returns the run-to-run noise of goal over trials (NoiseSD) once
+// it rests on at least 2 degrees of freedom; 0 before.
+func abNoise(goal Goal, trials []Trial) float64 {
+	if sd, df := noiseStats(goal, trials); df >= 2 {
+		return sd
+	}
+	return 0
+}
+
 // abLeft returns how many runs of the final A/B phase are still to come:
 // the rounds it aims for (abPairs at perTrial) times the arms of a round
 // (abArms) less the A/B runs of the best trial already finished, once
 // there is a best that is not the baseline (before that none: the phase
 // would have nothing to compare).
-func (c *Confirmation) abLeft(trials []Trial, budget, perTrial time.Duration) int {
+func (c *Confirmation) abLeft(trials []Trial, goal Goal, budget, perTrial time.Duration) int {
 	if c == nil {
 		return 0
 	}
@@ -600,7 +631,7 @@ func (c *Confirmation) abLeft(trials []Trial, budget, perTrial time.Duration) in
 		return 0
 	}
 	arms := len(abArms(trials, best, base))
-	return max(0, arms*c.abPairs(budget, perTrial, arms)-len(abRuns(trials, best.Number)))
+	return max(0, arms*c.abPairs(budget, perTrial, arms, abNoise(goal, trials))-len(abRuns(trials, best.Number)))
 }
 
 // abArm is one configuration the final A/B phase measures each round.
@@ -657,7 +688,7 @@ func warmTrial(trials []Trial) (Trial, bool) {
 //
 // The expected Confirm and Recheck runs are rounded to the nearest whole
 // run. A nil policy expects none.
-func (c *Confirmation) plannedRuns(trials []Trial, finished, search int, budget, perTrial time.Duration) (runs, final int) {
+func (c *Confirmation) plannedRuns(trials []Trial, goal Goal, finished, search int, budget, perTrial time.Duration) (runs, final int) {
 	if c == nil {
 		return 0, 0
 	}
@@ -668,7 +699,7 @@ func (c *Confirmation) plannedRuns(trials []Trial, finished, search int, budget,
 	if c.RecheckEvery > 0 {
 		expected += float64(search / c.RecheckEvery)
 	}
-	final = c.abLeft(trials, budget, perTrial)
+	final = c.abLeft(trials, goal, budget, perTrial)
 	return int(math.Round(expected)) + final, final
 }
 
@@ -718,7 +749,7 @@ func abRuns(trials []Trial, best int) []Trial {
 // of it (left) holds fewer than two and a half runs a round at
 // finalRunCost: the reserve was planned for two arms (the best changed
 // after the plan) and a third would overrun the budget.
-func (c *Confirmation) nextAB(trials []Trial, budget, left time.Duration, extend bool) (Proposal, Repeat, bool) {
+func (c *Confirmation) nextAB(trials []Trial, goal Goal, budget, left time.Duration, extend bool) (Proposal, Repeat, bool) {
 	if c == nil {
 		return Proposal{}, Repeat{}, false
 	}
@@ -728,7 +759,8 @@ func (c *Confirmation) nextAB(trials []Trial, budget, left time.Duration, extend
 	}
 	arms := abArms(trials, best, base)
 	per := estimate(trials)
-	pairs := c.abPairs(budget, per, len(arms))
+	noise := abNoise(goal, trials)
+	pairs := c.abPairs(budget, per, len(arms), noise)
 	count, failed := map[Kind]int{}, map[Kind]int{}
 	for _, r := range abRuns(trials, best.Number) {
 		count[r.Kind]++
@@ -741,7 +773,7 @@ func (c *Confirmation) nextAB(trials []Trial, budget, left time.Duration, extend
 		short := budget > 0 && count[ABWarm] == 0 && cost > 0 && left < time.Duration(5*pairs)*cost/2
 		if short || failed[ABWarm] > pairs {
 			arms = arms[:2]
-			pairs = c.abPairs(budget, per, 2)
+			pairs = c.abPairs(budget, per, 2, noise)
 		}
 	}
 	n := len(arms)

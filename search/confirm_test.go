@@ -724,3 +724,31 @@ func TestCloseRaceIsMeasuredBeforeTheBestChanges(t *testing.T) {
 		t.Errorf("best %v; want the candidate far ahead", res.Best.Params)
 	}
 }
+
+// The final A/B phase runs fewer rounds than ABPairs (never fewer than
+// MinABPairs) when the measured noise gives the ±ABTargetPct interval
+// with fewer; at unknown or high noise it runs ABPairs, or what ABShare of
+// the budget holds.
+func TestABPairsFollowTheMeasuredNoise(t *testing.T) {
+	c := &Confirmation{ABPairs: 6, ABShare: 0.1}
+	for _, tc := range []struct {
+		noise  float64
+		budget time.Duration
+		want   int
+	}{
+		{0, time.Hour, 6},          // not measured: ABPairs
+		{0.005, time.Hour, 3},      // ±3 % at 3 pairs already
+		{0.013, time.Hour, 4},      // ±2.9 % at 4
+		{0.02, time.Hour, 6},       // ±3 % needs 6
+		{0.07, time.Hour, 6},       // never ±3 %: ABPairs
+		{0.07, 50 * time.Hour, 25}, // the budget's share holds more
+		{0.013, 50 * time.Hour, 4}, // precise enough: the share is not spent
+	} {
+		if got := c.abPairs(tc.budget, 6*time.Minute, 2, tc.noise); got != tc.want {
+			t.Errorf("noise %g, budget %s: %d pairs, want %d", tc.noise, tc.budget, got, tc.want)
+		}
+	}
+	if got := (&Confirmation{ABPairs: 2}).abPairs(time.Hour, time.Minute, 2, 0.005); got != 2 {
+		t.Errorf("ABPairs 2 below MinABPairs: %d pairs, want 2", got)
+	}
+}

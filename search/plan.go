@@ -128,7 +128,7 @@ const AssumedNoiseSD = 0.07
 func abPlan(pl *Plan, c *Confirmation, goal Goal, trials []Trial, budget, per time.Duration) {
 	best, base := Best(trials)
 	pl.ABArms = len(abArms(trials, best, base))
-	pl.ABPairs = c.abPairs(budget, per, pl.ABArms)
+	pl.ABPairs = c.abPairs(budget, per, pl.ABArms, abNoise(goal, trials))
 	if pl.ABPairs == 0 {
 		return
 	}
@@ -339,7 +339,7 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 		if per <= 0 {
 			per = pl.TrialCost
 		}
-		in.ConfirmRuns, in.FinalRuns = s.Confirm.plannedRuns(trials, pl.Finished, pl.Search, s.Budget, per)
+		in.ConfirmRuns, in.FinalRuns = s.Confirm.plannedRuns(trials, s.Goal, pl.Finished, pl.Search, s.Budget, per)
 	}
 	if s.Confirm != nil || minRuns > 0 {
 		// The minimisation's runs are held back like the final A/B runs.

@@ -445,3 +445,44 @@ func TestStudyABPhaseUsesTheRestOfTheBudget(t *testing.T) {
 		t.Fatalf("trial cap: %d A/B runs (%s); want the 2 pairs only", ab, reason)
 	}
 }
+
+// When the minimisation was planned but the A/B runs cost more than the
+// trial cost its runs were reserved at, its first step and final check no
+// longer fit after the A/B phase: the A/B phase then runs more rounds in
+// the rest of the budget instead of leaving it unused, and no
+// minimisation run begins.
+func TestStudyABPhaseTakesTheRestWhenTheMinimisationNoLongerFits(t *testing.T) {
+	var plans []Plan
+	values := map[string][]float64{"base": {500}, "2": {600}}
+	s := clockStudy(repeat(cfg("2"), 50), values, 10*time.Minute, 4*time.Hour, &Confirmation{ABPairs: 2}, &plans)
+	s.Minimize = &Minimization{Pairs: 2, Share: 0.4, Space: space.Default()}
+	// Search trials take 10 minutes, the A/B runs 20.
+	now := timed(s, values, func(n int, tr Trial) time.Duration {
+		if tr.Kind == ABBest || tr.Kind == ABBase {
+			return 20 * time.Minute
+		}
+		return 10 * time.Minute
+	})
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned := false
+	for _, p := range plans {
+		planned = planned || (p.Minimize != nil && p.Minimize.On)
+	}
+	if !planned {
+		t.Fatalf("the minimisation was never planned: %+v", plans)
+	}
+	mins := 0
+	for _, tr := range res.Trials {
+		if tr.Kind.Minimizing() {
+			mins++
+		}
+	}
+	end := now.Sub(time.Unix(0, 0))
+	if ab := abCount(res.Trials); ab <= 4 || ab%2 != 0 || mins != 0 || end > 4*time.Hour || 4*time.Hour-end >= 50*time.Minute {
+		t.Fatalf("%d A/B runs, %d minimisation runs, ended at %s (%s); want more than 2 whole pairs, no minimisation, less than a pair of the 4h budget unused",
+			ab, mins, end, res.Reason)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -393,13 +394,15 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 // minimisation when it is on (minimize: the plan found room for it, or
 // MinimizeOnly), within what is left of the budget after used. When the
 // search stopped for the budget's reserve (budgetStop) and no
-// minimisation follows, the A/B phase runs as many more pairs as the rest
-// of the budget holds at finalRunCost a run: the reserve is held at that
-// pessimistic cost, and what it leaves narrows the gain's interval.
+// minimisation follows (it is off, or it has not begun and its first step
+// and final check no longer fit: the A/B runs cost more than the trial
+// cost it was reserved at), the A/B phase runs as many more rounds as the
+// rest of the budget holds at finalRunCost a run: the reserve is held at
+// that pessimistic cost, and what it leaves narrows the gain's interval.
 func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetStop bool) (Proposal, Repeat, bool) {
 	if !s.MinimizeOnly {
-		extend := budgetStop && s.Budget > 0 && !(s.Minimize != nil && minimize)
-		if p, rep, ok := s.Confirm.nextAB(trials, s.Budget, max(0, s.Budget-used), extend); ok {
+		extend := budgetStop && s.Budget > 0 && !(s.Minimize != nil && minimize && s.minimizeFits(trials, used))
+		if p, rep, ok := s.Confirm.nextAB(trials, s.Goal, s.Budget, max(0, s.Budget-used), extend); ok {
 			return p, rep, true
 		}
 	}
@@ -411,6 +414,20 @@ func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetSto
 		left = int(max(0, s.Budget-used) / per)
 	}
 	return s.Minimize.next(trials, s.Goal, left)
+}
+
+// minimizeFits reports whether the minimisation has begun, or its first
+// step and final check (4 × its pairs a step, at the trial cost
+// estimate) fit in the budget left after used.
+func (s *Study) minimizeFits(trials []Trial, used time.Duration) bool {
+	if slices.ContainsFunc(trials, func(t Trial) bool { return t.Kind.Minimizing() }) {
+		return true
+	}
+	per := estimate(trials)
+	if per <= 0 {
+		return true
+	}
+	return int(max(0, s.Budget-used)/per) >= 4*s.Minimize.pairsPerStep()
 }
 
 // params returns the configuration a trial of proposal p measures: a
