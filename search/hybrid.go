@@ -43,8 +43,8 @@ type HybridOptions struct {
 	Race float64
 	// Starts are the configurations the study measures first besides the
 	// baseline (the expert warm start, --seed-from's seeds): the numeric
-	// knobs they set, at most maxProbeKnobs, are probed first after the
-	// screening (probeStep).
+	// knobs they set, at most maxProbeKnobs in probeFirst's order, are
+	// probed first after the screening (probeStep).
 	Starts []space.Config
 	// NoLocal turns the model-guided local search (local.go) off: the
 	// hybrid as it was before it (a longer screening design of half the
@@ -137,11 +137,11 @@ type Hybrid struct {
 	// local is the local search's surrogate; localAsked counts its steps.
 	local      *localModel
 	localAsked int
-	// probeKnobs are the indexes of the knobs the starts set (probeStep).
-	probeKnobs []int
 	// rank is each knob's place in the last importance ranking
 	// (selectKnobs; 0: the most important), nil before one.
 	rank map[string]int
+	// probeKnobs are the indexes of the knobs the starts set (probeStep).
+	probeKnobs []int
 }
 
 // NewHybrid returns the hybrid strategy over sp.
@@ -168,12 +168,30 @@ func NewHybrid(sp *space.Space, o HybridOptions) *Hybrid {
 	h.SetHorizon(o.Horizon)
 	for _, st := range o.Starts {
 		for i, k := range sp.Knobs() {
-			if _, ok := st[k.Name]; ok && !isChoice(k) && !slices.Contains(h.probeKnobs, i) && len(h.probeKnobs) < maxProbeKnobs {
+			if _, ok := st[k.Name]; ok && !isChoice(k) && !slices.Contains(h.probeKnobs, i) {
 				h.probeKnobs = append(h.probeKnobs, i)
 			}
 		}
 	}
+	slices.SortStableFunc(h.probeKnobs, func(a, b int) int { return probeOrder(sp.Knobs()[a].Name) - probeOrder(sp.Knobs()[b].Name) })
+	h.probeKnobs = h.probeKnobs[:min(len(h.probeKnobs), maxProbeKnobs)]
 	return h
+}
+
+// probeFirst lists the knobs the warm start's rules set in the order
+// probeStep probes them while the importance ranking knows too little
+// (rankInformed): the buffer pool first (what it holds decides what is
+// read from disk; the rule's value is a data-size factor capped by a
+// memory share), then the redo log (a quarter of the pool), then
+// io_capacity (half the measured fsync rate).
+var probeFirst = []string{"innodb_buffer_pool_size", "innodb_redo_log_capacity", "innodb_log_file_size", "innodb_io_capacity", "innodb_io_capacity_max"}
+
+// probeOrder is name's place in probeFirst (len(probeFirst) when absent).
+func probeOrder(name string) int {
+	if i := slices.Index(probeFirst, name); i >= 0 {
+		return i
+	}
+	return len(probeFirst)
 }
 
 // SetHorizon sets the number of trials the study is planned to run (≤ 0:
@@ -646,22 +664,22 @@ const raceDecided = 3.0
 const raceMinDoF = 4
 
 // probeStep returns the incumbent with one of the knobs the starts set
-// (probeKnobs, the most important first by the last importance ranking
-// of selectKnobs, else in the space's order) a quarter higher or lower
-// (probeRatio), the first such configuration not measured yet; false when
-// every one was. The rules behind a warm start (the buffer pool from the
-// data and the memory, the redo log from the pool, io_capacity from an
-// fsync probe) pick their knobs well and their values roughly: a warm
-// start is where the search starts, not its answer. Probed from the
-// incumbent, a step that won is followed by the next one in the same
-// direction (a line search along each knob), until a step loses or the
-// knob's range ends.
+// (probeKnobs: the most important first by the last importance ranking
+// of selectKnobs when rankInformed, else in probeFirst's order) a
+// quarter higher or lower (probeRatio), the first such configuration not
+// measured yet; false when every one was. The rules behind a warm start
+// (the buffer pool from the data and the memory, the redo log from the
+// pool, io_capacity from an fsync probe) pick their knobs well and their
+// values roughly: a warm start is where the search starts, not its
+// answer. Probed from the incumbent, a step that won is followed by the
+// next one in the same direction (a line search along each knob), until
+// a step loses or the knob's range ends.
 func (h *Hybrid) probeStep() (Proposal, bool) {
 	h.selectKnobs()
 	inc, _ := h.incumbent()
 	ks := h.sp.Knobs()
 	order := slices.Clone(h.probeKnobs)
-	if h.rank != nil {
+	if h.rank != nil && h.rankInformed() {
 		slices.SortStableFunc(order, func(a, b int) int {
 			ra, oka := h.rank[ks[a].Name]
 			rb, okb := h.rank[ks[b].Name]
@@ -693,6 +711,29 @@ func (h *Hybrid) probeStep() (Proposal, bool) {
 		}
 	}
 	return Proposal{}, false
+}
+
+// rankInformed reports whether the importance ranking rests on at least
+// MinImportanceTrials configurations whose mean is within half of the
+// best's: screening points pruned or failed far below the warm start (on
+// a real server most are) leave the fit nothing to tell the warm start's
+// own knobs apart by.
+func (h *Hybrid) rankInformed() bool {
+	_, best, _, ok := h.h.best()
+	if !ok || best <= 0 {
+		return false
+	}
+	n := 0
+	for _, idx := range h.h.byKey {
+		m := 0.0
+		for _, i := range idx {
+			m += h.h.obs[i].value
+		}
+		if m/float64(len(idx)) >= best/2 {
+			n++
+		}
+	}
+	return n >= MinImportanceTrials
 }
 
 // probeWindow is how many told trials after the screening the probes

@@ -58,3 +58,48 @@ func TestHybridProbesTheStartsKnobs(t *testing.T) {
 		t.Fatalf("probe knobs %v for a choice knob", h.probeKnobs)
 	}
 }
+
+// With the screening's points far below the warm start (pruned or failed,
+// as on a real server), the importance ranking rests on two
+// configurations and cannot order the warm start's knobs: the probes go
+// in probeFirst's order, the buffer pool first, whatever the fit ranked
+// first. With enough configurations near the best, the ranking orders
+// them.
+func TestHybridProbesThePoolFirstWhenTheRankingKnowsNothing(t *testing.T) {
+	sp := firstSpace(t)
+	start := space.Config{"innodb_io_capacity": "3000", "innodb_log_file_size": strconv.Itoa(64 << 20), "innodb_buffer_pool_size": strconv.Itoa(256 << 20)}
+	h := NewHybrid(sp, HybridOptions{Seed: 1, Starts: []space.Config{start}})
+	if err := h.Observe(space.Config{}, 800); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Observe(start, 1000); err != nil {
+		t.Fatal(err)
+	}
+	// Screening-like points: the redo log grows with their (tiny) values,
+	// so the fit ranks it first.
+	for i, v := range []float64{6, 12, 20, 40, 90} {
+		cfg := space.Config{"innodb_log_file_size": strconv.Itoa((32 + 256*i) << 20)}
+		if err := h.Observe(cfg, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.selectKnobs()
+	if h.rank["innodb_log_file_size"] >= h.rank["innodb_buffer_pool_size"] {
+		t.Fatalf("ranking %v: want the redo log above the pool (the case under test)", h.rank)
+	}
+	if h.rankInformed() {
+		t.Fatal("ranking informed by 2 configurations near the best")
+	}
+	p, ok := h.probeStep()
+	if !ok || p.Config["innodb_buffer_pool_size"] != strconv.Itoa(320<<20) {
+		t.Fatalf("first probe %v (ok %v), want the pool a quarter up (320M)", p.Config, ok)
+	}
+	for i, v := range []float64{950, 980, 700} {
+		if err := h.Observe(space.Config{"innodb_io_capacity": strconv.Itoa(1000 + 500*i)}, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !h.rankInformed() {
+		t.Fatal("ranking not informed by 5 configurations near the best")
+	}
+}
