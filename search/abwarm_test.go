@@ -243,3 +243,34 @@ func TestABPhaseDropsTheWarmArm(t *testing.T) {
 		t.Fatalf("55m left after A B: next %q, want ab-warm", k)
 	}
 }
+
+// Whether the rest of the budget holds the warm start's arm is judged at
+// the median trial cost, as the rounds will run, not at the pessimistic
+// upper quartile the reserve is held at (slow confirmations there left
+// the arm out of a phase whose budget then held its rounds).
+func TestABPhaseKeepsTheWarmArmAtTheMedianCost(t *testing.T) {
+	c := &Confirmation{ABPairs: 2}
+	hist := abHistory(nil, nil)
+	for i, d := range []time.Duration{30, 30, 10, 10} {
+		start := hist[len(hist)-1].Ended
+		hist = append(hist, Trial{Number: 3 + i, Kind: Confirm, State: Complete, Params: cfg("0"), Started: start,
+			Ended: start.Add(d * time.Minute), Outcome: Outcome{Score: 600, MeanTPS: 600}, Repeat: Repeat{RepeatOf: 2}})
+	}
+	if per, cost := estimate(hist), finalRunCost(hist, estimate(hist)); per != 10*time.Minute || cost != 30*time.Minute {
+		t.Fatalf("median %s, upper quartile %s: want 10m and 30m (the case under test)", per, cost)
+	}
+	// 55 minutes: two rounds of three at 10 minutes a run fit at 2.5 runs
+	// a round (50), not at the upper quartile's 30 (150).
+	for _, k := range []Kind{ABBest, ABBase} {
+		p, _, ok := c.nextAB(hist, GoalTPS, 100*time.Hour, 55*time.Minute, false)
+		if !ok || p.Kind != k {
+			t.Fatalf("next %v %q, want %q", ok, p.Kind, k)
+		}
+		start := hist[len(hist)-1].Ended
+		hist = append(hist, Trial{Number: len(hist), Kind: k, State: Complete, Params: p.Config, Started: start,
+			Ended: start.Add(30 * time.Minute), Outcome: Outcome{Score: 600, MeanTPS: 600}, Repeat: Repeat{RepeatOf: 2}})
+	}
+	if p, _, ok := c.nextAB(hist, GoalTPS, 100*time.Hour, 55*time.Minute, false); !ok || p.Kind != ABWarm {
+		t.Fatalf("after A B: next %v %q, want ab-warm", ok, p.Kind)
+	}
+}

@@ -746,9 +746,11 @@ func abRuns(trials []Trial, best int) []Trial {
 // The warm start's arm is left out when its runs keep failing (more
 // failures than rounds: the gain over the baseline must not be lost with
 // it) and, before its first run, when the budget is set and what is left
-// of it (left) holds fewer than two and a half runs a round at
-// finalRunCost: the reserve was planned for two arms (the best changed
-// after the plan) and a third would overrun the budget.
+// of it (left) holds fewer than two and a half runs a round at the
+// median trial cost (estimate, as the rounds run; not finalRunCost, the
+// upper quartile the reserve is held at, which slow confirmations can
+// raise past what the rounds cost): the reserve was planned for two arms
+// (the best changed after the plan) and a third would overrun the budget.
 func (c *Confirmation) nextAB(trials []Trial, goal Goal, budget, left time.Duration, extend bool) (Proposal, Repeat, bool) {
 	if c == nil {
 		return Proposal{}, Repeat{}, false
@@ -770,7 +772,7 @@ func (c *Confirmation) nextAB(trials []Trial, goal Goal, budget, left time.Durat
 	}
 	cost := finalRunCost(trials, per)
 	if len(arms) == 3 {
-		short := budget > 0 && count[ABWarm] == 0 && cost > 0 && left < time.Duration(5*pairs)*cost/2
+		short := budget > 0 && count[ABWarm] == 0 && per > 0 && left < time.Duration(5*pairs)*per/2
 		if short || failed[ABWarm] > pairs {
 			arms = arms[:2]
 			pairs = c.abPairs(budget, per, 2, noise)
