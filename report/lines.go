@@ -253,12 +253,28 @@ func RulesText(goal search.Goal, trials []search.Trial, best search.Trial) (text
 		if !r.Warm.State.Finished() {
 			return fmt.Sprintf("not measured yet: the expert warm start (trial %d) has not finished", r.Warm.Number), false
 		}
+		if r.Rounds == 0 && abPairsRan(trials, best.Number) {
+			return fmt.Sprintf("not measured: the final A/B phase ran in pairs of the best and the baseline, without the expert warm start (trial %d): the rest of the budget did not hold a third arm, or its runs failed; autotune verify measures them side by side", r.Warm.Number), false
+		}
 		if r.Rounds == 0 {
 			return fmt.Sprintf("not measured: the expert warm start (trial %d) is measured in the rounds of the final A/B phase (at the end of the budget or trial cap)", r.Warm.Number), false
 		}
 		return fmt.Sprintf("only %d complete rounds measured the best and the expert warm start (trial %d), too few for a confidence interval (2 needed)", r.Rounds, r.Warm.Number), false
 	}
 	return r.Gain.String(), true
+}
+
+// abPairsRan reports whether the final A/B phase of trial best measured
+// the best and the baseline at least once each.
+func abPairsRan(trials []search.Trial, best int) bool {
+	var a, b bool
+	for _, t := range trials {
+		if t.Repeat.RepeatOf == best && t.State.Finished() {
+			a = a || t.Kind == search.ABBest
+			b = b || t.Kind == search.ABBase
+		}
+	}
+	return a && b
 }
 
 // failedHow says how a finished trial that gave no usable measurement

@@ -48,8 +48,12 @@ func rulesCases() []rulesCase {
 	pruned[1].State, pruned[1].Failure = search.Pruned, ""
 	atBase := []search.Trial{tr(0, search.Baseline, 500, pins, 0), tr(1, search.Expert, 500, pins, 0), tr(2, search.Sampled, 700, best, 0),
 		tr(3, search.ABBest, 702, best, 2), tr(4, search.ABBase, 505, pins, 2)}
+	// The phase left the warm start out: pairs of the best and the baseline.
+	pairsOnly := []search.Trial{tr(0, search.Baseline, 500, pins, 0), tr(1, search.Expert, 760, warm, 0), tr(2, search.Sampled, 850, best, 0),
+		tr(3, search.ABBest, 842, best, 2), tr(4, search.ABBase, 505, pins, 2), tr(5, search.ABBase, 498, pins, 2), tr(6, search.ABBest, 851, best, 2)}
 	return []rulesCase{
 		{"warm start measured in 3 rounds", measured, 2},
+		{"the final phase left the warm start out", pairsOnly, 2},
 		{"the best is the warm start", isBest, 1},
 		{"the warm start failed", failed, 2},
 		{"no warm start (--warm-start=false)", none, 1},
@@ -112,7 +116,8 @@ func TestGainOverTheRulesGolden(t *testing.T) {
 		t.Errorf("a TPC-C gain in tps:\n%s", tail)
 	}
 	for _, want := range []string{"gain over the expert warm start: +10.", "the best is the expert warm start itself (trial 1)",
-		"the expert warm start (trial 1) failed", "(--warm-start=false, or no rule applied to this host and dataset): it has no rules to compare with", "was pruned", "\"gain_over_warm_start\"", "none: trial 1 is the expert warm start itself"} {
+		"the expert warm start (trial 1) failed", "(--warm-start=false, or no rule applied to this host and dataset): it has no rules to compare with", "was pruned", "\"gain_over_warm_start\"", "none: trial 1 is the expert warm start itself",
+		"in pairs of the best and the baseline, without the expert warm start (trial 1)"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}
