@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -216,6 +217,11 @@ func (m *Minimization) next(trials []Trial, goal Goal, left int) (Proposal, Repe
 	}
 	r := m.replay(trials, goal, left)
 	return r.next, r.rep, r.more
+}
+
+// minimizationBegun reports whether trials hold a minimisation run.
+func minimizationBegun(trials []Trial) bool {
+	return slices.ContainsFunc(trials, func(t Trial) bool { return t.Kind.Minimizing() })
 }
 
 // minimisable returns the best and baseline trials when the best can be

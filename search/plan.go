@@ -3,7 +3,6 @@ package search
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -400,7 +399,7 @@ func (sp *studyPlan) minimizePlan(trials []Trial, cost time.Duration, from int) 
 	switch {
 	case sp.minDecided:
 		mp.On = sp.minimize
-	case slices.ContainsFunc(trials, func(t Trial) bool { return t.Kind.Minimizing() }):
+	case minimizationBegun(trials):
 		// A resumed study whose minimisation has begun carries it on.
 		mp.On, sp.minDecided = true, true
 	case from >= 2:
@@ -410,7 +409,7 @@ func (sp *studyPlan) minimizePlan(trials []Trial, cost time.Duration, from int) 
 		return mp, 0
 	}
 	held := mp.Runs
-	if slices.ContainsFunc(trials, func(t Trial) bool { return t.Kind.Minimizing() }) {
+	if minimizationBegun(trials) {
 		if st := Minimize(trials, m, s.Goal); st.Done {
 			held = 0
 		} else {

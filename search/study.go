@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"time"
 
@@ -420,7 +419,7 @@ func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetSto
 // step and final check (4 × its pairs a step, at the trial cost
 // estimate) fit in the budget left after used.
 func (s *Study) minimizeFits(trials []Trial, used time.Duration) bool {
-	if slices.ContainsFunc(trials, func(t Trial) bool { return t.Kind.Minimizing() }) {
+	if minimizationBegun(trials) {
 		return true
 	}
 	per := estimate(trials)
