@@ -197,6 +197,16 @@ func (h *history) measured(cfg space.Config) bool {
 	return len(h.byKey[h.keyOf(cfg)]) > 0
 }
 
+// mean returns the mean value of the observations at indexes idx (one
+// configuration's repeats: a byKey entry, never empty).
+func (h *history) mean(idx []int) float64 {
+	m := 0.0
+	for _, i := range idx {
+		m += h.obs[i].value
+	}
+	return m / float64(len(idx))
+}
+
 // best returns the configuration with the highest mean over its repeats
 // (ties: the earliest) and that mean; ok is false for an empty history.
 func (h *history) best() (cfg space.Config, mean float64, n int, ok bool) {
@@ -207,11 +217,7 @@ func (h *history) best() (cfg space.Config, mean float64, n int, ok bool) {
 	sort.Slice(keys, func(i, j int) bool { return h.byKey[keys[i]][0] < h.byKey[keys[j]][0] })
 	for _, k := range keys {
 		idx := h.byKey[k]
-		m := 0.0
-		for _, i := range idx {
-			m += h.obs[i].value
-		}
-		m /= float64(len(idx))
+		m := h.mean(idx)
 		if !ok || m > mean {
 			cfg, mean, n, ok = h.obs[idx[0]].cfg, m, len(idx), true
 		}
@@ -228,11 +234,7 @@ func (h *history) noise() (sd float64, dof int) {
 		if len(idx) < 2 {
 			continue
 		}
-		m := 0.0
-		for _, i := range idx {
-			m += h.obs[i].value
-		}
-		m /= float64(len(idx))
+		m := h.mean(idx)
 		for _, i := range idx {
 			d := h.obs[i].value - m
 			ss += d * d

@@ -725,11 +725,7 @@ func (h *Hybrid) rankInformed() bool {
 	}
 	n := 0
 	for _, idx := range h.h.byKey {
-		m := 0.0
-		for _, i := range idx {
-			m += h.h.obs[i].value
-		}
-		if m/float64(len(idx)) >= best/2 {
+		if h.h.mean(idx) >= best/2 {
 			n++
 		}
 	}

@@ -200,6 +200,10 @@ func Minimize(trials []Trial, m *Minimization, goal Goal) Minimized {
 	return m.replay(trials, goal, math.MaxInt).state
 }
 
+// needRuns returns the runs the minimisation needs at least: its first
+// step and the final check, pairsPerStep pairs each.
+func (m *Minimization) needRuns() int { return 4 * m.pairsPerStep() }
+
 // pairsPerStep returns the pairs of a step (at least 1).
 func (m *Minimization) pairsPerStep() int {
 	if m == nil || m.Pairs < 2 {

@@ -390,7 +390,7 @@ func (sp *studyPlan) minimizePlan(trials []Trial, cost time.Duration, from int) 
 		return nil, 0
 	}
 	mp := &MinimizePlan{On: true, Share: m.Share, Pairs: m.pairsPerStep()}
-	mp.Need = 4 * mp.Pairs
+	mp.Need = m.needRuns()
 	if s.Budget <= 0 || cost <= 0 {
 		return mp, 0
 	}

@@ -415,9 +415,9 @@ func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetSto
 	return s.Minimize.next(trials, s.Goal, left)
 }
 
-// minimizeFits reports whether the minimisation has begun, or its first
-// step and final check (4 × its pairs a step, at the trial cost
-// estimate) fit in the budget left after used.
+// minimizeFits reports whether the minimisation has begun, or the runs
+// it needs at least (Minimization.needRuns, at the trial cost estimate)
+// fit in the budget left after used.
 func (s *Study) minimizeFits(trials []Trial, used time.Duration) bool {
 	if minimizationBegun(trials) {
 		return true
@@ -426,7 +426,7 @@ func (s *Study) minimizeFits(trials []Trial, used time.Duration) bool {
 	if per <= 0 {
 		return true
 	}
-	return int(max(0, s.Budget-used)/per) >= 4*s.Minimize.pairsPerStep()
+	return int(max(0, s.Budget-used)/per) >= s.Minimize.needRuns()
 }
 
 // params returns the configuration a trial of proposal p measures: a
