@@ -20,7 +20,8 @@ type HybridOptions struct {
 	Horizon int
 	// Screen is the size of the space-filling screening design. Default
 	// 8 (with NoLocal: half the number of knobs + 2, at least 8), at most
-	// a fifth of Horizon and at least 4.
+	// a fifth of Horizon and at least 4 (a short study may drop the rest
+	// of it: see Hybrid.near).
 	Screen int
 	// Refine is the share of Horizon spent on local refinement at the end
 	// (NoLocal only).
@@ -62,7 +63,10 @@ type HybridOptions struct {
 //     baseline and the expert warm start).
 //     Then, on the local search's turns within probeWindow told trials,
 //     probes of the knobs the starts set (probeStep): the incumbent with
-//     one of them a quarter higher or a fifth lower.
+//     one of them a quarter higher or a fifth lower. In a study of
+//     fewer than 20 trials whose first screening points land below half
+//     the best, the probes take the rest of the screening's turns and
+//     every proposal of their window, with larger steps (near).
 //  2. Model-guided local search (local.go), every other proposal: a
 //     main-effects surrogate of the log score ranks changes of one to
 //     three knobs of the centre, the configuration with the best shrunk
@@ -142,6 +146,11 @@ type Hybrid struct {
 	rank map[string]int
 	// probeKnobs are the indexes of the knobs the starts set (probeStep).
 	probeKnobs []int
+	// short is true for a study whose horizon is too short for a
+	// screening of minScreen points (SetHorizon); see near.
+	short bool
+	// lastProbe is the last probe proposed.
+	lastProbe lastProbe
 }
 
 // NewHybrid returns the hybrid strategy over sp.
@@ -165,7 +174,6 @@ func NewHybrid(sp *space.Space, o HybridOptions) *Hybrid {
 		h.nChoices = append(h.nChoices, n)
 		h.all = append(h.all, i)
 	}
-	h.SetHorizon(o.Horizon)
 	for _, st := range o.Starts {
 		for i, k := range sp.Knobs() {
 			if _, ok := st[k.Name]; ok && !isChoice(k) && !slices.Contains(h.probeKnobs, i) {
@@ -175,6 +183,7 @@ func NewHybrid(sp *space.Space, o HybridOptions) *Hybrid {
 	}
 	slices.SortStableFunc(h.probeKnobs, func(a, b int) int { return probeOrder(sp.Knobs()[a].Name) - probeOrder(sp.Knobs()[b].Name) })
 	h.probeKnobs = h.probeKnobs[:min(len(h.probeKnobs), maxProbeKnobs)]
+	h.SetHorizon(o.Horizon)
 	return h
 }
 
@@ -207,8 +216,11 @@ func (h *Hybrid) SetHorizon(n int) {
 		if h.opts.NoLocal {
 			s = max(8, len(h.sp.Knobs())/2+2)
 		}
-		s = min(s, max(4, n/5))
+		s = min(s, max(minScreen, n/5))
 	}
+	// A short study: a screening of fewer than minScreen points would
+	// be its share (see near).
+	h.short = h.opts.Screen <= 0 && !h.opts.NoLocal && len(h.probeKnobs) > 0 && n/5 < minScreen
 	if h.opts.NoScreen {
 		s = 0
 	}
@@ -272,9 +284,10 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 	h.asked++
 	n := len(h.h.obs)
 	// Screening: the design points not measured yet, in order.
+	near := h.near()
 	for _, x := range h.design {
 		cfg := decode(h.sp, x)
-		if !h.h.measured(cfg) && n < len(h.design)+4 {
+		if !h.h.measured(cfg) && n < len(h.design)+4 && !near {
 			return Proposal{Config: cfg, Kind: Screen, handle: -1}, nil
 		}
 	}
@@ -292,7 +305,7 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 	}
 	// After the screening, the knobs the starts set are probed on the
 	// local steps' turns (probeStep), within probeWindow told trials.
-	if h.asked%2 == 0 && !h.opts.NoLocal && n < len(h.design)+4+h.probeWindow() {
+	if (h.asked%2 == 0 || near) && !h.opts.NoLocal && n < len(h.design)+4+h.probeWindow() {
 		if p, ok := h.probeStep(); ok {
 			return p, nil
 		}
@@ -336,6 +349,36 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 		return h.refine(), nil
 	}
 	return h.sample(), nil
+}
+
+// near reports whether a short study (h.short) searches near its starts:
+// futileScreen of its screening points or more are measured and every
+// one is below half the best's mean. On a real server most screening
+// points, drawn over every knob's whole range, are pruned or fail; a
+// short study then drops the rest of its screening (minScreen points
+// over every knob cannot rank them) and probes the starts' knobs on every
+// proposal, with a doubling or a halving on knobs other than memory sizes
+// (shortProbeRatio), along the knob whose step won first (probeStep).
+func (h *Hybrid) near() bool {
+	if !h.short {
+		return false
+	}
+	_, best, _, ok := h.h.best()
+	if !ok || best <= 0 {
+		return false
+	}
+	n := 0
+	for _, x := range h.design {
+		idx := h.h.byKey[h.h.keyOf(decode(h.sp, x))]
+		if len(idx) == 0 {
+			continue
+		}
+		if h.h.mean(idx) >= best/2 {
+			return false
+		}
+		n++
+	}
+	return n >= futileScreen
 }
 
 // guidedFrom returns the history size from which the model-guided search
@@ -692,25 +735,56 @@ func (h *Hybrid) probeStep() (Proposal, bool) {
 			return ra - rb
 		})
 	}
-	for _, i := range order {
-		k := ks[i]
-		f, err := k.Float(inc[k.Name])
-		if err != nil {
-			continue
+	// Near the starts, a step that won goes on along its knob before the
+	// others are probed from the new incumbent.
+	near := h.near()
+	if near && h.lastProbe.key == inc.Key() {
+		if p, ok := h.probe(inc, h.lastProbe.knob, []float64{h.lastProbe.ratio}); ok {
+			return p, true
 		}
-		for _, r := range []float64{probeRatio, 1 / probeRatio} {
-			v, err := k.FromFloat(clampRound(k, math.Min(k.Max, math.Max(k.Min, f*r))))
-			if err != nil || v == inc[k.Name] {
-				continue
-			}
-			cfg := inc.Clone()
-			cfg[k.Name] = v
-			if !h.h.measured(cfg) {
-				return Proposal{Config: cfg, Kind: Refine, handle: -1}, true
-			}
+	}
+	for _, i := range order {
+		ratio := probeRatio
+		if near && ks[i].PerHost != space.HostRAM {
+			ratio = shortProbeRatio
+		}
+		if p, ok := h.probe(inc, i, []float64{ratio, 1 / ratio}); ok {
+			return p, true
 		}
 	}
 	return Proposal{}, false
+}
+
+// probe returns inc with knob i times the first of ratios that moves it
+// (clamped to the knob's range) to a configuration not measured yet, and
+// notes it as the last probe; false when none does.
+func (h *Hybrid) probe(inc space.Config, i int, ratios []float64) (Proposal, bool) {
+	k := h.sp.Knobs()[i]
+	f, err := k.Float(inc[k.Name])
+	if err != nil {
+		return Proposal{}, false
+	}
+	for _, r := range ratios {
+		v, err := k.FromFloat(clampRound(k, math.Min(k.Max, math.Max(k.Min, f*r))))
+		if err != nil || v == inc[k.Name] {
+			continue
+		}
+		cfg := inc.Clone()
+		cfg[k.Name] = v
+		if !h.h.measured(cfg) {
+			h.lastProbe = lastProbe{knob: i, ratio: r, key: cfg.Key()}
+			return Proposal{Config: cfg, Kind: Refine, handle: -1}, true
+		}
+	}
+	return Proposal{}, false
+}
+
+// lastProbe is the last configuration probeStep proposed (its key) and
+// the knob and ratio of its step.
+type lastProbe struct {
+	knob  int
+	ratio float64
+	key   string
 }
 
 // rankInformed reports whether the importance ranking rests on at least
@@ -743,4 +817,15 @@ const (
 	// probeRatio is probeStep's step: a quarter more (or, divided, a
 	// fifth less), the next size an engineer tries.
 	probeRatio = 1.25
+	// shortProbeRatio is the step of a short study's probes (Hybrid.near)
+	// on knobs other than memory sizes: a doubling or a halving, so the
+	// few trials it has can cross a range of 4-64 × the rule's value (the
+	// redo log, io_capacity). Memory sizes keep probeRatio: the rule caps
+	// them by the memory there is, and a doubling past it fails.
+	shortProbeRatio = 2.0
+	// minScreen is the smallest screening design (SetHorizon).
+	minScreen = 4
+	// futileScreen is how many screening points, all below half the
+	// best's mean, end a short study's screening (near).
+	futileScreen = 2
 )

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
@@ -101,5 +102,100 @@ func TestHybridProbesThePoolFirstWhenTheRankingKnowsNothing(t *testing.T) {
 	}
 	if !h.rankInformed() {
 		t.Fatal("ranking not informed by 5 configurations near the best")
+	}
+}
+
+// A short study (fewer than 20 trials) with a warm start whose first two
+// screening points land below half the best (pruned or failed, as on a
+// real server) drops the rest of the screening and probes: a probe on
+// every proposal, memory sizes a quarter up or a fifth down and other
+// knobs doubled or halved, a step that won followed by the next. A
+// screening whose points come near the best goes on.
+func TestHybridShortStudyProbesAfterAFutileScreening(t *testing.T) {
+	sp := firstSpace(t)
+	const mib = 1 << 20
+	start := space.Config{"innodb_io_capacity": "3000", "innodb_log_file_size": strconv.Itoa(64 * mib), "innodb_buffer_pool_size": strconv.Itoa(1024 * mib)}
+	if h := NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 30, Starts: []space.Config{start}}); h.short {
+		t.Fatal("30 trials: a short study")
+	}
+	newShort := func() *Hybrid {
+		h := NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 12, Starts: []space.Config{start}})
+		if !h.short || len(h.design) != minScreen {
+			t.Fatalf("12 trials: short %v, screening %d points; want a short study of %d", h.short, len(h.design), minScreen)
+		}
+		return h
+	}
+	// The redo log pays up to 256M; the pool's neighbours and io_capacity's
+	// lose.
+	m := func(n int) string { return strconv.Itoa(n * mib) }
+	redo := map[string]float64{m(64): 1, m(128): 1.1, m(256): 1.15, m(512): 1.12}
+	value := func(cfg space.Config) float64 {
+		full := fullConfig(sp, cfg)
+		v := 1000.0
+		if full["innodb_buffer_pool_size"] != m(1024) {
+			v *= 0.9
+		}
+		f, ok := redo[full["innodb_log_file_size"]]
+		if !ok {
+			f = 0.9
+		}
+		v *= f
+		if full["innodb_io_capacity"] != "3000" {
+			v *= 0.95
+		}
+		return v
+	}
+	// screening runs a short study whose screening points score screen,
+	// and returns the probes it made in ask proposals and its number of
+	// screening points.
+	screening := func(screen float64, ask int) (probes []string, screened int) {
+		h := newShort()
+		for _, cfg := range []space.Config{{}, start} {
+			if err := h.Observe(cfg, value(cfg)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range ask {
+			p, err := h.Ask(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := value(p.Config)
+			if p.Kind == Screen {
+				screened++
+				v = screen
+			}
+			if p.Kind == Refine {
+				full := fullConfig(sp, p.Config)
+				probes = append(probes, full["innodb_buffer_pool_size"]+"/"+full["innodb_log_file_size"]+"/"+full["innodb_io_capacity"])
+			}
+			if err := h.Observe(p.Config, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return probes, screened
+	}
+	if _, n := screening(900, 6); n != minScreen {
+		t.Fatalf("screening points near the best: %d screened, want all %d", n, minScreen)
+	}
+	probes, n := screening(20, 16)
+	if n != futileScreen {
+		t.Fatalf("screening points far below the best: %d screened, want %d", n, futileScreen)
+	}
+	// The pool first (the ranking knows nothing yet), a quarter up and a
+	// fifth down: both lose.
+	if len(probes) < 2 || probes[0] != m(1280)+"/"+m(64)+"/3000" || probes[1] != m(819)+"/"+m(64)+"/3000" {
+		t.Fatalf("probes %v, want the pool at 1280M and 819M first", probes)
+	}
+	// The redo log doubled wins, and the next probes go on along it until
+	// a step loses; then the others from the new incumbent.
+	i := slices.Index(probes, m(1024)+"/"+m(128)+"/3000")
+	if i < 0 || i+2 >= len(probes) || probes[i+1] != m(1024)+"/"+m(256)+"/3000" || probes[i+2] != m(1024)+"/"+m(512)+"/3000" {
+		t.Fatalf("probes %v, want the redo log at 128M, 256M, 512M in a row", probes)
+	}
+	for _, w := range []string{m(1024) + "/" + m(256) + "/6000", m(1024) + "/" + m(256) + "/1500", m(1280) + "/" + m(256) + "/3000"} {
+		if !slices.Contains(probes[i+3:], w) {
+			t.Fatalf("probes %v, want %s after the redo log's line", probes, w)
+		}
 	}
 }
