@@ -546,3 +546,36 @@ func TestMinimizeStepExtendsWhenItLeans(t *testing.T) {
 		t.Fatalf("near 0: steps\n%s\nwant reverted after 2 pairs", stepsText(st))
 	}
 }
+
+// A minimisation whose first step splits its block (two of the three
+// changes pay) and whose next step and final check then no longer fit
+// stops short of done; the rest of the budget goes to more A/B rounds
+// after it, not unused.
+func TestStudyABPhaseTakesTheRestWhenTheMinimisationStopsShort(t *testing.T) {
+	var plans []Plan
+	s := budgetStudy(func(int) time.Duration { return time.Minute }, 0.045, 0, &plans)
+	three := space.Config{"innodb_buffer_pool_size": "1073741824", "innodb_flush_neighbors": "0", "innodb_sync_spin_loops": "114"}
+	var cfgs []space.Config
+	for range 60 {
+		cfgs = append(cfgs, oneChangeEach(three)...)
+	}
+	s.Strategy = &script{cfgs: cfgs}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Minimize(res.Trials, s.Minimize, GoalTPS)
+	if m.Runs == 0 || m.Done {
+		t.Fatalf("minimisation of %d runs, done %v; want one that began and stopped short (the case under test):\n%s", m.Runs, m.Done, stepsText(m))
+	}
+	last := -1
+	for i, tr := range res.Trials {
+		if tr.Kind.Minimizing() {
+			last = i
+		}
+	}
+	after := abCount(res.Trials[last+1:])
+	if left := s.Budget - res.Spent; after == 0 || left >= 2*time.Minute {
+		t.Fatalf("%d A/B runs after the minimisation, %s of the budget unused; want A/B rounds taking the rest (a run costs 1 min):\n%s", after, left, stepsText(m))
+	}
+}

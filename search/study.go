@@ -398,6 +398,8 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 // cost it was reserved at), the A/B phase runs as many more rounds as the
 // rest of the budget holds at finalRunCost a run: the reserve is held at
 // that pessimistic cost, and what it leaves narrows the gain's interval.
+// So does a minimisation that began and stopped short of done (a step
+// split a block, and the steps it then needs no longer fit).
 func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetStop bool) (Proposal, Repeat, bool) {
 	if !s.MinimizeOnly {
 		extend := budgetStop && s.Budget > 0 && !(s.Minimize != nil && minimize && s.minimizeFits(trials, used))
@@ -412,7 +414,16 @@ func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetSto
 	if per := estimate(trials); s.Budget > 0 && per > 0 {
 		left = int(max(0, s.Budget-used) / per)
 	}
-	return s.Minimize.next(trials, s.Goal, left)
+	if p, rep, ok := s.Minimize.next(trials, s.Goal, left); ok {
+		return p, rep, true
+	}
+	// A minimisation that stopped short of done (its next step and final
+	// check no longer fit) leaves the rest of the budget to more A/B
+	// rounds, as one that never began does.
+	if !s.MinimizeOnly && budgetStop && s.Budget > 0 && !Minimize(trials, s.Minimize, s.Goal).Done {
+		return s.Confirm.nextAB(trials, s.Goal, s.Budget, max(0, s.Budget-used), true)
+	}
+	return Proposal{}, Repeat{}, false
 }
 
 // minimizeFits reports whether the minimisation has begun, or the runs
