@@ -111,20 +111,23 @@ func TestHybridProbesThePoolFirstWhenTheRankingKnowsNothing(t *testing.T) {
 // every proposal, memory sizes a quarter up or a fifth down and other
 // knobs doubled or halved, a step that won followed by the next. A
 // screening whose points come near the best goes on.
-func TestHybridShortStudyProbesAfterAFutileScreening(t *testing.T) {
+// TestHybridProbesAfterAFutileScreening: a study whose first screening
+// points land far below the warm start drops the rest of its screening and
+// probes the warm start's knobs, a short study and a long one alike.
+func TestHybridProbesAfterAFutileScreening(t *testing.T) {
+	for _, horizon := range []int{12, 100} {
+		t.Run(strconv.Itoa(horizon), func(t *testing.T) { testProbesAfterAFutileScreening(t, horizon) })
+	}
+}
+
+func testProbesAfterAFutileScreening(t *testing.T, horizon int) {
 	sp := firstSpace(t)
 	const mib = 1 << 20
 	start := space.Config{"innodb_io_capacity": "3000", "innodb_log_file_size": strconv.Itoa(64 * mib), "innodb_buffer_pool_size": strconv.Itoa(1024 * mib)}
-	if h := NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 30, Starts: []space.Config{start}}); h.short {
-		t.Fatal("30 trials: a short study")
+	newHybrid := func() *Hybrid {
+		return NewHybrid(sp, HybridOptions{Seed: 1, Horizon: horizon, Starts: []space.Config{start}})
 	}
-	newShort := func() *Hybrid {
-		h := NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 12, Starts: []space.Config{start}})
-		if !h.short || len(h.design) != minScreen {
-			t.Fatalf("12 trials: short %v, screening %d points; want a short study of %d", h.short, len(h.design), minScreen)
-		}
-		return h
-	}
+	design := len(newHybrid().design)
 	// The redo log pays up to 256M; the pool's neighbours and io_capacity's
 	// lose.
 	m := func(n int) string { return strconv.Itoa(n * mib) }
@@ -145,11 +148,11 @@ func TestHybridShortStudyProbesAfterAFutileScreening(t *testing.T) {
 		}
 		return v
 	}
-	// screening runs a short study whose screening points score screen,
+	// screening runs a study whose screening points score screen,
 	// and returns the probes it made in ask proposals and its number of
 	// screening points.
 	screening := func(screen float64, ask int) (probes []string, screened int) {
-		h := newShort()
+		h := newHybrid()
 		for _, cfg := range []space.Config{{}, start} {
 			if err := h.Observe(cfg, value(cfg)); err != nil {
 				t.Fatal(err)
@@ -175,8 +178,8 @@ func TestHybridShortStudyProbesAfterAFutileScreening(t *testing.T) {
 		}
 		return probes, screened
 	}
-	if _, n := screening(900, 6); n != minScreen {
-		t.Fatalf("screening points near the best: %d screened, want all %d", n, minScreen)
+	if _, n := screening(900, design+2); n != design {
+		t.Fatalf("screening points near the best: %d screened, want all %d", n, design)
 	}
 	probes, n := screening(20, 16)
 	if n != futileScreen {
