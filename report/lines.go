@@ -75,6 +75,9 @@ func TrialLine(sp *space.Space, e search.Event, width int) string {
 		b.WriteString("\n      seed from " + t.Source)
 	}
 	b.WriteString("\n" + knobLine(sp, e, width))
+	if t.Why != "" {
+		b.WriteString("\n      why: " + t.Why)
+	}
 	if t.State == search.Failed || t.State == search.Rejected {
 		b.WriteString("\n      reason: " + t.Failure)
 	}

@@ -105,6 +105,9 @@ func TestTrialLinesGolden(t *testing.T) {
 		Params:  pins.Merge(space.Config{"innodb_buffer_pool_size": "1073741824"}),
 		Outcome: search.Outcome{Score: 700.4, MeanTPS: 712.0}}
 	tpcc := func(t search.Trial) search.Trial { t.Summary = `{"workload":"tpcc","tpmC":1}`; return t }
+	hinted := search.Trial{Number: 8, Kind: search.Refine, State: search.Complete, Why: "innodb_log_file_size doubled: the checkpoint age peaked at 51M, 80 % of the 64M redo log",
+		Params:  pins.Merge(space.Config{"innodb_log_file_size": "134217728"}),
+		Outcome: search.Outcome{Score: 790.1, MeanTPS: 801.5}}
 	failed := search.Trial{Number: 7, Kind: search.Screen, State: search.Failed, Params: pins}
 	failed.Failure = "the server did not start"
 	var out bytes.Buffer
@@ -122,6 +125,7 @@ func TestTrialLinesGolden(t *testing.T) {
 		{"every knob changed, 2000 columns", search.Event{Trial: wide, Best: base, Baseline: base}, 2000},
 		{"two changes (the pins and a default left out)", search.Event{Trial: few, Best: few, Baseline: base}, 120},
 		{"recheck of the baseline", search.Event{Trial: recheck, Best: few, Baseline: base}, 120},
+		{"a probe a diagnosis led to says why", search.Event{Trial: hinted, Best: few, Baseline: base}, 120},
 		{"worker: no baseline", search.Event{Trial: few, Best: search.Trial{Number: -1}, Baseline: search.Trial{Number: -1}}, 120},
 	} {
 		fmt.Fprintf(&out, "== %s\n%s\n", tc.name, TrialLine(sp, tc.e, tc.width))

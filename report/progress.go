@@ -41,7 +41,10 @@ type progressEvent struct {
 	Kind string `json:"kind,omitempty"`
 	// Source is where a seed trial came from (its --seed-from value;
 	// trial events of kind seed only).
-	Source string          `json:"source,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Why says what measurement led to the trial (a diagnosis; trial
+	// events only, when there is one).
+	Why    string          `json:"why,omitempty"`
 	Phase  string          `json:"phase,omitempty"`
 	Sample *progressSample `json:"sample,omitempty"`
 	Result *progressResult `json:"result,omitempty"`
@@ -254,7 +257,7 @@ func (t *Progress) Trial(e search.Event) {
 		}
 	}
 	n := tr.Number
-	t.emit(progressEvent{Event: evTrial, Trial: &n, Kind: string(tr.Kind), Source: tr.Source, Result: res, src: e})
+	t.emit(progressEvent{Event: evTrial, Trial: &n, Kind: string(tr.Kind), Source: tr.Source, Why: tr.Why, Result: res, src: e})
 }
 
 // done reports the end of the study and closes the display; hint is the

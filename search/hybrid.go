@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -148,6 +149,9 @@ type Hybrid struct {
 	probeKnobs []int
 	// lastProbe is the last probe proposed.
 	lastProbe lastProbe
+	// hints are Diagnose's hints by measured configuration (history key),
+	// from ObserveMetrics.
+	hints map[string][]Hint
 }
 
 // NewHybrid returns the hybrid strategy over sp.
@@ -297,11 +301,17 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 		h.lastRepeat = h.asked
 		return Proposal{Config: inc, Kind: Remeasure, handle: -1}, nil
 	}
-	// After the screening, the knobs the starts set are probed on the
-	// local steps' turns (probeStep), within probeWindow told trials.
-	if (h.asked%2 == 0 || near) && !h.opts.NoLocal && n < len(h.design)+4+h.probeWindow() {
-		if p, ok := h.probeStep(); ok {
+	// After the screening, on the local steps' turns: the knobs the
+	// incumbent's metrics say limit it (hintStep), at any time; the knobs
+	// the starts set (probeStep), within probeWindow told trials.
+	if (h.asked%2 == 0 || near) && !h.opts.NoLocal {
+		if p, ok := h.hintStep(); ok {
 			return p, nil
+		}
+		if n < len(h.design)+4+h.probeWindow() {
+			if p, ok := h.probeStep(); ok {
+				return p, nil
+			}
 		}
 	}
 	if !h.opts.NoLocal {
@@ -746,6 +756,53 @@ func (h *Hybrid) probeStep() (Proposal, bool) {
 			ratio = nearProbeRatio
 		}
 		if p, ok := h.probe(inc, i, []float64{ratio, 1 / ratio}); ok {
+			return p, true
+		}
+	}
+	return Proposal{}, false
+}
+
+// ObserveMetrics reads the server metrics of one measured trial of cfg
+// (its thread levels; the study gives every complete trial after telling
+// it, and a resumed study or a worker the history's): the knobs Diagnose
+// says limit cfg are probed first from it while it is the incumbent
+// (hintStep). Hints of repeats of cfg add up, one per knob.
+func (h *Hybrid) ObserveMetrics(cfg space.Config, levels []Level) {
+	hs := Diagnose(h.sp, cfg, levels)
+	if len(hs) == 0 {
+		return
+	}
+	if h.hints == nil {
+		h.hints = map[string][]Hint{}
+	}
+	key := h.h.keyOf(cfg)
+	for _, x := range hs {
+		if !slices.ContainsFunc(h.hints[key], func(y Hint) bool { return y.Knob == x.Knob }) {
+			h.hints[key] = append(h.hints[key], x)
+		}
+	}
+}
+
+// hintStep returns the incumbent with the first knob its metrics say
+// limit it (ObserveMetrics) moved by the hint's ratio, clamped to the
+// knob's range, the first such configuration not measured yet; false when
+// the incumbent has no hint left. An engineer reads the status counters
+// after a run and changes what they name before anything else: a redo
+// log whose checkpoint age runs at its flushing mark is doubled, and
+// doubled again while the new incumbent's own run says the same.
+func (h *Hybrid) hintStep() (Proposal, bool) {
+	inc, _ := h.incumbent()
+	for _, x := range h.hints[h.h.keyOf(inc)] {
+		i := slices.IndexFunc(h.sp.Knobs(), func(k space.Knob) bool { return k.Name == x.Knob })
+		if i < 0 {
+			continue
+		}
+		if p, ok := h.probe(inc, i, []float64{x.Ratio}); ok {
+			step := fmt.Sprintf("× %g", x.Ratio)
+			if x.Ratio == 2 {
+				step = "doubled"
+			}
+			p.Why = fmt.Sprintf("%s %s: %s", x.Knob, step, x.Why)
 			return p, true
 		}
 	}

@@ -87,8 +87,23 @@ type observer interface {
 	Observe(cfg space.Config, value float64) error
 }
 
+// metricsObserver is a strategy that reads the server metrics of the
+// trials it is told or observes (Hybrid.ObserveMetrics).
+type metricsObserver interface {
+	ObserveMetrics(cfg space.Config, levels []Level)
+}
+
+// observeMetrics gives the thread levels of t, when it is complete, to
+// strategy s if s reads them.
+func observeMetrics(s any, t Trial) {
+	if mo, ok := s.(metricsObserver); ok && t.State == Complete && len(t.Levels) > 0 {
+		mo.ObserveMetrics(t.Params, t.Levels)
+	}
+}
+
 // replay observes every finished trial of trials (State.Finished) in
-// order, each with valueOf under the penalty of the whole history.
+// order, each with valueOf under the penalty of the whole history, and
+// its metrics (observeMetrics).
 func replay(obs observer, trials []Trial) error {
 	pen := penalty(trials)
 	for _, t := range trials {
@@ -98,6 +113,7 @@ func replay(obs observer, trials []Trial) error {
 		if err := obs.Observe(t.Params, valueOf(t, pen)); err != nil {
 			return fmt.Errorf("replay trial %d: %w", t.Number, err)
 		}
+		observeMetrics(obs, t)
 	}
 	return nil
 }

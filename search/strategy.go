@@ -24,6 +24,9 @@ type Proposal struct {
 	// argument as given, e.g. "prod.cnf" or "old.db:study1"); "" otherwise.
 	// It is recorded with the trial (Trial.Source).
 	Source string
+	// Why says what measurement led to it (a diagnosis: Hybrid's hint
+	// probes), "" otherwise. The study shows it with the trial.
+	Why string
 	// handle identifies the proposal inside the strategy (goptuna trial ID),
 	// -1 for proposals the study queued itself.
 	handle int

@@ -326,7 +326,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			}
 			return res(""), fmt.Errorf("propose trial %d: %w", next, err)
 		}
-		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Source: p.Source, Params: s.params(p), Started: now(), Repeat: rep}
+		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Source: p.Source, Why: p.Why, Params: s.params(p), Started: now(), Repeat: rep}
 		if !p.Kind.Extra() && p.Kind != Baseline {
 			t.ConfirmNeeded = s.Confirm.repeats()
 			// A configuration measured before is being re-measured (a
@@ -370,6 +370,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 		} else if err := s.Strategy.Tell(ctx, measuredAs(p, t), toldValue(trials, t)); err != nil {
 			return res(""), fmt.Errorf("tell trial %d: %w", t.Number, err)
 		}
+		observeMetrics(s.Strategy, t)
 		note := Verdict(trials, t)
 		if t.Kind.Minimizing() {
 			note = minNote(trials, t, s.Minimize, s.Goal)

@@ -130,6 +130,9 @@ type Trial struct {
 	Outcome
 	// Repeat links re-measurements to the trial they repeat.
 	Repeat
+	// Why says what measurement led the strategy to propose the trial
+	// (Proposal.Why), for the progress lines; not stored.
+	Why string
 	// PruneBelow, when > 0, lets the measurement stop the trial early
 	// once its throughput (the goal's: tps or qps) stays below it (see
 	// trial.PruneRule). Set by the study for new configurations; not
