@@ -54,7 +54,7 @@ func Diagnose(sp *space.Space, cfg space.Config, levels []Level) []Hint {
 	if knob, capacity, ok := redoCapacity(sp, full); ok {
 		if peak, ok := levelMax(levels, "checkpoint_age_bytes_max"); ok && peak >= redoBindShare*capacity {
 			hs = append(hs, Hint{Knob: knob, Ratio: hintRatio, Why: fmt.Sprintf("the checkpoint age peaked at %s, %.0f %% of the %s redo log",
-				space.FormatBytes(int64(peak)), 100*peak/capacity, space.FormatBytes(int64(capacity)))})
+				space.FormatBytes(roundMiB(int64(peak))), 100*peak/capacity, space.FormatBytes(roundMiB(int64(capacity))))})
 		}
 	}
 	if _, ok := sp.Knob("innodb_log_buffer_size"); ok {

@@ -57,6 +57,8 @@ func TestDiagnose(t *testing.T) {
 	}{
 		{"checkpoint age at 80 % of the redo log", first, redo64, map[string]float64{"checkpoint_age_bytes_max": 51 * mib},
 			"innodb_log_file_size x2: the checkpoint age peaked at 51M, 80 % of the 64M redo log"},
+		{"a peak in bytes, shown in whole MiB", first, redo64, map[string]float64{"checkpoint_age_bytes_max": 50645687},
+			"innodb_log_file_size x2: the checkpoint age peaked at 48M, 75 % of the 64M redo log"},
 		{"at two thirds", first, redo64, map[string]float64{"checkpoint_age_bytes_max": 43 * mib},
 			"innodb_log_file_size x2: the checkpoint age peaked at 43M, 67 % of the 64M redo log"},
 		{"below two thirds", first, redo64, map[string]float64{"checkpoint_age_bytes_max": 40 * mib}, ""},
