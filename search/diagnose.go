@@ -25,9 +25,9 @@ const (
 	// log's capacity and begins flushing ahead of it well before (MySQL
 	// Reference Manual, "Optimizing InnoDB Redo Logging": "small redo log
 	// files cause many unnecessary disk writes"). On MariaDB 10.11 the
-	// peak held at 68-80 % of the capacity in every baseline and warm
-	// start run of docs/scenarios.md (redo logs of 64M-320M): the
-	// flushing holds it there.
+	// peak held at 67-81 % of the capacity in every warm start run of
+	// docs/scenarios.md (redo logs of 64M and 320M): the flushing holds
+	// it there.
 	redoBindShare = 2.0 / 3
 	// hintRatio is a hint's step: a doubling, the smallest step that
 	// clears a limit a quarter more would only move.
