@@ -42,7 +42,7 @@ type observingStrategy interface {
 func BenchmarkSuggest(b *testing.B) {
 	sp := space.Default()
 	cfgs, ys := historyOf(sp, 1000)
-	for _, name := range []string{"hybrid", "hybrid-refit", "hybrid-race", "hybrid-model", "hybrid-v1", "coordinate", "tpe", "mtpe", "random"} {
+	for _, name := range []string{"hybrid", "hybrid-refit", "hybrid-race", "hybrid-model", "coordinate", "tpe", "random"} {
 		b.Run(name, func(b *testing.B) {
 			var st observingStrategy
 			var err error
@@ -57,15 +57,10 @@ func BenchmarkSuggest(b *testing.B) {
 				// Past 30 % of the horizon (the model step's start),
 				// before the race.
 				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 2000})
-			case "hybrid-v1":
-				// A horizon past the history keeps it in its TPE phase.
-				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 5000, NoLocal: true})
 			case "coordinate":
 				st = NewCoordinate(sp, CoordinateOptions{})
 			case "tpe":
 				st, err = NewTPE(sp, 1)
-			case "mtpe":
-				st = NewMTPE(sp, 1)
 			case "random":
 				st, err = NewRandom(sp, 1)
 			}

@@ -487,9 +487,9 @@ const RaceZ = 2
 // The race measures the one with fewer runs (the rival on a tie only
 // once g has its full runs), one run at a time, re-deciding after each.
 // Where configurations differ by much more than the noise nothing
-// changes; on a plateau at 15 % noise (the fitted landscape m40 of
-// docs/strategies.md) a plateau configuration whose two confirmations
-// were lucky no longer takes the best from the expert warm start on them.
+// changes; on a plateau at 15 % noise a configuration whose two
+// confirmations were lucky does not take the best from the expert warm
+// start on them.
 // A race costs at most 2 × needConf runs.
 func owesRace(trials []Trial, g group, key string) (Trial, bool) {
 	var all, others bestTracker

@@ -20,39 +20,27 @@ type HybridOptions struct {
 	// Plan); the phases are sized on it. Default 100. SetHorizon changes it.
 	Horizon int
 	// Screen is the size of the space-filling screening design. Default
-	// 8 (with NoLocal: half the number of knobs + 2, at least 8), at most
-	// a fifth of Horizon and at least 4 (a futile screening is cut
-	// short: see Hybrid.near).
+	// 8, at most a fifth of Horizon and at least 4; with the default a
+	// futile screening is cut short (Hybrid.near), a Screen set here never
+	// is.
 	Screen int
-	// Refine is the share of Horizon spent on local refinement at the end
-	// (NoLocal only).
-	// Default 0.2.
-	Refine float64
 	// Reselect is how many new trials pass between two choices of the
 	// knobs that matter (the local steps draw half their moves among
-	// them; hybrid-v1's TPE searches them). Default 8.
+	// them). Default 8.
 	Reselect int
-	// NoScreen skips the screening phase (an ablation for the harness).
-	NoScreen bool
 	// Race is the share of Horizon at its end in which every other
 	// proposal re-measures one of the two configurations with the best
 	// estimates, the one measured fewer times (see raceStep): the
 	// recommendation is decided between them, and at 6-12 % noise three
 	// measurements each cannot tell them apart; a pair more than
 	// raceDecided standard errors apart is decided and not raced (the
-	// local search takes its turns). Default 0.2; negative: no race. Not
-	// with NoLocal.
+	// local search takes its turns). Default 0.2; negative: no race.
 	Race float64
 	// Starts are the configurations the study measures first besides the
 	// baseline (the expert warm start, --seed-from's seeds): the numeric
 	// knobs they set, at most maxProbeKnobs in probeFirst's order, are
 	// probed first after the screening (probeStep).
 	Starts []space.Config
-	// NoLocal turns the model-guided local search (local.go) off: the
-	// hybrid as it was before it (a longer screening design of half the
-	// knobs + 2 points, TPE with refinement steps, a refinement phase at
-	// the end). An ablation for the harness ("hybrid-v1").
-	NoLocal bool
 }
 
 // Hybrid is the default strategy. Its phases share one history (every
@@ -61,61 +49,26 @@ type HybridOptions struct {
 //
 //  1. Screening: a Latin hypercube design over every knob (Screen points,
 //     8 by default, after whatever the study measured first, e.g. the
-//     baseline and the expert warm start).
-//     Then, on the local search's turns within probeWindow told trials,
-//     probes of the knobs the starts set (probeStep): the incumbent with
-//     one of them a quarter higher or a fifth lower. In a study of
-//     fewer than 20 trials whose first screening points land below half
-//     the best, the probes take the rest of the screening's turns and
-//     every proposal of their window, with larger steps (near).
-//  2. Model-guided local search (local.go), every other proposal: a
+//     baseline and the expert warm start). When its first points all land
+//     far below the best (near), the rest of the screening is dropped.
+//  2. Diagnosis and probes, on the local search's turns: the knobs the
+//     incumbent's own server counters say limit it (hintStep, Diagnose),
+//     at any time; then, within probeWindow told trials after the
+//     screening, the knobs the starts set, a step each way from the
+//     incumbent (probeStep).
+//  3. Model-guided local search (local.go), every other proposal: a
 //     main-effects surrogate of the log score ranks changes of one to
 //     three knobs of the centre, the configuration with the best shrunk
 //     estimate; the centre is re-measured until it has 3 measurements.
-//     On the harness's host landscape (34 knobs, many 2-5 % effects, 6 %
-//     noise; docs/strategies.md) this took the median recommendation after
-//     100 trials from 81.9 % of the optimum (the previous hybrid, which
-//     stayed at the warm start) to 89.0 %, over 20 seeds.
-//  3. Multivariate TPE over every knob (parzen, as Optuna's
-//     multivariate TPE), every other proposal. Over 60 seeds of the
-//     harness (docs/strategies.md) this took the median recommendation
-//     after 100 trials on the sparse landscape (31 knobs, 5 matter) from
-//     93.4 to 94.6 % of the optimum (seeds >= 90 %: 45 to 59), db-wide
-//     from 87.4 to 89.0, fitted from 98.1 to 98.6 (fewer local steps near a
-//     warm start that is close to the optimum: fewer near-equal neighbours
-//     for the winner's curse), db from 92.2 to 92.5, host from 87.1 to
-//     86.3, fitted-hybrid level at 92.8 (its lower quartile 92.4 to 90.5),
-//     against TPE over the knobs that matter (3 to 8, ranked by the
-//     importance model, the others held at the incumbent; hybrid-v1's
-//     sample) every fourth proposal. Half of these turns are the
-//     model's (item 4). In the final race the other proposals are TPE's and
-//     the model's, so the local search pauses there (unless the race's
-//     pair is decided: raceStep).
-//  4. The model's best configuration (modelStep) takes every other TPE
-//     turn (every fourth proposal) once the history holds 30 % of
-//     Horizon and 2 × Screen + 4 points (every told trial counts,
-//     confirmations included; with 30 planned trials the screening has 6
-//     points, so it starts at 16): the incumbent with each knob the
-//     main-effects model rates as worth 1 % or more set to its best
-//     level. The model averages the noise of every trial, where TPE and
-//     the local steps act on a few; its argmax combines effects no single
-//     measurement shows (numbers at modelStepEvery).
-//  5. The final race, the last Race share of Horizon: every other
+//  4. Multivariate TPE over every knob (parzen, as Optuna's multivariate
+//     TPE) on the other proposals.
+//  5. The model's best configuration (modelStep) takes every other TPE
+//     turn once the history holds modelStepFrom of Horizon and
+//     2 × Screen + 4 points: the incumbent with each knob the main-effects
+//     model rates as worth 1 % or more set to its best level.
+//  6. The final race, the last Race share of Horizon: every other
 //     proposal re-measures whichever of the two best-estimated
-//     configurations has fewer measurements (raceStep). Over 60 seeds of
-//     the harness (docs/strategies.md) it raised the lower quartile after
-//     100 trials on all six landscapes (fitted-hybrid 90.5 to 91.5 %
-//     of the optimum, db 88.7 to 90.1) and moved the medians by -0.4 to
-//     +0.4 points.
-//
-// With NoLocal (the previous default, an ablation) the screening has half
-// the knobs + 2 points, then TPE with a refinement step every fourth
-// proposal and the model's best configuration every third, and the last
-// Refine share of Horizon is local refinement: the incumbent with one or
-// two knobs nudged (a Gaussian step on the knob's scale, shrinking as the
-// study ends; for knobs outside the searched set also a reset to the
-// default), and every fourth step a repeat of an incumbent measured fewer
-// than 3 times. Past Horizon it alternates TPE and refinement.
+//     configurations has fewer measurements (raceStep).
 //
 // The incumbent is the configuration with the best mean over its repeats;
 // from 2 × Screen + 4 trials on, an incumbent measured once is measured
@@ -123,7 +76,8 @@ type HybridOptions struct {
 // history's size, so a resumed study goes on in the phase it was in
 // (screening ends once the history holds Screen + 4 points; a resumed
 // screening draws its remaining points from a design of the new run's
-// seed).
+// seed). What each phase is worth on the lab's landscapes is in
+// docs/research/search.md.
 type Hybrid struct {
 	sp *space.Space
 	recorder
@@ -132,7 +86,7 @@ type Hybrid struct {
 	tpe      parzen
 	nChoices []int
 	design   [][]float64
-	sub      []int // knobs that matter: hybrid-v1's TPE searches them, local steps prefer them
+	sub      []int // knobs that matter: the fallback TPE searches them, local steps prefer them
 	all      []int // every knob
 	subAt    int   // history size when sub was chosen
 	model    *mainEffects
@@ -156,9 +110,6 @@ type Hybrid struct {
 
 // NewHybrid returns the hybrid strategy over sp.
 func NewHybrid(sp *space.Space, o HybridOptions) *Hybrid {
-	if o.Refine <= 0 || o.Refine >= 1 {
-		o.Refine = 0.2
-	}
 	if o.Reselect <= 0 {
 		o.Reselect = 8
 	}
@@ -213,14 +164,7 @@ func (h *Hybrid) SetHorizon(n int) {
 	h.opts.Horizon = n
 	s := h.opts.Screen
 	if s <= 0 {
-		s = 8
-		if h.opts.NoLocal {
-			s = max(8, len(h.sp.Knobs())/2+2)
-		}
-		s = min(s, max(minScreen, n/5))
-	}
-	if h.opts.NoScreen {
-		s = 0
+		s = min(8, max(minScreen, n/5))
 	}
 	if len(h.design) != s {
 		h.design = latinHypercube(h.rng, s, h.nChoices)
@@ -304,7 +248,7 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 	// After the screening, on the local steps' turns: the knobs the
 	// incumbent's metrics say limit it (hintStep), at any time; the knobs
 	// the starts set (probeStep), within probeWindow told trials.
-	if (h.asked%2 == 0 || near) && !h.opts.NoLocal {
+	if h.asked%2 == 0 || near {
 		if p, ok := h.hintStep(); ok {
 			return p, nil
 		}
@@ -314,45 +258,27 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 			}
 		}
 	}
-	if !h.opts.NoLocal {
-		// The window is counted in every told trial, the study's
-		// confirmations and rechecks included, so with --confirm it
-		// starts and ends some trials before Horizon: counted in search
-		// trials alone (ending at Horizon) it measured worse (db, 60
-		// seeds: 39 seeds ≥ 90 % against 46; docs/strategies.md).
-		if h.opts.Race > 0 && n >= raceFrom(h.opts.Horizon, h.opts.Race) && n < h.opts.Horizon && h.asked%2 == 0 {
-			if p, ok := h.raceStep(); ok {
-				return p, nil
-			}
+	// The race's window is counted in every told trial, the study's
+	// confirmations and rechecks included, so with --confirm it starts
+	// and ends some trials before Horizon.
+	if h.opts.Race > 0 && n >= raceFrom(h.opts.Horizon, h.opts.Race) && n < h.opts.Horizon && h.asked%2 == 0 {
+		if p, ok := h.raceStep(); ok {
+			return p, nil
 		}
-		if h.asked%2 == 0 {
-			if p, ok := h.localStep(); ok {
-				return p, nil
-			}
-		}
-		// Every other TPE turn from modelStepFrom of the horizon on: the
-		// main-effects model's best configuration (modelStep).
-		if h.asked%modelStepEvery == 1 && n >= h.guidedFrom() && float64(n) >= modelStepFrom*float64(h.opts.Horizon) {
-			if p, ok := h.modelStep(); ok {
-				return p, nil
-			}
-		}
-		return h.sampleAll(), nil
 	}
-	refineFrom := int(math.Round(float64(h.opts.Horizon) * (1 - h.opts.Refine)))
-	switch {
-	case h.asked%3 == 0 && n < refineFrom:
+	if h.asked%2 == 0 {
+		if p, ok := h.localStep(); ok {
+			return p, nil
+		}
+	}
+	// Every other TPE turn from modelStepFrom of the horizon on: the
+	// main-effects model's best configuration (modelStep).
+	if h.asked%modelStepEvery == 1 && n >= h.guidedFrom() && float64(n) >= modelStepFrom*float64(h.opts.Horizon) {
 		if p, ok := h.modelStep(); ok {
 			return p, nil
 		}
-	case n >= h.opts.Horizon && h.asked%2 == 0:
-		return h.refine(), nil
-	case n >= refineFrom && n < h.opts.Horizon:
-		return h.refine(), nil
-	case h.asked%4 == 0:
-		return h.refine(), nil
 	}
-	return h.sample(), nil
+	return h.sampleAll(), nil
 }
 
 // near reports whether the study searches near its starts: futileScreen
@@ -362,12 +288,10 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 // (about 2 minutes there): the study then drops the rest of its screening
 // and probes the starts' knobs on every proposal, with a doubling or a
 // halving on knobs other than memory sizes (nearProbeRatio), along the
-// knob whose step won first (probeStep). Off with a fixed Screen, NoLocal
-// or no probe knobs. On the synthetic landscapes of search/harness, whose
-// screening points are rarely all that far below, the medians at 100
-// trials stay within 0.5 points of a study that always screens.
+// knob whose step won first (probeStep). Off with a fixed Screen or no
+// probe knobs.
 func (h *Hybrid) near() bool {
-	if h.opts.Screen > 0 || h.opts.NoLocal || len(h.probeKnobs) == 0 {
+	if h.opts.Screen > 0 || len(h.probeKnobs) == 0 {
 		return false
 	}
 	_, best, _, ok := h.h.best()
@@ -475,9 +399,7 @@ func (h *Hybrid) modelStep() (Proposal, bool) {
 
 // chooseKnobs returns the indexes of the knobs that matter: the most
 // important ones (half the space, 3 to 8 knobs) whose importance is at
-// least 1 %, and never fewer than 2. (On the harness's synthetic
-// landscapes 2, 4, 6, 8 and 12 knobs for 12 gave medians within the seed
-// noise of each other; 6 reached 95 % most often.)
+// least 1 %, and never fewer than 2.
 func chooseKnobs(sp *space.Space, imp []KnobImportance) []int {
 	kmax := max(3, min(8, len(sp.Knobs())/2))
 	idx := map[string]int{}
@@ -506,7 +428,8 @@ func (h *Hybrid) incumbent() (space.Config, int) {
 }
 
 // sample returns a TPE proposal over the knobs that matter, the others at
-// the anchor (hybrid-v1).
+// the anchor (sampleAll's fallback), or refine's when TPE proposes
+// measured configurations eight times.
 func (h *Hybrid) sample() Proposal {
 	h.selectKnobs()
 	fixed := h.anchor()
@@ -580,43 +503,6 @@ func (h *Hybrid) refine() Proposal {
 	return Proposal{Config: inc, Kind: Remeasure, handle: -1}
 }
 
-// MTPE is autotune's multivariate TPE (parzen) over the whole space with
-// uniform start-up: the hybrid without screening, knob selection or
-// refinement. It exists for the comparison harness, as an ablation.
-type MTPE struct {
-	sp *space.Space
-	recorder
-	tpe      parzen
-	nChoices []int
-}
-
-// NewMTPE returns the multivariate TPE over the whole of sp.
-func NewMTPE(sp *space.Space, seed int64) *MTPE {
-	rng := rand.New(rand.NewPCG(uint64(seed), 0x2545f4914f6cdd1d))
-	m := &MTPE{sp: sp, recorder: recorder{h: newHistory(sp)}, tpe: parzen{rng: rng}}
-	for _, k := range sp.Knobs() {
-		n := 0
-		if isChoice(k) {
-			n = len(k.Options())
-		}
-		m.nChoices = append(m.nChoices, n)
-	}
-	return m
-}
-
-// Ask returns the TPE suggestion over every knob.
-func (m *MTPE) Ask(ctx context.Context) (Proposal, error) {
-	if err := ctx.Err(); err != nil {
-		return Proposal{}, err
-	}
-	free := make([]int, len(m.sp.Knobs()))
-	for i := range free {
-		free[i] = i
-	}
-	x := m.tpe.suggest(m.h.obs, m.nChoices, free, make([]float64, len(free)))
-	return Proposal{Config: decode(m.sp, x), Kind: Sampled, handle: -1}, nil
-}
-
 // raceFrom returns the history size from which the final race runs: the
 // last share race of horizon trials.
 func raceFrom(horizon int, race float64) int {
@@ -678,19 +564,9 @@ func (h *Hybrid) raceStep() (Proposal, bool) {
 
 // modelStepEvery is the period, in proposals, of the hybrid's model step
 // (on the odd proposals, TPE's turns: one TPE turn in two), and
-// modelStepFrom the share of the horizon measured before it starts. Over
-// seeds 1-60 of the harness (docs/strategies.md, warm start on, 100
-// trials) the median recommendation went from 86.3 to 87.0 % of the
-// optimum on host, 94.6 to 94.7 sparse, 92.5 to 93.5 db, 89.0 to 89.5
-// db-wide, fitted 98.6 and fitted-hybrid 92.8 level (their lower
-// quartiles 97.5 to 97.3 and 90.5 to 91.7); over seeds 61-120 host 86.2
-// to 86.7, sparse 94.4 to 94.3, db 92.7 to 92.2, db-wide, fitted and
-// fitted-hybrid level. From the start of the model-guided search (20
-// trials) instead of 30 % of the horizon, the 12-knob db landscape
-// without the warm start took 32.5 trials (median of 40 seeds, best-mean
-// recommendation) to reach 90 % of the optimum against 25 without model
-// steps (TestHybridNotWorseThanTPE): a model of 20 trials over 12 knobs
-// and more is a poor guide.
+// modelStepFrom the share of the horizon measured before it starts: a
+// main-effects model of fewer trials over a dozen knobs or more is a poor
+// guide (TestHybridNotWorseThanTPE).
 //
 // modelStepEvery must be even: the local steps and the race take the even
 // proposals. The model is refitted every Reselect trials (selectKnobs), so

@@ -154,11 +154,7 @@ const (
 	localRepeats = 3
 	// localJitter is the standard deviation of the noise added to the
 	// surrogate's rating of each candidate, as a share of the surrogate's
-	// residual standard deviation. Over 60 seeds of the harness's host,
-	// sparse and db landscapes, 0.6 against the earlier 0.3 moved the
-	// median after 100 trials from 86.3 to 87.9, 92.2 to 92.9 and 91.4 to
-	// 92.3 % of the optimum (the fitted landscapes m40 and a unchanged):
-	// the surrogate, fitted on 6-10 % noise, is not sure enough of its
-	// ranking to be followed greedily.
+	// residual standard deviation: the surrogate, fitted on 6-10 % noise,
+	// is not sure enough of its ranking to be followed greedily.
 	localJitter = 0.6
 )

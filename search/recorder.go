@@ -7,7 +7,7 @@ import (
 )
 
 // recorder keeps the measured history of a strategy that learns from every
-// trial, whoever proposed it (hybrid, coordinate descent, MTPE): it gives
+// trial, whoever proposed it (hybrid, coordinate descent): it gives
 // them one Observe and one Tell.
 type recorder struct {
 	h *history

@@ -48,7 +48,7 @@ type Horizoner interface {
 
 // Preparer is implemented by strategies that recognise a proposal whose
 // measurement they already hold in another form (those that keep a
-// history: Hybrid, coordinate descent, MTPE): Study and Worker give them, before their first Ask, the
+// history: Hybrid, coordinate descent): Study and Worker give them, before their first Ask, the
 // function that turns a proposal's configuration into the one a trial
 // measures and records (Base under it, the repair, the canonical form:
 // Study.params), so a step that only moves a knob Base pins or the repair

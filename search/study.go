@@ -302,9 +302,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			// The rest of the budget is held for the final runs the plan
 			// still expects (studyPlan.final) and the confirmations the
 			// last search trial may owe; an owed recheck does not take
-			// it (a recheck there left a 16-minute study one run short
-			// of its second pair: the A/B runs measure the baseline
-			// anyway).
+			// it (the A/B runs measure the baseline anyway).
 			stop = StopReserve
 		case follow:
 		case s.MaxTrials > 0 && finished >= s.MaxTrials:

@@ -6,7 +6,7 @@ import (
 )
 
 // WriteFitFixture writes the trials of study name in the store dbPath as
-// a harness.FitFixture (the form the built-in fitted landscapes are kept
+// a lab.FitFixture (the form the built-in fitted landscapes are kept
 // in), about saying where they come from. A study not in the store is a
 // UsageError; a store that cannot be read, an error. Errors name them as
 // cmd/fitfixture's -db and -study.

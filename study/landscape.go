@@ -5,69 +5,69 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/autotune/autotune/internal/lab"
 	"github.com/autotune/autotune/search"
-	"github.com/autotune/autotune/search/harness"
 )
 
 // FittedLandscape returns the bench-search landscape fitted to the trials
-// of study name in the store dbPath (harness.NewFitted over the space of
+// of study name in the store dbPath (lab.NewFitted over the space of
 // the study's host: its cores, RAM and settings). A study not in the store
 // is a UsageError naming --fit-study; a store that cannot be opened, or
 // too few trials to fit, an error.
-func FittedLandscape(ctx context.Context, dbPath, name string) (harness.Landscape, error) {
+func FittedLandscape(ctx context.Context, dbPath, name string) (lab.Landscape, error) {
 	fix, err := fitFixture(ctx, dbPath, name, "", "--fit-db", "--fit-study")
 	if err != nil {
 		return nil, err
 	}
-	return harness.NewFitted(fix.Input("fitted to " + dbPath + " study " + name))
+	return lab.NewFitted(fix.Input("fitted to " + dbPath + " study " + name))
 }
 
 // fitFixture reads the trials of study name in the store dbPath (see
 // WriteFitFixture); dbFlag and studyFlag name the two in errors (the
 // caller's flags).
-func fitFixture(ctx context.Context, dbPath, name, about, dbFlag, studyFlag string) (harness.FitFixture, error) {
+func fitFixture(ctx context.Context, dbPath, name, about, dbFlag, studyFlag string) (lab.FitFixture, error) {
 	db, err := openExisting(dbFlag, dbPath)
 	if err != nil {
-		return harness.FitFixture{}, err
+		return lab.FitFixture{}, err
 	}
 	defer db.Close()
 	st, found, err := db.Study(ctx, name)
 	if err != nil {
-		return harness.FitFixture{}, err
+		return lab.FitFixture{}, err
 	}
 	if !found {
-		return harness.FitFixture{}, Usagef("%s %q: no such study in %s", studyFlag, name, dbPath)
+		return lab.FitFixture{}, Usagef("%s %q: no such study in %s", studyFlag, name, dbPath)
 	}
 	trials, err := db.Trials(ctx, name)
 	if err != nil {
-		return harness.FitFixture{}, err
+		return lab.FitFixture{}, err
 	}
-	return harness.NewFitFixture(about, st.Cores, st.RAMBytes, st.Settings, trials), nil
+	return lab.NewFitFixture(about, st.Cores, st.RAMBytes, st.Settings, trials), nil
 }
 
 // BenchSearch is what `autotune bench-search` compares: one landscape
 // (ObjectiveCmd, else FitDB, else the synthetic Landscape) and the
 // harness's runs over it.
 type BenchSearch struct {
-	// Landscape names a built-in landscape (harness.LandscapeNames).
+	// Landscape names a built-in landscape (lab.LandscapeNames).
 	Landscape string
 	// FitDB and FitStudy name a real study to fit the landscape to
 	// (FittedLandscape).
 	FitDB, FitStudy string
 	// ObjectiveCmd is a shell command that measures one configuration
-	// (harness.Command); BestKnown its best known score (0: the best
+	// (lab.Command); BestKnown its best known score (0: the best
 	// mean any run found).
 	ObjectiveCmd string
 	BestKnown    float64
 	// Runs are the strategies, seeds, trials and warm-start settings.
-	Runs harness.Options
+	Runs lab.Options
 }
 
 // landscape builds the landscape b names.
-func (b BenchSearch) landscape(ctx context.Context) (harness.Landscape, error) {
+func (b BenchSearch) landscape(ctx context.Context) (lab.Landscape, error) {
 	switch {
 	case b.ObjectiveCmd != "":
-		sp, err := harness.HostSpace(harness.HostInput{})
+		sp, err := lab.HostSpace(lab.HostInput{})
 		if err != nil {
 			return nil, err
 		}
@@ -75,24 +75,24 @@ func (b BenchSearch) landscape(ctx context.Context) (harness.Landscape, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &harness.Command{Cmd: b.ObjectiveCmd, Sp: sp, BestKnown: b.BestKnown, ExpertCfg: cfg}, nil
+		return &lab.Command{Cmd: b.ObjectiveCmd, Sp: sp, BestKnown: b.BestKnown, ExpertCfg: cfg}, nil
 	case b.FitDB != "":
 		return FittedLandscape(ctx, b.FitDB, b.FitStudy)
 	}
-	return harness.NewLandscape(b.Landscape)
+	return lab.NewLandscape(b.Landscape)
 }
 
 // AllLandscapes is the BenchSearch.Landscape that runs every built-in
-// landscape (harness.LandscapeNames) in turn and ends with a summary.
+// landscape (lab.LandscapeNames) in turn and ends with a summary.
 const AllLandscapes = "all"
 
 // RunBenchSearch runs the comparison b describes and prints its tables
 // to out: trials to reach 90 % and 95 % of the best, then the
 // recommendation's share of the best at checkpoints, then the first
-// strategy against each other one seed by seed (harness.WriteTable,
-// harness.WriteShares, harness.WriteWarmStart, harness.WritePaired). With
+// strategy against each other one seed by seed (lab.WriteTable,
+// lab.WriteShares, lab.WriteWarmStart, lab.WritePaired). With
 // Landscape AllLandscapes it does so for every built-in landscape, each
-// under a heading, then writes the summary over them (harness.WriteSummary:
+// under a heading, then writes the summary over them (lab.WriteSummary:
 // one line per landscape and strategy, and each strategy's worst
 // landscape). Errors: a landscape that cannot be built, a run that fails,
 // ctx's.
@@ -103,9 +103,9 @@ func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
 		if b.FitDB != "" || b.ObjectiveCmd != "" {
 			return Usagef("--landscape %s: the built-in landscapes only, not with --fit-db or --objective-cmd", AllLandscapes)
 		}
-		var sums []harness.LandscapeSummary
-		for _, name := range harness.LandscapeNames() {
-			l, err := harness.NewLandscape(name)
+		var sums []lab.LandscapeSummary
+		for _, name := range lab.LandscapeNames() {
+			l, err := lab.NewLandscape(name)
 			if err != nil {
 				return err
 			}
@@ -118,7 +118,7 @@ func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
 			sums = append(sums, s)
 		}
 		fmt.Fprintf(out, "\n## Summary (%d landscapes)\n\n", len(sums))
-		return harness.WriteSummary(out, sums)
+		return lab.WriteSummary(out, sums)
 	}
 	l, err := b.landscape(ctx)
 	if err != nil {
@@ -130,46 +130,46 @@ func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
 
 // benchLandscape runs ho over l and writes RunBenchSearch's tables for it;
 // it returns the landscape's summary (its Landscape field unset).
-func benchLandscape(ctx context.Context, l harness.Landscape, ho harness.Options, out io.Writer) (harness.LandscapeSummary, error) {
-	var sum harness.LandscapeSummary
-	if f, ok := l.(*harness.Fitted); ok {
+func benchLandscape(ctx context.Context, l lab.Landscape, ho lab.Options, out io.Writer) (lab.LandscapeSummary, error) {
+	var sum lab.LandscapeSummary
+	if f, ok := l.(*lab.Fitted); ok {
 		fmt.Fprintf(out, "fitted landscape: %s\n", f.Describe())
 	}
-	runs, err := harness.Compare(ctx, l, ho)
+	runs, err := lab.Compare(ctx, l, ho)
 	if err != nil {
 		return sum, err
 	}
 	best := l.Best()
 	if best <= 0 {
-		best = harness.BestSeen(runs)
+		best = lab.BestSeen(runs)
 		fmt.Fprintf(out, "no best known score: using the best mean any run found, %.4g\n", best)
 	}
-	if err := harness.WriteTable(out, l, best, harness.Summarise(runs, best, ho), ho); err != nil {
+	if err := lab.WriteTable(out, l, best, lab.Summarise(runs, best, ho), ho); err != nil {
 		return sum, err
 	}
 	fmt.Fprintln(out)
-	cp := harness.Checkpoints(ho.Trials)
-	sum.Rows, sum.Checkpoints = harness.Shares(runs, best, ho, cp), cp
-	if err := harness.WriteShares(out, sum.Rows, cp); err != nil {
+	cp := lab.Checkpoints(ho.Trials)
+	sum.Rows, sum.Checkpoints = lab.Shares(runs, best, ho, cp), cp
+	if err := lab.WriteShares(out, sum.Rows, cp); err != nil {
 		return sum, err
 	}
-	ws, ok, err := harness.WarmStartShares(l, best, ho)
+	ws, ok, err := lab.WarmStartShares(l, best, ho)
 	if err != nil {
 		return sum, err
 	}
 	if ok {
 		sum.WarmStart = &ws
-		if err := harness.WriteWarmStart(out, ws); err != nil {
+		if err := lab.WriteWarmStart(out, ws); err != nil {
 			return sum, err
 		}
 	}
-	var ps []harness.Paired
+	var ps []lab.Paired
 	for _, c := range cp {
-		ps = append(ps, harness.PairedComparisons(runs, best, ho, c)...)
+		ps = append(ps, lab.PairedComparisons(runs, best, ho, c)...)
 	}
 	if len(ps) == 0 {
 		return sum, nil
 	}
 	fmt.Fprintln(out)
-	return sum, harness.WritePaired(out, ps)
+	return sum, lab.WritePaired(out, ps)
 }

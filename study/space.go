@@ -11,7 +11,7 @@ import (
 
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/space"
-	"github.com/autotune/autotune/spacefile"
+	"github.com/autotune/autotune/space/spacefile"
 	"github.com/autotune/autotune/storage"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autotune/autotune/search/harness"
+	"github.com/autotune/autotune/internal/lab"
 	"github.com/autotune/autotune/storage"
 )
 
@@ -73,7 +73,7 @@ func TestBenchSearchFittedNeedsTheStudy(t *testing.T) {
 // checks that each gets its section and the summary names the worst.
 func TestBenchSearchAllLandscapes(t *testing.T) {
 	s := benchSearchOutput(t, &benchSearchOptions{landscape: "all", strategies: []string{"random"}, seeds: 1, firstSeed: 1, trials: 3, warm: "on", parallel: 1, confirm: 2})
-	for _, name := range harness.LandscapeNames() {
+	for _, name := range lab.LandscapeNames() {
 		if !strings.Contains(s, "\n## "+name+"\n") || !strings.Contains(s, "| "+name+" | random | expert |") {
 			t.Errorf("no section or summary line for %s", name)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/autotune/autotune/search/harness"
+	"github.com/autotune/autotune/internal/lab"
 	"github.com/autotune/autotune/study"
 )
 
@@ -31,12 +31,12 @@ type benchSearchOptions struct {
 }
 
 func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.landscape, "landscape", "db", "built-in landscape: "+strings.Join(harness.LandscapeNames(), ", ")+", or "+study.AllLandscapes+" (each in turn, then a summary naming each strategy's worst landscape)")
+	fs.StringVar(&o.landscape, "landscape", "db", "built-in landscape: "+strings.Join(lab.LandscapeNames(), ", ")+", or "+study.AllLandscapes+" (each in turn, then a summary naming each strategy's worst landscape)")
 	fs.StringVar(&o.fitDB, "fit-db", "", "fit the landscape to the trials of a real study in this trials.db instead")
 	fs.StringVar(&o.fitStudy, "fit-study", "default", "study of --fit-db to fit")
 	fs.StringVar(&o.objective, "objective-cmd", "", "measure with this shell command instead: one config as a JSON object on stdin, one number on stdout")
 	fs.Float64Var(&o.bestKnown, "best-known", 0, "best known score of --objective-cmd (0: the best mean any run found)")
-	fs.StringSliceVar(&o.strategies, "strategies", harness.DefaultStrategies(), "strategies to compare: "+strings.Join(harness.Strategies(), ", ")+" (the optuna ones need python3-optuna for /usr/bin/python3)")
+	fs.StringSliceVar(&o.strategies, "strategies", lab.DefaultStrategies(), "strategies to compare: "+strings.Join(lab.Strategies(), ", ")+" (the optuna ones need python3-optuna for /usr/bin/python3)")
 	fs.IntVar(&o.seeds, "seeds", 20, "seeds (runs per strategy and warm-start setting)")
 	fs.IntVar(&o.firstSeed, "first-seed", 1, "first seed (runs use seeds first-seed .. first-seed+seeds-1)")
 	fs.IntVar(&o.trials, "trials", 100, "trials per run, baseline included")
@@ -67,15 +67,15 @@ func (o *benchSearchOptions) validate(fs *pflag.FlagSet) error {
 		}
 	}
 	for _, s := range o.strategies {
-		if !slices.Contains(harness.Strategies(), s) {
-			return usagef("--strategies: %q: want names from %s", s, strings.Join(harness.Strategies(), ", "))
+		if !slices.Contains(lab.Strategies(), s) {
+			return usagef("--strategies: %q: want names from %s", s, strings.Join(lab.Strategies(), ", "))
 		}
 	}
 	switch {
 	case len(o.strategies) == 0:
-		return usagef("--strategies: want at least one of %s", strings.Join(harness.Strategies(), ", "))
-	case o.landscape != study.AllLandscapes && !slices.Contains(harness.LandscapeNames(), o.landscape):
-		return usagef("--landscape %q: want one of %s, or %s", o.landscape, strings.Join(harness.LandscapeNames(), ", "), study.AllLandscapes)
+		return usagef("--strategies: want at least one of %s", strings.Join(lab.Strategies(), ", "))
+	case o.landscape != study.AllLandscapes && !slices.Contains(lab.LandscapeNames(), o.landscape):
+		return usagef("--landscape %q: want one of %s, or %s", o.landscape, strings.Join(lab.LandscapeNames(), ", "), study.AllLandscapes)
 	case o.fitDB != "" && o.objective != "":
 		return usagef("--fit-db and --objective-cmd: give one landscape, not both")
 	case o.seeds < 1 || o.seeds > 10000:
@@ -138,7 +138,7 @@ multivariate TPE run as peers with --strategies optuna-tpe,optuna-mtpe
 
 // runBenchSearch hands the options to study.RunBenchSearch.
 func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) error {
-	ho := harness.Options{Strategies: o.strategies, Seeds: o.seeds, FirstSeed: o.firstSeed, Trials: o.trials, Parallel: o.parallel, Confirm: o.confirm}
+	ho := lab.Options{Strategies: o.strategies, Seeds: o.seeds, FirstSeed: o.firstSeed, Trials: o.trials, Parallel: o.parallel, Confirm: o.confirm}
 	switch o.warm {
 	case "both":
 		ho.Warm = []bool{false, true}

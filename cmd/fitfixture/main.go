@@ -1,8 +1,8 @@
 // Command fitfixture writes the trials of a real study as the fixture a
 // built-in fitted landscape of `autotune bench-search` is fitted to
-// (search/harness/fits, docs/strategies.md):
+// (internal/lab/fits, docs/strategies.md):
 //
-//	go run ./cmd/fitfixture -db trials.db -study r60 -about "..." > search/harness/fits/NAME.json
+//	go run ./cmd/fitfixture -db trials.db -study r60 -about "..." > internal/lab/fits/NAME.json
 //
 // A development tool: the fixture keeps what the fit needs (kind, state,
 // score and parameters of each trial, the host's cores and RAM, the

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -19,22 +20,23 @@ const module = "github.com/autotune/autotune"
 
 // rules say which project packages each package may import directly.
 //
-// A name is a package path relative to the module ("search/harness"); a
+// A name is a package path relative to the module ("runner/sysbench"); a
 // name ending in "/..." stands for that package and every package below it,
 // as in the go command ("runner/..." is runner, runner/sysbench, ...). A
 // package gets the rule of its exact name, else of the longest "/..."
 // pattern that covers it; a package no rule covers fails the test. "*" in
 // mayImport allows every project package. Imports from outside the module
-// (the standard library, third-party modules) are not checked here.
+// (the standard library, third-party modules) are checked only against a
+// rule's never list.
 var rules = []rule{
-	{pkg: "space", mayImport: nil,
+	{pkg: "space", mayImport: nil, never: []string{"os/exec"},
 		why: "space is the vocabulary (knobs, configs, my.cnf, versions) every other package speaks"},
-	{pkg: "spacefile", mayImport: []string{"space"},
+	{pkg: "space/spacefile", mayImport: []string{"space"},
 		why: "spacefile only reads space files into space types"},
-	{pkg: "search", mayImport: []string{"space"},
-		why: "the search decides what to try; it never sees processes, storage, the engine or reports: never runner, storage, trial, study, report"},
-	{pkg: "search/harness", mayImport: []string{"space", "search"},
-		why: "the harness drives the search on synthetic objectives; like search: never runner, storage, trial, study, report"},
+	{pkg: "search/...", mayImport: []string{"space"}, never: []string{"os/exec"},
+		why: "the search decides what to try; it never sees processes, storage, the engine or reports: never runner, storage, trial, study, report, os/exec"},
+	{pkg: "internal/lab", mayImport: []string{"space", "search"},
+		why: "the lab compares strategies on synthetic objectives and command objectives (its processes); never runner, storage, trial, study, report"},
 	{pkg: "runner/...", mayImport: []string{"space", "runner/...", "internal/..."},
 		why: "runner runs processes and measures; it knows nothing of the search, storage, the engine or reports: never search, storage, trial, study, report"},
 	{pkg: "runner/replay", mayImport: []string{"space", "runner/...", "internal/...", "workload"},
@@ -45,7 +47,7 @@ var rules = []rule{
 		why: "storage keeps search types; it decides nothing and runs nothing"},
 	{pkg: "report", mayImport: []string{"search", "space", "storage", "internal/..."},
 		why: "report renders what a study stored; it runs nothing"},
-	{pkg: "study", mayImport: []string{"trial", "search", "search/harness", "space", "spacefile", "runner/...", "storage", "report", "internal/..."},
+	{pkg: "study", mayImport: []string{"trial", "search", "space", "space/spacefile", "runner/...", "storage", "report", "internal/..."},
 		why: "study runs the modes: it wires the engine, the search and a store, and hands what it reports to report's renderers"},
 	{pkg: "workload", mayImport: []string{"space", "internal/..."},
 		why: "workload reads query logs and a live server's slow log into workload files; it knows nothing of the search, the engine, storage or reports"},
@@ -59,6 +61,7 @@ var rules = []rule{
 type rule struct {
 	pkg       string   // package path relative to the module, or a "/..." pattern
 	mayImport []string // project packages it may import: paths, "/..." patterns, or "*"
+	never     []string // packages from outside the module it must not import (standard library paths)
 	why       string   // the reason, printed with a violation
 }
 
@@ -67,6 +70,9 @@ func (r rule) String() string {
 	may := "no project package"
 	if len(r.mayImport) > 0 {
 		may = "only " + strings.Join(r.mayImport, ", ")
+	}
+	if len(r.never) > 0 {
+		may += ", never " + strings.Join(r.never, ", ")
 	}
 	return fmt.Sprintf("%q: may import %s; %s", r.pkg, may, r.why)
 }
@@ -118,8 +124,8 @@ func rel(path string) (string, bool) {
 }
 
 // check returns one message per broken rule: a project import the
-// importer's rule does not allow, a package no rule covers, an import of
-// cmd/... from outside cmd/.
+// importer's rule does not allow, an import the rule's never list names,
+// a package no rule covers, an import of cmd/... from outside cmd/.
 func check(table []rule, pkgs []pkg) []string {
 	var msgs []string
 	for _, p := range pkgs {
@@ -135,6 +141,9 @@ func check(table []rule, pkgs []pkg) []string {
 		for _, imp := range p.Imports {
 			to, ok := rel(imp)
 			if !ok {
+				if slices.Contains(r.never, imp) {
+					msgs = append(msgs, fmt.Sprintf("%s imports %s: forbidden by rule %s", from, imp, r))
+				}
 				continue
 			}
 			if matches("cmd/...", to) && !matches("cmd/...", from) {
@@ -251,14 +260,17 @@ func TestCheck(t *testing.T) {
 		{"space alone", p("space", "fmt", "os"), nil},
 		{"space imports runner", p("space", "fmt", "runner"),
 			[]string{"space imports runner: forbidden by rule", `rule "space": may import no project package`}},
-		{"spacefile imports space", p("spacefile", "space", "github.com/BurntSushi/toml"), nil},
-		{"spacefile imports search", p("spacefile", "space", "search"),
-			[]string{"spacefile imports search", `rule "spacefile": may import only space;`}},
+		{"spacefile imports space", p("space/spacefile", "space", "github.com/BurntSushi/toml"), nil},
+		{"spacefile imports search", p("space/spacefile", "space", "search"),
+			[]string{"space/spacefile imports search", `rule "space/spacefile": may import only space;`}},
 		{"search imports space", p("search", "space", "github.com/c-bata/goptuna"), nil},
-		{"search imports runner", p("search", "runner"), []string{"search imports runner", `rule "search": may import only space;`}},
+		{"search imports runner", p("search", "runner"), []string{"search imports runner", `rule "search/...": may import only space, never os/exec;`}},
 		{"search imports storage", p("search", "storage"), []string{"search imports storage"}},
-		{"harness imports search", p("search/harness", "search", "space"), nil},
-		{"harness imports runner", p("search/harness", "runner"), []string{"search/harness imports runner", `rule "search/harness":`}},
+		{"search runs a process", p("search", "space", "os/exec"), []string{"search imports os/exec: forbidden by rule", `rule "search/...": may import only space, never os/exec;`}},
+		{"a search sub-package runs a process", p("search/measure", "os/exec"), []string{"search/measure imports os/exec"}},
+		{"space runs a process", p("space", "os/exec"), []string{"space imports os/exec"}},
+		{"lab imports search", p("internal/lab", "search", "space", "os/exec"), nil},
+		{"lab imports runner", p("internal/lab", "runner"), []string{"internal/lab imports runner", `rule "internal/lab":`}},
 		{"runner imports its sub-package", p("runner", "space", "runner/sysbench", "internal/secret"), nil},
 		{"runner sub-package imports runner", p("runner/sysbench", "runner", "space"), nil},
 		{"runner sub-package imports search", p("runner/benchcmd", "runner", "search"),
@@ -280,7 +292,7 @@ func TestCheck(t *testing.T) {
 		{"workload imports space and internal", p("workload", "space", "internal/secret"), nil},
 		{"workload imports runner", p("workload", "runner"), []string{"workload imports runner", `rule "workload": may import only space, internal/...;`}},
 		{"uncovered package", p("newpkg", "space"), []string{"newpkg: no rule covers this package", "add it to the rules table"}},
-		{"uncovered sub-package of an exact rule", p("search/tpe", "space"), []string{"search/tpe: no rule covers this package"}},
+		{"uncovered sub-package of an exact rule", p("space/other", "space"), []string{"space/other: no rule covers this package"}},
 		{"look-alike module is not the project", pkg{ImportPath: module + "/space", Imports: []string{module + "x/runner"}}, nil},
 		{"package outside the module is ignored", pkg{ImportPath: "example.com/other", Imports: []string{module + "/cmd/autotune"}}, nil},
 	}
@@ -309,7 +321,7 @@ func TestCheck(t *testing.T) {
 // uses.
 func isStd(i string) bool {
 	switch i {
-	case "fmt", "os", "io", "context", "strings":
+	case "fmt", "os", "os/exec", "io", "context", "strings":
 		return true
 	}
 	return false

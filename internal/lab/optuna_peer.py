@@ -3,7 +3,7 @@
 tool, not a runtime dependency: Debian's python3-optuna, run with
 /usr/bin/python3).
 
-The harness (search/harness/peer.go) starts this script once per run and
+The harness (internal/lab/peer.go) starts this script once per run and
 talks to it in JSON lines:
 
   first line (harness -> peer): {"knobs": [{"name": ..., "choices": [...]}

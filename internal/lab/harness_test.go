@@ -3,7 +3,7 @@
 // that test is deterministic.
 //
 //go:debug randseednop=0
-package harness
+package lab
 
 import (
 	"bytes"

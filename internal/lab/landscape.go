@@ -1,4 +1,4 @@
-// Package harness compares search strategies without a server: each
+// Package lab compares search strategies without a server: each
 // strategy runs the real study loop (search.Study: baseline first, warm
 // start, failed-trial penalties) against a landscape, an objective that
 // answers in microseconds, over many seeds, and the harness reports how
@@ -15,7 +15,7 @@
 // trials of a real study's trials.db (Fitted), and any external command
 // (Command). Optuna's TPE
 // runs as a peer strategy in another process (Peer).
-package harness
+package lab
 
 import (
 	"context"

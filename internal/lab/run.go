@@ -1,4 +1,4 @@
-package harness
+package lab
 
 import (
 	"context"
@@ -18,27 +18,18 @@ import (
 )
 
 // Strategies returns the strategy names the harness knows: the four of
-// `autotune search --strategy`, "mtpe", the hybrid's own multivariate
-// TPE over the whole space without its other phases (an ablation),
-// "hybrid-v1", the hybrid without its model-guided local search (the
-// default before it; HybridOptions.NoLocal), and
-// the Optuna peers (PeerStrategies; they need python3-optuna).
+// `autotune search --strategy` and the Optuna peers (PeerStrategies; they
+// need python3-optuna).
 func Strategies() []string {
-	return append(append(search.StrategyNames(), "mtpe", "hybrid-v1"), PeerStrategies()...)
+	return append(search.StrategyNames(), PeerStrategies()...)
 }
 
 // DefaultStrategies returns the strategies compared when none are named:
 // those of Strategies that need nothing outside Go.
-func DefaultStrategies() []string { return append(search.StrategyNames(), "mtpe", "hybrid-v1") }
+func DefaultStrategies() []string { return search.StrategyNames() }
 
 // newStrategy returns the strategy name over sp for a run of horizon trials.
 func newStrategy(ctx context.Context, name string, sp *space.Space, seed int64, horizon int, starts []space.Config) (search.Strategy, error) {
-	if name == "mtpe" {
-		return search.NewMTPE(sp, seed), nil
-	}
-	if name == "hybrid-v1" {
-		return search.NewHybrid(sp, search.HybridOptions{Seed: seed, Horizon: horizon, NoLocal: true}), nil
-	}
 	if _, ok := peerStrategies[name]; ok {
 		return NewPeer(ctx, name, sp, seed)
 	}

@@ -12,7 +12,7 @@ import (
 
 func serverInfo(t *testing.T) *space.ServerInfo {
 	t.Helper()
-	b, err := os.ReadFile("../space/testdata/serverinfo-mariadb-10.11.19.json")
+	b, err := os.ReadFile("../testdata/serverinfo-mariadb-10.11.19.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestResolveErrors(t *testing.T) {
 // TestExamples: every space file under examples/ loads and resolves
 // against the machine's MariaDB.
 func TestExamples(t *testing.T) {
-	files, _ := filepath.Glob("../examples/*.toml")
+	files, _ := filepath.Glob("../../examples/*.toml")
 	if len(files) == 0 {
 		t.Fatal("no examples")
 	}
