@@ -833,15 +833,17 @@ func parseTime(s sql.NullString) (time.Time, error) {
 	return time.Parse(time.RFC3339Nano, s.String)
 }
 
-// nullFloat stores NaN as NULL (SQLite has no NaN).
+// nullFloat stores NaN and ±Inf as NULL, read back as NaN (not reported):
+// SQLite has no NaN, and MySQL's DOUBLE holds neither (Error 1264, out of
+// range), so a value that is no measurement is stored alike in both.
 func nullFloat(f float64) any {
-	if math.IsNaN(f) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return nil
 	}
 	return f
 }
 
-// floatOf reverses nullFloat.
+// floatOf reverses nullFloat: NULL is NaN.
 func floatOf(f sql.NullFloat64) float64 {
 	if !f.Valid {
 		return math.NaN()
