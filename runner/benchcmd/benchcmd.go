@@ -18,8 +18,8 @@ import (
 
 	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/runner"
+	"github.com/autotune/autotune/runner/benchcmd/tpccmysql"
 	"github.com/autotune/autotune/runner/sysbench"
-	"github.com/autotune/autotune/runner/tpccmysql"
 )
 
 // BenchPlaceholders are the words replaced in every argument of a
@@ -49,7 +49,7 @@ var reBrace = regexp.MustCompile(`\{[a-z_]+\}`)
 //   - a sysbench interval report ("[ 5s ] thds: 16 tps: 512.3 qps: ...",
 //     any version the sysbench parser knows), so sysbench Lua scripts such
 //     as TPC-C-like ones pass through sysbench unchanged; or
-//   - an interval line of tpcc-mysql's tpcc_start (runner/tpccmysql: the
+//   - an interval line of tpcc-mysql's tpcc_start (runner/benchcmd/tpccmysql: the
 //     2016+ layout with "95%:" or "95:", and the pre-2016 one): TPS is
 //     New-Order transactions per second (tpmC / 60), QPS all five types per
 //     second, the latency New-Order's first percentile (95th, or 90th
@@ -131,7 +131,7 @@ func (c Command) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun,
 	cmd.Cancel = func() error { return runner.Terminate(cmd.Process) }
 	cmd.WaitDelay = 5 * time.Second
 	rd := newOutputReader()
-	text, err := sysbench.StreamLines(cmd, func(line string) {
+	text, err := runner.StreamLines(cmd, func(line string) {
 		if iv := rd.feed(line); iv != nil && onSample != nil {
 			onSample(*iv)
 		}

@@ -113,7 +113,7 @@ func TestCommandBenchRun(t *testing.T) {
 // run, the response-time [NG] lines under default limits only warn.
 func TestCommandTPCCMySQL(t *testing.T) {
 	srv := &runner.Server{Socket: "/tmp/x.sock", Port: 3307}
-	const dir = "../tpccmysql/testdata/tpcc-mysql-output-formats/"
+	const dir = "tpccmysql/testdata/tpcc-mysql-output-formats/"
 	run := func(args ...string) (runner.BenchResult, []runner.Interval, error) {
 		var got []runner.Interval
 		out, err := Command{Args: args}.Run(context.Background(), srv, runner.BenchRun{Threads: 8, Duration: time.Second}, func(iv runner.Interval) { got = append(got, iv) })

@@ -1680,7 +1680,7 @@ func sbCopyPtr[T any](p *T) *T {
 // error. The returned output is valid in both cases.
 func Parse(r io.Reader) (Output, error) {
 	p := NewParser()
-	err := FeedLines(r, "sysbench", func(line string) error {
+	err := runner.FeedLines(r, "sysbench", func(line string) error {
 		_, err := p.Feed(line)
 		return err
 	})

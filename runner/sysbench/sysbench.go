@@ -5,11 +5,9 @@
 package sysbench
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -215,7 +213,7 @@ func (s Bench) run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 		"run"))
 	p := NewParserFor(Invocation{Threads: r.Threads, TimeS: float64(secs), Percentile: 95})
 	var parseErr error
-	text, err := StreamLines(cmd, func(line string) {
+	text, err := runner.StreamLines(cmd, func(line string) {
 		iv, ferr := p.Feed(line)
 		if ferr != nil && parseErr == nil {
 			parseErr = ferr
@@ -249,33 +247,6 @@ func (s Bench) run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 		return out, &runner.BenchError{Reason: "no interval reports in sysbench output", Output: text}
 	}
 	return out, nil
-}
-
-// StreamLines starts cmd with stdout and stderr on one pipe, calls line for
-// every output line as it arrives, and waits for it. It returns the last
-// 15 lines (for error reports) and the start or wait error.
-func StreamLines(cmd *exec.Cmd, line func(string)) (lastLines string, err error) {
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("start %s: %w", cmd.Path, err)
-	}
-	waitErr := make(chan error, 1)
-	go func() { err := cmd.Wait(); pw.Close(); waitErr <- err }()
-	var last []string
-	sc := bufio.NewScanner(pr)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		l := sc.Text()
-		last = append(last, l)
-		if len(last) > 15 {
-			last = last[1:]
-		}
-		line(l)
-	}
-	_, _ = io.Copy(io.Discard, pr)
-	err = <-waitErr
-	return strings.Join(last, "\n"), err
 }
 
 // tail returns the last n bytes of b as text.

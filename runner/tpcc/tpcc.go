@@ -309,7 +309,7 @@ func (b Bench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 	}
 	p := NewParser(1)
 	var parseErr error
-	text, err := sysbench.StreamLines(cmd, func(line string) {
+	text, err := runner.StreamLines(cmd, func(line string) {
 		iv, ferr := p.Feed(line)
 		if ferr != nil && parseErr == nil {
 			parseErr = ferr

@@ -48,7 +48,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/autotune/autotune/runner/sysbench"
+	"github.com/autotune/autotune/runner"
 )
 
 // Tx indexes the five TPC-C transaction types in the order tpcc-mysql
@@ -1384,7 +1384,7 @@ func tpStripAvg(r *ByTx[RawResult]) *ByTx[RawResult] {
 // valid in both cases.
 func Parse(r io.Reader) (Output, error) {
 	p := NewParser()
-	err := sysbench.FeedLines(r, "tpcc-mysql", func(line string) error {
+	err := runner.FeedLines(r, "tpcc-mysql", func(line string) error {
 		_, err := p.Feed(line)
 		return err
 	})
