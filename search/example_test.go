@@ -4,43 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
-	"time"
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
-
-// memStore keeps a study's trials in memory: the smallest search.Store.
-type memStore struct {
-	mu     sync.Mutex
-	trials []search.Trial
-}
-
-func (m *memStore) BeginTrial(ctx context.Context, t search.Trial) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.trials = append(m.trials, t)
-	return nil
-}
-
-func (m *memStore) FinishTrial(ctx context.Context, t search.Trial, spent time.Duration) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i := range m.trials {
-		if m.trials[i].Number == t.Number {
-			m.trials[i] = t
-			return nil
-		}
-	}
-	return fmt.Errorf("finish trial %d: not begun", t.Number)
-}
-
-func (m *memStore) Trials(ctx context.Context, study string) ([]search.Trial, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]search.Trial(nil), m.trials...), nil
-}
 
 // A study of the default strategy over two knobs against a synthetic
 // objective: a throughput that peaks at a 3 GiB buffer pool and rises
@@ -65,7 +32,7 @@ func ExampleStudy() {
 		return search.Outcome{Score: tps, MeanTPS: tps}, nil
 	}
 	st := search.NewHybrid(sp, search.HybridOptions{Seed: 1, Horizon: 40})
-	study := &search.Study{Name: "example", Strategy: st, Objective: objective, Store: &memStore{}, MaxTrials: 40}
+	study := &search.Study{Name: "example", Strategy: st, Objective: objective, Store: &search.MemoryStore{}, MaxTrials: 40}
 	res, err := study.Run(context.Background())
 	if err != nil {
 		fmt.Println(err)

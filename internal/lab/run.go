@@ -79,37 +79,6 @@ type Run struct {
 	Elapsed time.Duration
 }
 
-// memStore is an in-memory search.Store.
-type memStore struct {
-	mu     sync.Mutex
-	trials []search.Trial
-}
-
-func (m *memStore) BeginTrial(ctx context.Context, t search.Trial) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.trials = append(m.trials, t)
-	return nil
-}
-
-func (m *memStore) FinishTrial(ctx context.Context, t search.Trial, spent time.Duration) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i := range m.trials {
-		if m.trials[i].Number == t.Number {
-			m.trials[i] = t
-			return nil
-		}
-	}
-	return fmt.Errorf("finish trial %d: not begun", t.Number)
-}
-
-func (m *memStore) Trials(ctx context.Context, study string) ([]search.Trial, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]search.Trial(nil), m.trials...), nil
-}
-
 // RunOne runs strategy on l for one seed through search.Study (on
 // l.Draw(seed) when l is a Family). confirm is Options.Confirm.
 func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials int, warm bool, confirm int) (Run, error) {
@@ -150,7 +119,7 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 	}
 	// As a real study (study.Run): every configuration repaired and
 	// recorded in its canonical form.
-	study := &search.Study{Name: "harness", Strategy: st, Objective: obj, Store: &memStore{}, MaxTrials: trials, WarmStart: ws,
+	study := &search.Study{Name: "harness", Strategy: st, Objective: obj, Store: &search.MemoryStore{}, MaxTrials: trials, WarmStart: ws,
 		Prepare: func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc }, Canonical: sp.Essential}
 	if confirm > 0 {
 		study.Confirm = &search.Confirmation{Repeats: confirm}
