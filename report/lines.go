@@ -272,7 +272,7 @@ func RulesText(goal search.Goal, trials []search.Trial, best search.Trial) (text
 func abPairsRan(trials []search.Trial, best int) bool {
 	var a, b bool
 	for _, t := range trials {
-		if t.Repeat.RepeatOf == best && t.State.Finished() {
+		if t.RepeatLink.RepeatOf == best && t.State.Finished() {
 			a = a || t.Kind == search.ABBest
 			b = b || t.Kind == search.ABBase
 		}

@@ -39,7 +39,7 @@ func TestGainIsThePairedABOnTheObjective(t *testing.T) {
 	}
 	tr := func(n int, k search.Kind, tps float64, cfg space.Config) search.Trial {
 		return search.Trial{Number: n, Kind: k, State: search.Complete, Params: cfg,
-			Outcome: search.Outcome{Score: tps / 2, MeanTPS: tps, Measurement: search.Measurement{Levels: level(tps)}}, Repeat: search.Repeat{RepeatOf: 1}}
+			Outcome: search.Outcome{Score: tps / 2, MeanTPS: tps, Measurement: search.Measurement{Levels: level(tps)}}, RepeatLink: search.RepeatLink{RepeatOf: 1}}
 	}
 	best := space.Config{"innodb_buffer_pool_size": "4294967296"}
 	trials := []search.Trial{tr(0, search.Baseline, 400, space.Config{}), tr(1, search.Sampled, 700, best),
@@ -99,7 +99,7 @@ func TestTrialLinesGolden(t *testing.T) {
 	few := search.Trial{Number: 5, Kind: search.Sampled, State: search.Complete,
 		Params:  pins.Merge(space.Config{"innodb_buffer_pool_size": "2778726400", "innodb_io_capacity": "200"}),
 		Outcome: search.Outcome{Score: 775.2, MeanTPS: 781.9}}
-	recheck := search.Trial{Number: 6, Kind: search.Recheck, State: search.Complete, Params: pins, Repeat: search.Repeat{RepeatOf: 0},
+	recheck := search.Trial{Number: 6, Kind: search.Recheck, State: search.Complete, Params: pins, RepeatLink: search.RepeatLink{RepeatOf: 0},
 		Outcome: search.Outcome{Score: 470.0, MeanTPS: 499.0}}
 	seed := search.Trial{Number: 1, Kind: search.Seed, Source: "prod.cnf:ram=64G,cores=16", State: search.Complete,
 		Params:  pins.Merge(space.Config{"innodb_buffer_pool_size": "1073741824"}),
@@ -166,7 +166,7 @@ func TestKnobLineFitsAndCounts(t *testing.T) {
 func measuredRun(n int, kind search.Kind, of int, tps float64, p search.Penalties) search.Trial {
 	p.HLLGrowthPS = math.NaN()
 	score := tps - p.Variance - p.Dips - p.Stalls - p.Errors - p.Purge
-	return search.Trial{Number: n, Kind: kind, State: search.Complete, Repeat: search.Repeat{RepeatOf: of},
+	return search.Trial{Number: n, Kind: kind, State: search.Complete, RepeatLink: search.RepeatLink{RepeatOf: of},
 		Params:  space.Config{"innodb_buffer_pool_size": "1073741824"},
 		Outcome: search.Outcome{Score: score, MeanTPS: tps, Measurement: search.Measurement{Penalties: p}}}
 }

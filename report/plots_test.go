@@ -26,7 +26,7 @@ func confirmedStudy() []search.Trial {
 			p = space.Config{"innodb_io_capacity": strconv.Itoa(1000 + of)}
 		}
 		t := search.Trial{Number: n, Kind: kind, State: search.Complete, Params: p,
-			Repeat: search.Repeat{RepeatOf: of}, Outcome: search.Outcome{Score: score, MeanTPS: score * 1.05}}
+			RepeatLink: search.RepeatLink{RepeatOf: of}, Outcome: search.Outcome{Score: score, MeanTPS: score * 1.05}}
 		if kind == search.Sampled {
 			t.ConfirmNeeded = 2
 		}

@@ -29,7 +29,7 @@ func rulesCases() []rulesCase {
 	best := warm.Merge(space.Config{"innodb_flush_neighbors": "0", "innodb_io_capacity": "4000", "innodb_lru_scan_depth": "256"})
 	tr := func(n int, k search.Kind, tps float64, p space.Config, of int) search.Trial {
 		return search.Trial{Number: n, Kind: k, State: search.Complete, Params: p,
-			Outcome: search.Outcome{Score: tps * 0.95, MeanTPS: tps, P95MS: 20}, Repeat: search.Repeat{RepeatOf: of}}
+			Outcome: search.Outcome{Score: tps * 0.95, MeanTPS: tps, P95MS: 20}, RepeatLink: search.RepeatLink{RepeatOf: of}}
 	}
 	// Three rounds, the order rotated: best, baseline, warm; baseline,
 	// warm, best; warm, best, baseline.

@@ -134,7 +134,7 @@ func abHistory(kinds []Kind, states map[int]State) []Trial {
 	tr := func(n int, k Kind, p space.Config, v float64, of int) Trial {
 		start := t0.Add(time.Duration(n) * 10 * time.Minute)
 		return Trial{Number: n, Kind: k, State: Complete, Params: p, Started: start, Ended: start.Add(10 * time.Minute),
-			Outcome: Outcome{Score: v, MeanTPS: v}, Repeat: Repeat{RepeatOf: of}}
+			Outcome: Outcome{Score: v, MeanTPS: v}, RepeatLink: RepeatLink{RepeatOf: of}}
 	}
 	trials := []Trial{tr(0, Baseline, space.Config{}, 500, 0), tr(1, Expert, cfg("2"), 550, 0), tr(2, Sampled, cfg("0"), 600, 0)}
 	value := map[Kind]float64{ABBest: 600, ABBase: 500, ABWarm: 550}
@@ -254,7 +254,7 @@ func TestABPhaseKeepsTheWarmArmAtTheMedianCost(t *testing.T) {
 	for i, d := range []time.Duration{30, 30, 10, 10} {
 		start := hist[len(hist)-1].Ended
 		hist = append(hist, Trial{Number: 3 + i, Kind: Confirm, State: Complete, Params: cfg("0"), Started: start,
-			Ended: start.Add(d * time.Minute), Outcome: Outcome{Score: 600, MeanTPS: 600}, Repeat: Repeat{RepeatOf: 2}})
+			Ended: start.Add(d * time.Minute), Outcome: Outcome{Score: 600, MeanTPS: 600}, RepeatLink: RepeatLink{RepeatOf: 2}})
 	}
 	if per, cost := estimate(hist), finalRunCost(hist, estimate(hist)); per != 10*time.Minute || cost != 30*time.Minute {
 		t.Fatalf("median %s, upper quartile %s: want 10m and 30m (the case under test)", per, cost)
@@ -268,7 +268,7 @@ func TestABPhaseKeepsTheWarmArmAtTheMedianCost(t *testing.T) {
 		}
 		start := hist[len(hist)-1].Ended
 		hist = append(hist, Trial{Number: len(hist), Kind: k, State: Complete, Params: p.Config, Started: start,
-			Ended: start.Add(30 * time.Minute), Outcome: Outcome{Score: 600, MeanTPS: 600}, Repeat: Repeat{RepeatOf: 2}})
+			Ended: start.Add(30 * time.Minute), Outcome: Outcome{Score: 600, MeanTPS: 600}, RepeatLink: RepeatLink{RepeatOf: 2}})
 	}
 	if p, _, ok := c.nextAB(hist, GoalTPS, 100*time.Hour, 55*time.Minute, false); !ok || p.Kind != ABWarm {
 		t.Fatalf("after A B: next %v %q, want ab-warm", ok, p.Kind)

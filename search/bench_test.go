@@ -80,7 +80,7 @@ func BenchmarkSuggest(b *testing.B) {
 			ctx := context.Background()
 			if name == "hybrid-race" {
 				h.asked = 1
-				if p, err := h.Ask(ctx); err != nil || p.Kind != Remeasure {
+				if p, err := h.Ask(ctx); err != nil || p.Kind != Repeat {
 					b.Fatalf("hybrid-race: the first proposal is %s (%v), want the race's repeat", p.Kind, err)
 				}
 			}

@@ -10,28 +10,6 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// Re-measurement kinds. They repeat a configuration already measured, are
-// scheduled by the study's Confirmation policy (never by the strategy),
-// and do not count towards Study.MaxTrials.
-const (
-	// Confirm re-measures a trial that beat the incumbent on its first
-	// measurement, before it may become the best.
-	Confirm Kind = "confirm"
-	// Recheck re-measures the baseline at intervals, so drift of the
-	// machine shows.
-	Recheck Kind = "recheck"
-	// ABBest and ABBase are the final interleaved runs (A B A B ...) of the
-	// best configuration and the baseline that give the gain with its
-	// confidence interval.
-	ABBest Kind = "ab-best"
-	ABBase Kind = "ab-base"
-	// ABWarm is the third arm of the final runs: the expert warm start's
-	// configuration, measured in the same rounds as ABBest and ABBase when
-	// it is neither the best nor the baseline, so the best's gain over the
-	// rules has an interval too (WarmStartGain).
-	ABWarm Kind = "ab-warm"
-)
-
 // Extra reports whether k is a re-measurement kind (Confirm, Recheck,
 // ABBest, ABBase, ABWarm) or a minimisation kind (Minimizing: runs derived from
 // the best trial): scheduled by the study's policies, linked to a trial
@@ -44,8 +22,8 @@ func (k Kind) Extra() bool {
 	return k.Minimizing()
 }
 
-// Repeat links a trial to the measurements that repeat it.
-type Repeat struct {
+// RepeatLink links a trial to the measurements that repeat it.
+type RepeatLink struct {
 	// RepeatOf is, for the Extra kinds, the number of the trial whose
 	// configuration is re-measured: the candidate for Confirm, the
 	// baseline for Recheck, the best trial under test for both ABBest
@@ -535,9 +513,9 @@ func owesRace(trials []Trial, g group, key string) (Trial, bool) {
 // its confirmations, else a baseline Recheck when RecheckEvery search
 // trials finished since the baseline was last measured. It derives
 // everything from trials, so a resumed study owes the same.
-func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
+func (c *Confirmation) followUp(trials []Trial) (Proposal, RepeatLink, bool) {
 	if c == nil {
-		return Proposal{}, Repeat{}, false
+		return Proposal{}, RepeatLink{}, false
 	}
 	base := -1
 	var baseParams space.Config
@@ -548,7 +526,7 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
 		}
 	}
 	if base < 0 {
-		return Proposal{}, Repeat{}, false
+		return Proposal{}, RepeatLink{}, false
 	}
 	last := -1
 	for i, t := range trials {
@@ -558,7 +536,7 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
 	}
 	if last >= 0 {
 		if rep, ok := owesConfirmation(trials, trials[last]); ok {
-			return Proposal{Config: rep.Params.Clone(), Kind: Confirm, handle: -1}, Repeat{RepeatOf: rep.Number}, true
+			return Proposal{Config: rep.Params.Clone(), Kind: Confirm, handle: -1}, RepeatLink{RepeatOf: rep.Number}, true
 		}
 	}
 	if c.RecheckEvery > 0 {
@@ -574,10 +552,10 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, Repeat, bool) {
 		if since >= c.RecheckEvery {
 			// The baseline's own configuration: the server defaults
 			// under the study's base (pinned knobs, --baseline-cnf).
-			return Proposal{Config: baseParams.Clone(), Kind: Recheck, handle: -1}, Repeat{RepeatOf: base}, true
+			return Proposal{Config: baseParams.Clone(), Kind: Recheck, handle: -1}, RepeatLink{RepeatOf: base}, true
 		}
 	}
-	return Proposal{}, Repeat{}, false
+	return Proposal{}, RepeatLink{}, false
 }
 
 // abPairs returns the number of A/B rounds (pairs, or triples with the
@@ -751,13 +729,13 @@ func abRuns(trials []Trial, best int) []Trial {
 // upper quartile the reserve is held at, which slow confirmations can
 // raise past what the rounds cost): the reserve was planned for two arms
 // (the best changed after the plan) and a third would overrun the budget.
-func (c *Confirmation) nextAB(trials []Trial, goal Goal, budget, left time.Duration, extend bool) (Proposal, Repeat, bool) {
+func (c *Confirmation) nextAB(trials []Trial, goal Goal, budget, left time.Duration, extend bool) (Proposal, RepeatLink, bool) {
 	if c == nil {
-		return Proposal{}, Repeat{}, false
+		return Proposal{}, RepeatLink{}, false
 	}
 	best, base := Best(trials)
 	if best.Number < 0 || base.Number < 0 || best.Number == base.Number {
-		return Proposal{}, Repeat{}, false
+		return Proposal{}, RepeatLink{}, false
 	}
 	arms := abArms(trials, best, base)
 	per := estimate(trials)
@@ -789,13 +767,13 @@ func (c *Confirmation) nextAB(trials []Trial, goal Goal, budget, left time.Durat
 		round = min(round, count[a.kind])
 	}
 	if failed[ABBest]+failed[ABBase] > pairs || runs >= n*MaxABPairs {
-		return Proposal{}, Repeat{}, false
+		return Proposal{}, RepeatLink{}, false
 	}
 	// Past its rounds the phase completes a round it began, and begins
 	// another while the budget holds one (the reserve is held at a
 	// pessimistic run cost, so what it leaves narrows the interval).
 	if round >= pairs && runs == n*round && more < 1 {
-		return Proposal{}, Repeat{}, false
+		return Proposal{}, RepeatLink{}, false
 	}
 	// The round is the fewest runs of an arm; within it the arms go in
 	// the order rotated by the round, and the first one still short of
@@ -803,10 +781,10 @@ func (c *Confirmation) nextAB(trials []Trial, goal Goal, budget, left time.Durat
 	for i := range n {
 		a := arms[(round+i)%n]
 		if count[a.kind] == round {
-			return Proposal{Config: a.params.Clone(), Kind: a.kind, handle: -1}, Repeat{RepeatOf: best.Number}, true
+			return Proposal{Config: a.params.Clone(), Kind: a.kind, handle: -1}, RepeatLink{RepeatOf: best.Number}, true
 		}
 	}
-	return Proposal{}, Repeat{}, false
+	return Proposal{}, RepeatLink{}, false
 }
 
 // Verdict describes what a finished re-measurement settled, for the

@@ -138,7 +138,7 @@ func TestConfirmationDemotesLuckyTrial(t *testing.T) {
 		}
 	}
 	if res.Trials[1].ConfirmNeeded != 2 || res.Trials[2].RepeatOf != 1 || res.Trials[8].RepeatOf != 4 {
-		t.Fatalf("links: %+v %+v %+v", res.Trials[1].Repeat, res.Trials[2].Repeat, res.Trials[8].Repeat)
+		t.Fatalf("links: %+v %+v %+v", res.Trials[1].RepeatLink, res.Trials[2].RepeatLink, res.Trials[8].RepeatLink)
 	}
 	g, ok := ABGain(GoalTPS, res.Trials, res.Best.Number)
 	if !ok || !g.Significant || g.Pairs != 3 || g.Pct < 5 {
@@ -530,7 +530,7 @@ func TestBestCarriesTheEstimatedPenalties(t *testing.T) {
 		if of > 0 {
 			p = cfg("2")
 		}
-		return Trial{Number: n, Kind: k, State: Complete, Params: p, Repeat: Repeat{RepeatOf: of},
+		return Trial{Number: n, Kind: k, State: Complete, Params: p, RepeatLink: RepeatLink{RepeatOf: of},
 			Outcome: Outcome{Score: score, MeanTPS: score + variance, Measurement: Measurement{Penalties: Penalties{Variance: variance, HLLGrowthPS: math.NaN()}}}}
 	}
 	cand := run(1, Sampled, 1, 900, 5)
@@ -577,7 +577,7 @@ func TestPruneThreshold(t *testing.T) {
 	// further than 20 %.
 	noisy := []Trial{
 		{Number: 0, Kind: Baseline, State: Complete, Params: space.Config{}, Outcome: Outcome{Score: 1000, MeanTPS: 1000}},
-		{Number: 1, Kind: Recheck, State: Complete, Params: space.Config{}, Outcome: Outcome{Score: 1000 * math.Exp(0.1414), MeanTPS: 1000 * math.Exp(0.1414)}, Repeat: Repeat{RepeatOf: 0}},
+		{Number: 1, Kind: Recheck, State: Complete, Params: space.Config{}, Outcome: Outcome{Score: 1000 * math.Exp(0.1414), MeanTPS: 1000 * math.Exp(0.1414)}, RepeatLink: RepeatLink{RepeatOf: 0}},
 	}
 	if got := PruneThreshold(GoalTPS, noisy); !(got > 0 && got < 0.75*1000*math.Exp(0.0707)) {
 		t.Fatalf("noisy threshold %.1f", got)
@@ -595,7 +595,7 @@ func TestPruneThreshold(t *testing.T) {
 func TestBestIsNotTheLuckiestOfAPlateau(t *testing.T) {
 	n := 0
 	run := func(k Kind, p space.Config, of int, score float64) Trial {
-		tr := Trial{Number: n, Kind: k, State: Complete, Params: p, Repeat: Repeat{RepeatOf: of},
+		tr := Trial{Number: n, Kind: k, State: Complete, Params: p, RepeatLink: RepeatLink{RepeatOf: of},
 			Outcome: Outcome{Score: score, MeanTPS: score}}
 		if k == Sampled {
 			tr.ConfirmNeeded = 2

@@ -177,7 +177,7 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 		mB, nB := c.h.stats(base)
 		ps := c.probes(base, active, zoom)
 		if nB < 2 {
-			return base, Remeasure
+			return base, Repeat
 		}
 		measured := 0
 		for _, p := range ps {
@@ -187,11 +187,11 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 		}
 		// Spread the remaining repeats of the incumbent over the round.
 		if nB < c.opts.Repeats && measured*(c.opts.Repeats-1) >= (nB-1)*len(ps) {
-			return base, Remeasure
+			return base, Repeat
 		}
 		for _, p := range ps {
 			if !c.h.measured(p.cfg) {
-				return p.cfg, Step
+				return p.cfg, Coordinate
 			}
 		}
 		sd, dof := c.h.noise()
@@ -231,7 +231,7 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 				}
 			}
 			if cand >= 0 {
-				return ps[cand].cfg, Remeasure
+				return ps[cand].cfg, Repeat
 			}
 		}
 		fullPass := len(active) == len(all)
@@ -253,7 +253,7 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 		// knob; after a full pass: a finer one around the incumbent.
 		if fullPass {
 			if zoom >= c.opts.MaxZoom {
-				return base, Remeasure
+				return base, Repeat
 			}
 			zoom++
 		}

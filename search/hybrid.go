@@ -234,7 +234,7 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 		}
 	}
 	if len(h.h.obs) == 0 {
-		return Proposal{Config: space.Config{}, Kind: Remeasure, handle: -1}, nil
+		return Proposal{Config: space.Config{}, Kind: Repeat, handle: -1}, nil
 	}
 	// A new incumbent measured once is measured again before the search
 	// builds on it: with 10 % noise the best single measurement is often
@@ -243,7 +243,7 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 	// comes first.
 	if inc, nInc := h.incumbent(); n >= h.guidedFrom() && nInc < 2 && h.asked-h.lastRepeat >= 3 {
 		h.lastRepeat = h.asked
-		return Proposal{Config: inc, Kind: Remeasure, handle: -1}, nil
+		return Proposal{Config: inc, Kind: Repeat, handle: -1}, nil
 	}
 	// After the screening, on the local steps' turns: the knobs the
 	// incumbent's metrics say limit it (hintStep), at any time; the knobs
@@ -461,7 +461,7 @@ func (h *Hybrid) refine() Proposal {
 	h.selectKnobs()
 	inc, nInc := h.incumbent()
 	if nInc < 3 && h.asked%4 == 0 {
-		return Proposal{Config: inc, Kind: Remeasure, handle: -1}
+		return Proposal{Config: inc, Kind: Repeat, handle: -1}
 	}
 	ks := h.sp.Knobs()
 	inSub := map[int]bool{}
@@ -500,7 +500,7 @@ func (h *Hybrid) refine() Proposal {
 			return Proposal{Config: cfg, Kind: Refine, handle: -1}
 		}
 	}
-	return Proposal{Config: inc, Kind: Remeasure, handle: -1}
+	return Proposal{Config: inc, Kind: Repeat, handle: -1}
 }
 
 // raceFrom returns the history size from which the final race runs: the
@@ -559,7 +559,7 @@ func (h *Hybrid) raceStep() (Proposal, bool) {
 	if cs[1].n < cs[0].n {
 		pick = cs[1]
 	}
-	return Proposal{Config: pick.cfg, Kind: Remeasure, handle: -1}, true
+	return Proposal{Config: pick.cfg, Kind: Repeat, handle: -1}, true
 }
 
 // modelStepEvery is the period, in proposals, of the hybrid's model step

@@ -91,7 +91,7 @@ func (h *Hybrid) localStep() (Proposal, bool) {
 	cfg, x0, n := h.center(lm)
 	h.localAsked++
 	if n < localRepeats && h.localAsked%4 == 0 {
-		return Proposal{Config: cfg, Kind: Remeasure, handle: -1}, true
+		return Proposal{Config: cfg, Kind: Repeat, handle: -1}, true
 	}
 	ks := h.sp.Knobs()
 	var bestX []float64

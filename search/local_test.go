@@ -59,7 +59,7 @@ func TestLocalSearchCentreAndSteps(t *testing.T) {
 		if !ok {
 			t.Fatal("no local step")
 		}
-		if p.Kind == Remeasure {
+		if p.Kind == Repeat {
 			continue
 		}
 		if h.h.measured(p.Config) {

@@ -12,26 +12,6 @@ import (
 	"github.com/autotune/autotune/space"
 )
 
-// Minimisation kinds. Like the re-measurement kinds (Extra) they repeat
-// configurations derived from the best trial, are scheduled by the
-// study's Minimization policy, carry the number of the minimised best
-// trial in RepeatOf, do not count towards Study.MaxTrials and never pool
-// into a configuration's estimate (so the best trial stays the best while
-// it is minimised).
-const (
-	// MinCurrent is a run of the current configuration of a minimisation
-	// step (the best with the changes reverted so far).
-	MinCurrent Kind = "min-current"
-	// MinRevert is a run of the current configuration with the step's
-	// changes reverted to the baseline's values.
-	MinRevert Kind = "min-revert"
-	// Minimal is a run of the minimal configuration in the final check,
-	// paired with a MinFull run of the full best.
-	Minimal Kind = "minimal"
-	// MinFull is a run of the full best configuration in the final check.
-	MinFull Kind = "min-full"
-)
-
 // Minimizing reports whether k is a minimisation kind (MinCurrent,
 // MinRevert, Minimal, MinFull).
 func (k Kind) Minimizing() bool {
@@ -189,7 +169,7 @@ func (m Minimized) KeptSteps() []MinStep {
 type minRun struct {
 	state Minimized
 	next  Proposal
-	rep   Repeat
+	rep   RepeatLink
 	more  bool // next is valid
 }
 
@@ -215,9 +195,9 @@ func (m *Minimization) pairsPerStep() int {
 // next returns the next minimisation run when left runs fit in what is
 // left of the budget (math.MaxInt: no budget); false when the
 // minimisation is done or there is nothing to minimise.
-func (m *Minimization) next(trials []Trial, goal Goal, left int) (Proposal, Repeat, bool) {
+func (m *Minimization) next(trials []Trial, goal Goal, left int) (Proposal, RepeatLink, bool) {
 	if m == nil {
-		return Proposal{}, Repeat{}, false
+		return Proposal{}, RepeatLink{}, false
 	}
 	r := m.replay(trials, goal, left)
 	return r.next, r.rep, r.more
@@ -556,7 +536,7 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 					untested = target == pairs
 					break
 				}
-				r.next, r.rep, r.more = alternate(stepRuns, MinCurrent, cur, MinRevert, cand), Repeat{RepeatOf: best.Number}, true
+				r.next, r.rep, r.more = alternate(stepRuns, MinCurrent, cur, MinRevert, cand), RepeatLink{RepeatOf: best.Number}, true
 				st.Config = cur
 				return r
 			}
@@ -630,7 +610,7 @@ func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
 	if left < need {
 		return r
 	}
-	r.next, r.rep, r.more = alternate(check, Minimal, cur, MinFull, best.Params), Repeat{RepeatOf: best.Number}, true
+	r.next, r.rep, r.more = alternate(check, Minimal, cur, MinFull, best.Params), RepeatLink{RepeatOf: best.Number}, true
 	return r
 }
 

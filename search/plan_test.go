@@ -405,7 +405,7 @@ func TestStudyConfirmsTheLastSearchTrialWithinTheReserve(t *testing.T) {
 		case tr.Kind == ABBest || tr.Kind == ABBase:
 			ab++
 		case tr.Kind == Confirm:
-			confirms[tr.Repeat.RepeatOf]++
+			confirms[tr.RepeatLink.RepeatOf]++
 		case !tr.Kind.Extra() && tr.Kind != Baseline:
 			last = tr.Number
 		}

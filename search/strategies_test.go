@@ -212,14 +212,14 @@ func TestCoordinateDescent(t *testing.T) {
 	res := runStrategy(t, c, 40, 11)
 	tr := res.Trials
 	// The baseline is measured again before any step (the noise estimate).
-	if tr[1].Kind != Remeasure || len(fullConfig(sp, tr[1].Params).Key()) == 0 || fullConfig(sp, tr[1].Params).Key() != fullConfig(sp, space.Config{}).Key() {
+	if tr[1].Kind != Repeat || len(fullConfig(sp, tr[1].Params).Key()) == 0 || fullConfig(sp, tr[1].Params).Key() != fullConfig(sp, space.Config{}).Key() {
 		t.Fatalf("trial 1 = %s %v, want a repeat of the baseline", tr[1].Kind, tr[1].Params)
 	}
 	// Every step changes exactly one knob of its incumbent; the first ones
 	// step the buffer pool along its log scale, ends included.
 	var bpLevels []string
 	for _, t0 := range tr[2:8] {
-		if t0.Kind == Step {
+		if t0.Kind == Coordinate {
 			if ch := sp.Changes(t0.Params); len(ch) == 1 && strings.HasPrefix(ch[0], "innodb_buffer_pool_size=") {
 				bpLevels = append(bpLevels, ch[0])
 			}
@@ -261,7 +261,7 @@ func TestCoordinateAdoptsAndStepsAroundTheNewIncumbent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Kind == Remeasure && p.Config["innodb_buffer_pool_size"] == strconv.Itoa(16<<30) {
+		if p.Kind == Repeat && p.Config["innodb_buffer_pool_size"] == strconv.Itoa(16<<30) {
 			adopted = true
 			break
 		}
@@ -508,11 +508,11 @@ func TestHybridRacesTheTwoBest(t *testing.T) {
 				t.Fatal(err)
 			}
 			switch {
-			case p.Kind == Remeasure && fullConfig(sp, p.Config).Key() == fullConfig(sp, a).Key():
+			case p.Kind == Repeat && fullConfig(sp, p.Config).Key() == fullConfig(sp, a).Key():
 				ra++
-			case p.Kind == Remeasure && fullConfig(sp, p.Config).Key() == fullConfig(sp, b).Key():
+			case p.Kind == Repeat && fullConfig(sp, p.Config).Key() == fullConfig(sp, b).Key():
 				rb++
-			case p.Kind == Remeasure:
+			case p.Kind == Repeat:
 				other++
 			}
 		}
@@ -580,7 +580,7 @@ func TestHybridDoesNotRaceADecidedPair(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Kind == Remeasure && fullConfig(sp, p.Config).Key() == fullConfig(sp, baseline).Key() {
+			if p.Kind == Repeat && fullConfig(sp, p.Config).Key() == fullConfig(sp, baseline).Key() {
 				raced++
 			}
 		}
@@ -629,7 +629,7 @@ func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
 	t.Logf("kinds of 60 one-shot proposals: %v", kinds)
 	// TPE on about half the proposals, repeats (the incumbent's, the
 	// centre's, the race's) and local steps.
-	if kinds[Sampled] < 15 || kinds[Remeasure] < 8 || kinds[Refine] < 8 {
+	if kinds[Sampled] < 15 || kinds[Repeat] < 8 || kinds[Refine] < 8 {
 		t.Fatalf("kinds of 60 one-shot proposals %v: want TPE, repeats and local steps", kinds)
 	}
 }

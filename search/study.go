@@ -324,7 +324,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 			}
 			return res(""), fmt.Errorf("propose trial %d: %w", next, err)
 		}
-		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Source: p.Source, Why: p.Why, Params: s.params(p), Started: now(), Repeat: rep}
+		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Source: p.Source, Why: p.Why, Params: s.params(p), Started: now(), RepeatLink: rep}
 		if !p.Kind.Extra() && p.Kind != Baseline {
 			t.ConfirmNeeded = s.Confirm.repeats()
 			// A configuration measured before is being re-measured (a
@@ -399,7 +399,7 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 // that pessimistic cost, and what it leaves narrows the gain's interval.
 // So does a minimisation that began and stopped short of done (a step
 // split a block, and the steps it then needs no longer fit).
-func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetStop bool) (Proposal, Repeat, bool) {
+func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetStop bool) (Proposal, RepeatLink, bool) {
 	if !s.MinimizeOnly {
 		extend := budgetStop && s.Budget > 0 && !(s.Minimize != nil && minimize && s.minimizeFits(trials, used))
 		if p, rep, ok := s.Confirm.nextAB(trials, s.Goal, s.Budget, max(0, s.Budget-used), extend); ok {
@@ -407,7 +407,7 @@ func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetSto
 		}
 	}
 	if s.Minimize == nil || !(minimize || s.MinimizeOnly) {
-		return Proposal{}, Repeat{}, false
+		return Proposal{}, RepeatLink{}, false
 	}
 	left := math.MaxInt
 	if per := estimate(trials); s.Budget > 0 && per > 0 {
@@ -422,7 +422,7 @@ func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetSto
 	if !s.MinimizeOnly && budgetStop && s.Budget > 0 && !Minimize(trials, s.Minimize, s.Goal).Done {
 		return s.Confirm.nextAB(trials, s.Goal, s.Budget, max(0, s.Budget-used), true)
 	}
-	return Proposal{}, Repeat{}, false
+	return Proposal{}, RepeatLink{}, false
 }
 
 // minimizeFits reports whether the minimisation has begun, or the runs

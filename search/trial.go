@@ -35,19 +35,6 @@ const (
 // the trial cap: complete, failed, rejected or pruned.
 func (s State) Finished() bool { return s == Complete || s == Failed || s == Rejected || s == Pruned }
 
-// Kind says which part of the study proposed a trial.
-type Kind string
-
-const (
-	// Baseline is trial 0: the server defaults (the empty Config).
-	Baseline Kind = "baseline"
-	// Sampled came from the search strategy (TPE, random, or the hybrid's
-	// model step).
-	Sampled Kind = "sampled"
-	// Retry repeats the config of an interrupted trial.
-	Retry Kind = "retry"
-)
-
 // Sample is one per-second benchmark report.
 type Sample struct {
 	// T is seconds since the benchmark started (1, 2, 3, ...).
@@ -128,8 +115,8 @@ type Trial struct {
 	Started, Ended time.Time
 	// Outcome is filled when the trial ends (Complete or Failed).
 	Outcome
-	// Repeat links re-measurements to the trial they repeat.
-	Repeat
+	// RepeatLink links re-measurements to the trial they repeat.
+	RepeatLink
 	// Why says what measurement led the strategy to propose the trial
 	// (Proposal.Why), for the progress lines; not stored.
 	Why string

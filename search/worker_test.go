@@ -266,7 +266,7 @@ func TestWorkerRecordsTheCanonicalFormAndPreparesItsStrategy(t *testing.T) {
 }
 
 // askScript proposes its configurations in turn, as new ones (as
-// repeats with kind Remeasure).
+// repeats with kind Repeat).
 type askScript struct {
 	cfgs  []space.Config
 	asked int
@@ -321,7 +321,7 @@ func TestWorkerDoesNotProposeARunningConfiguration(t *testing.T) {
 	}{
 		{&askScript{cfgs: []space.Config{a}}, a, 2},                               // the same answer again
 		{&askScript{cfgs: []space.Config{a, a2, a, a2, b}}, a2, 1 + reaskRunning}, // all running: the last
-		{&askScript{cfgs: []space.Config{a, b}, kind: Remeasure}, a, 1},           // a deliberate repeat
+		{&askScript{cfgs: []space.Config{a, b}, kind: Repeat}, a, 1},              // a deliberate repeat
 	} {
 		w.NewStrategy = func(int64) (Strategy, error) { return tc.script, nil }
 		p, _, _, err = w.choose(context.Background(), trials, 3)

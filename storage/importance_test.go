@@ -41,7 +41,7 @@ func TestNewKindsStored(t *testing.T) {
 	if err := db.CreateStudy(ctx, Study{Name: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	for i, k := range []search.Kind{search.Expert, search.Screen, search.Step, search.Remeasure, search.Refine} {
+	for i, k := range []search.Kind{search.Expert, search.Screen, search.Coordinate, search.Repeat, search.Refine} {
 		if err := db.BeginTrial(ctx, search.Trial{Study: "s", Number: i, Kind: k}); err != nil {
 			t.Fatalf("kind %s: %v", k, err)
 		}

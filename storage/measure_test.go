@@ -21,7 +21,7 @@ func TestMeasurementRoundTrip(t *testing.T) {
 	lvl2.Threads, lvl2.HLLGrowthPS, lvl2.P95MS = 32, math.NaN(), math.NaN()
 	lvl2.Metrics = search.Metrics{"cpu_steal": nil}
 	tr := search.Trial{Study: "s", Number: 5, State: search.Complete, Kind: search.Confirm, Params: space.Config{"innodb_doublewrite": "OFF"},
-		Started: time.Unix(100, 0), Ended: time.Unix(200, 0), Repeat: search.Repeat{RepeatOf: 2}}
+		Started: time.Unix(100, 0), Ended: time.Unix(200, 0), RepeatLink: search.RepeatLink{RepeatOf: 2}}
 	tr.Outcome = search.Outcome{Score: 480.5, MeanTPS: 510, StdTPS: 40, P95MS: 55.5, Restarted: true,
 		Samples: []search.Sample{{T: 1, Warmup: true, TPS: 400, Threads: 16, HLL: f(120)}, {T: 2, TPS: 500, Threads: 16}}}
 	tr.Measurement = search.Measurement{WarmupS: 15, WarmupCapped: true, Infeasible: true, Levels: []search.Level{lvl, lvl2}}
@@ -52,7 +52,7 @@ func TestMeasurementRoundTrip(t *testing.T) {
 	// A trial kind that repeats nothing stores repeat_of NULL; a trial
 	// without levels has NULL components, read back as zero.
 	tr2 := search.Trial{Study: "s", Number: 6, State: search.Failed, Kind: search.Sampled, Params: space.Config{},
-		Repeat: search.Repeat{RepeatOf: 3, ConfirmNeeded: 2}, Outcome: search.Outcome{Failure: "boom"}}
+		RepeatLink: search.RepeatLink{RepeatOf: 3, ConfirmNeeded: 2}, Outcome: search.Outcome{Failure: "boom"}}
 	if err := db.FinishTrial(ctx, tr2, time.Minute); err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestMinimizationRoundTrip(t *testing.T) {
 		t.Fatal("a state with nothing to minimise must remove the stored one")
 	}
 	for i, k := range []search.Kind{search.MinCurrent, search.MinRevert, search.Minimal, search.MinFull} {
-		tr := search.Trial{Study: "s", Number: i, Kind: k, Repeat: search.Repeat{RepeatOf: 7}}
+		tr := search.Trial{Study: "s", Number: i, Kind: k, RepeatLink: search.RepeatLink{RepeatOf: 7}}
 		if err := db.BeginTrial(ctx, tr); err != nil {
 			t.Fatalf("kind %s: %v", k, err)
 		}

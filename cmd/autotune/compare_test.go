@@ -35,7 +35,7 @@ func addAB(t *testing.T, db, name string, best int, a, b []float64) {
 		for j, kind := range []search.Kind{search.ABBest, search.ABBase} {
 			v := []float64{a[i], b[i]}[j]
 			tr := search.Trial{Study: name, Number: n, State: search.Complete, Kind: kind, Started: at, Ended: at.Add(time.Minute),
-				Repeat: search.Repeat{RepeatOf: best}, Outcome: search.Outcome{Score: v - 10, MeanTPS: v}}
+				RepeatLink: search.RepeatLink{RepeatOf: best}, Outcome: search.Outcome{Score: v - 10, MeanTPS: v}}
 			if err := s.FinishTrial(ctx, tr, time.Minute); err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func addMinimal(t *testing.T, db, name string, best int) {
 			kind, p = search.MinFull, full
 		}
 		tr := search.Trial{Study: name, Number: n, State: search.Complete, Kind: kind, Params: p, Started: at, Ended: at.Add(time.Minute),
-			Repeat: search.Repeat{RepeatOf: best}, Outcome: search.Outcome{Score: v - 10, MeanTPS: v}}
+			RepeatLink: search.RepeatLink{RepeatOf: best}, Outcome: search.Outcome{Score: v - 10, MeanTPS: v}}
 		if err := s.FinishTrial(ctx, tr, time.Minute); err != nil {
 			t.Fatal(err)
 		}

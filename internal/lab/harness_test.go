@@ -428,7 +428,7 @@ func TestFittedNoiseFromCompleteRuns(t *testing.T) {
 		state search.State
 		score float64
 	}{{search.Complete, 1000}, {search.Complete, 1010}, {search.Complete, 1005}, {search.Pruned, 300}} {
-		trials = append(trials, search.Trial{Number: 100 + i, Kind: search.Remeasure, Params: cfg, State: s.state, Outcome: search.Outcome{Score: s.score}})
+		trials = append(trials, search.Trial{Number: 100 + i, Kind: search.Repeat, Params: cfg, State: s.state, Outcome: search.Outcome{Score: s.score}})
 	}
 	f := fitTrials(t, l.Space(), trials)
 	if f.Noise() > 0.031 {
