@@ -456,7 +456,8 @@ func (h *Hybrid) sampleAll() Proposal {
 	return h.sample()
 }
 
-// refine returns a local step around the incumbent, or a repeat of it.
+// refine returns a local step around the incumbent, or a repeat of it
+// (sample's fallback when TPE proposes only measured configurations).
 func (h *Hybrid) refine() Proposal {
 	h.selectKnobs()
 	inc, nInc := h.incumbent()
@@ -468,7 +469,7 @@ func (h *Hybrid) refine() Proposal {
 	for _, i := range h.sub {
 		inSub[i] = true
 	}
-	// The step shrinks from 0.12 to 0.03 of the scale over the refinement.
+	// The step shrinks from 0.12 to 0.03 of the scale as the history fills the horizon.
 	progress := math.Min(1, float64(len(h.h.obs))/float64(max(1, h.opts.Horizon)))
 	sigma := 0.12 - 0.09*progress
 	for try := 0; try < 32; try++ {

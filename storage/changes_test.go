@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-func TestRecordChange(t *testing.T) {
-	db := withStudy(t)
+func testRecordChange(t *testing.T, db *DB) {
+	createStudyS(t, db)
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, c := range []Change{
 		{At: at, Field: "server_version", Old: "10.11.6", New: "10.11.19"},

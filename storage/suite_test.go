@@ -3,8 +3,11 @@ package storage
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/autotune/autotune/internal/teststore"
+	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/space"
 )
 
 // storeSuite is what every store must do alike, whatever its backend:
@@ -22,6 +25,40 @@ var storeSuite = []struct {
 	{"MarkInterrupted", testMarkInterrupted},
 	{"SpentAccumulates", testSpentAccumulates},
 	{"NextTrialNumber", testNextTrialNumber},
+	{"RecordChange", testRecordChange},
+	{"NamesUpdateRefinish", testNamesUpdateRefinish},
+}
+
+// testNamesUpdateRefinish: study names are case-sensitive, an update with
+// unchanged values succeeds, and finishing a trial again replaces its
+// samples.
+func testNamesUpdateRefinish(t *testing.T, db *DB) {
+	st := Study{Name: "s", Settings: `{"threads":16}`}
+	if err := db.CreateStudy(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateStudy(ctx, Study{Name: "S", Settings: `{}`}); err != nil {
+		t.Fatalf("names are case-sensitive: %v", err)
+	}
+	if err := db.UpdateStudy(ctx, st); err != nil {
+		t.Fatalf("update with unchanged values: %v", err)
+	}
+	tr := search.Trial{Study: "s", Number: 0, Kind: search.Baseline, Params: space.Config{}, Started: time.Now()}
+	if err := db.BeginTrial(ctx, tr); err != nil {
+		t.Fatal(err)
+	}
+	tr.State, tr.Ended = search.Complete, tr.Started.Add(time.Minute)
+	tr.Samples = []search.Sample{{T: 1, TPS: 400}, {T: 2, TPS: 500}}
+	if err := db.FinishTrial(ctx, tr, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	tr.Samples = []search.Sample{{T: 1, TPS: 1}}
+	if err := db.FinishTrial(ctx, tr, 0); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := db.Samples(ctx, "s", 0); err != nil || len(s) != 1 || s[0].TPS != 1 {
+		t.Fatalf("samples after finishing again: %+v, %v", s, err)
+	}
 }
 
 // TestStoreSuiteSQLite runs the store suite on trials.db files.
