@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -615,11 +616,11 @@ type exportBaseline struct {
 
 // GoalOf returns the objective a study optimised (tps when its manifest
 // does not say).
-func GoalOf(st storage.Study) search.Goal {
+func GoalOf(st storage.Study) measure.Goal {
 	if m, err := st.Manifest(); err == nil && m.Measure.Objective != "" {
-		return search.Goal(m.Measure.Objective)
+		return measure.Goal(m.Measure.Objective)
 	}
-	return search.GoalTPS
+	return measure.GoalTPS
 }
 
 // exportGain is the JSON form of search.Gain: percentages rounded to 0.1.

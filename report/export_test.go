@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/internal/golden"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -35,7 +36,7 @@ func exportCases() []exportCase {
 	}
 	run := func(n int, kind search.Kind, p space.Config, tps float64) search.Trial {
 		return search.Trial{Number: n, Kind: kind, State: search.Complete, Params: p,
-			Outcome: search.Outcome{Score: tps * 0.95, MeanTPS: tps, P95MS: 12.5}}
+			Outcome: measure.Outcome{Score: tps * 0.95, MeanTPS: tps, P95MS: 12.5}}
 	}
 	strict := &storage.SpaceManifest{Durability: "strict"}
 	withFile := *strict
@@ -140,11 +141,11 @@ func minimizedCase() (exportCase, search.Minimized) {
 	m := storage.Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 500000, WarmupS: 30, DurationS: 60, Lambda: 0.5,
 		Space: &storage.SpaceManifest{Durability: "strict"}}
 	c := exportCase{name: "minimal", st: storage.Study{Name: "min", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: m.JSON()},
-		best: search.Trial{Number: 7, Kind: search.Sampled, State: search.Complete, Params: best, Outcome: search.Outcome{Score: 1150, MeanTPS: 1210, P95MS: 12.5}},
-		base: search.Trial{Number: 0, Kind: search.Baseline, State: search.Complete, Params: pins, Outcome: search.Outcome{Score: 950, MeanTPS: 1000, P95MS: 20}}}
+		best: search.Trial{Number: 7, Kind: search.Sampled, State: search.Complete, Params: best, Outcome: measure.Outcome{Score: 1150, MeanTPS: 1210, P95MS: 12.5}},
+		base: search.Trial{Number: 0, Kind: search.Baseline, State: search.Complete, Params: pins, Outcome: measure.Outcome{Score: 950, MeanTPS: 1000, P95MS: 20}}}
 	cfg := best.Clone()
 	delete(cfg, "innodb_flush_neighbors")
-	return c, search.Minimized{Best: 7, Goal: search.GoalTPS, Changes: 5, Config: cfg, Runs: 20, Done: true, Accepted: true,
+	return c, search.Minimized{Best: 7, Goal: measure.GoalTPS, Changes: 5, Config: cfg, Runs: 20, Done: true, Accepted: true,
 		Steps: []search.MinStep{
 			{Knobs: []string{"innodb_flush_neighbors", "innodb_log_file_size"}, Values: space.Config{"innodb_flush_neighbors": "0", "innodb_log_file_size": "268435456"},
 				Status: search.MinSplit, Pct: 9.1, LoPct: 1.2, HiPct: 17.6, Pairs: 2},

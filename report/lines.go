@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -198,7 +199,7 @@ func WriteOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 // GainText is the one headline gain of a study: the paired A/B comparison
 // of the best trial with the baseline on the objective (search.ABGain),
 // or why there is none. ok is false when there is no interval.
-func GainText(goal search.Goal, trials []search.Trial, best search.Trial) (text string, ok bool) {
+func GainText(goal measure.Goal, trials []search.Trial, best search.Trial) (text string, ok bool) {
 	if best.Number < 0 || best.Kind == search.Baseline {
 		return "none: the baseline is the best configuration", false
 	}
@@ -213,8 +214,8 @@ func GainText(goal search.Goal, trials []search.Trial, best search.Trial) (text 
 // gainUnit names goal in a gain's text as the trial lines name best's
 // throughput: "tpmC" for a TPC-C trial's tps (ThroughputOf), else "" (the
 // goal's name).
-func gainUnit(goal search.Goal, best search.Trial) string {
-	if u, _ := ThroughputOf(best); goal == search.GoalTPS && u != "tps" {
+func gainUnit(goal measure.Goal, best search.Trial) string {
+	if u, _ := ThroughputOf(best); goal == measure.GoalTPS && u != "tps" {
 		return u
 	}
 	return ""
@@ -225,7 +226,7 @@ func gainUnit(goal search.Goal, best search.Trial) string {
 // why there is none: the study had no warm start, it failed, it is the
 // best itself, or too few rounds measured it. ok is false when there is
 // no interval.
-func RulesText(goal search.Goal, trials []search.Trial, best search.Trial) (text string, ok bool) {
+func RulesText(goal measure.Goal, trials []search.Trial, best search.Trial) (text string, ok bool) {
 	if best.Number < 0 {
 		return "none: no trial completed", false
 	}
@@ -334,7 +335,7 @@ func BestDespiteTPS(best, base search.Trial) string {
 // WriteGain prints the final A/B comparison of the best trial with the
 // baseline and with the expert warm start (RulesText), saying plainly
 // when a gain is not significant.
-func WriteGain(out io.Writer, goal search.Goal, trials []search.Trial, best search.Trial) {
+func WriteGain(out io.Writer, goal measure.Goal, trials []search.Trial, best search.Trial) {
 	if best.Number < 0 || best.Kind == search.Baseline {
 		return
 	}
@@ -347,7 +348,7 @@ func WriteGain(out io.Writer, goal search.Goal, trials []search.Trial, best sear
 // WriteConclusion prints what to do with the study's result, from the
 // paired A/B gain: apply the best configuration when its interval lies
 // above 0, keep the baseline when it lies below, else measure more.
-func WriteConclusion(out io.Writer, goal search.Goal, trials []search.Trial, best search.Trial, exportHint string) {
+func WriteConclusion(out io.Writer, goal measure.Goal, trials []search.Trial, best search.Trial, exportHint string) {
 	if best.Number < 0 {
 		return
 	}
@@ -391,7 +392,7 @@ func LevelsText(t search.Trial) string {
 // comments: the gain over the baseline with its 95 % interval, plainly
 // whether it is significant, and the gain over the expert warm start
 // (RulesText).
-func WriteGainComment(w io.Writer, goal search.Goal, trials []search.Trial, best search.Trial) {
+func WriteGainComment(w io.Writer, goal measure.Goal, trials []search.Trial, best search.Trial) {
 	if best.Number < 0 || best.Kind == search.Baseline {
 		return
 	}

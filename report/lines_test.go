@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autotune/autotune/internal/golden"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -34,12 +35,12 @@ func TestWriteImportance(t *testing.T) {
 // here the baseline first measured 400 tps and the best 700 (+75 %), but
 // the interleaved pairs, measured after the machine sped up, say +10 %.
 func TestGainIsThePairedABOnTheObjective(t *testing.T) {
-	level := func(tps float64) []search.Level {
-		return []search.Level{{Threads: 16, Eval: search.Eval{MeanTPS: tps}}}
+	level := func(tps float64) []measure.Level {
+		return []measure.Level{{Threads: 16, Eval: measure.Eval{MeanTPS: tps}}}
 	}
 	tr := func(n int, k search.Kind, tps float64, cfg space.Config) search.Trial {
 		return search.Trial{Number: n, Kind: k, State: search.Complete, Params: cfg,
-			Outcome: search.Outcome{Score: tps / 2, MeanTPS: tps, Measurement: search.Measurement{Levels: level(tps)}}, RepeatLink: search.RepeatLink{RepeatOf: 1}}
+			Outcome: measure.Outcome{Score: tps / 2, MeanTPS: tps, Measurement: measure.Measurement{Levels: level(tps)}}, RepeatLink: search.RepeatLink{RepeatOf: 1}}
 	}
 	best := space.Config{"innodb_buffer_pool_size": "4294967296"}
 	trials := []search.Trial{tr(0, search.Baseline, 400, space.Config{}), tr(1, search.Sampled, 700, best),
@@ -48,14 +49,14 @@ func TestGainIsThePairedABOnTheObjective(t *testing.T) {
 		tr(6, search.ABBest, 775, best), tr(7, search.ABBase, 702, space.Config{})}
 	trials[0].RepeatOf, trials[1].RepeatOf = 0, 0
 	var out strings.Builder
-	WriteGain(&out, search.GoalTPS, trials, trials[1])
+	WriteGain(&out, measure.GoalTPS, trials, trials[1])
 	want := "gain over the baseline: +10.3 % tps (95 % CI +9.7 .. +10.9 %, 3 interleaved pairs, p = 0.00017): significant\n" +
 		"gain over the expert warm start: none: the study measured no expert warm start (--warm-start=false, or no rule applied to this host and dataset): it has no rules to compare with\n"
 	if out.String() != want {
 		t.Fatalf("got  %q\nwant %q", out.String(), want)
 	}
 	out.Reset()
-	WriteGainComment(&out, search.GoalTPS, trials[:4], trials[1])
+	WriteGainComment(&out, measure.GoalTPS, trials[:4], trials[1])
 	if !strings.Contains(out.String(), "only 1 vs 1 interleaved A/B runs") || !strings.Contains(out.String(), "no gain is claimed") {
 		t.Fatal(out.String())
 	}
@@ -93,21 +94,21 @@ func TestTrialLinesGolden(t *testing.T) {
 	sp := space.Default()
 	pins := space.Config{"innodb_doublewrite": "ON", "innodb_flush_log_at_trx_commit": "1"}
 	base := search.Trial{Number: 0, Kind: search.Baseline, State: search.Complete, Params: pins,
-		Outcome: search.Outcome{Score: 480.3, MeanTPS: 503.2}}
+		Outcome: measure.Outcome{Score: 480.3, MeanTPS: 503.2}}
 	wide := search.Trial{Number: 4, Kind: search.Screen, State: search.Complete, Params: pins.Merge(everyKnobChanged(sp)),
-		Outcome: search.Outcome{Score: 512.7, MeanTPS: 540.1}}
+		Outcome: measure.Outcome{Score: 512.7, MeanTPS: 540.1}}
 	few := search.Trial{Number: 5, Kind: search.Sampled, State: search.Complete,
 		Params:  pins.Merge(space.Config{"innodb_buffer_pool_size": "2778726400", "innodb_io_capacity": "200"}),
-		Outcome: search.Outcome{Score: 775.2, MeanTPS: 781.9}}
+		Outcome: measure.Outcome{Score: 775.2, MeanTPS: 781.9}}
 	recheck := search.Trial{Number: 6, Kind: search.Recheck, State: search.Complete, Params: pins, RepeatLink: search.RepeatLink{RepeatOf: 0},
-		Outcome: search.Outcome{Score: 470.0, MeanTPS: 499.0}}
+		Outcome: measure.Outcome{Score: 470.0, MeanTPS: 499.0}}
 	seed := search.Trial{Number: 1, Kind: search.Seed, Source: "prod.cnf:ram=64G,cores=16", State: search.Complete,
 		Params:  pins.Merge(space.Config{"innodb_buffer_pool_size": "1073741824"}),
-		Outcome: search.Outcome{Score: 700.4, MeanTPS: 712.0}}
+		Outcome: measure.Outcome{Score: 700.4, MeanTPS: 712.0}}
 	tpcc := func(t search.Trial) search.Trial { t.Summary = `{"workload":"tpcc","tpmC":1}`; return t }
 	hinted := search.Trial{Number: 8, Kind: search.Refine, State: search.Complete, Why: "innodb_log_file_size doubled: the checkpoint age peaked at 51M, 80 % of the 64M redo log",
 		Params:  pins.Merge(space.Config{"innodb_log_file_size": "134217728"}),
-		Outcome: search.Outcome{Score: 790.1, MeanTPS: 801.5}}
+		Outcome: measure.Outcome{Score: 790.1, MeanTPS: 801.5}}
 	failed := search.Trial{Number: 7, Kind: search.Screen, State: search.Failed, Params: pins}
 	failed.Failure = "the server did not start"
 	var out bytes.Buffer
@@ -163,12 +164,12 @@ func TestKnobLineFitsAndCounts(t *testing.T) {
 }
 
 // measuredRun is a complete run whose score is its tps less its penalties.
-func measuredRun(n int, kind search.Kind, of int, tps float64, p search.Penalties) search.Trial {
+func measuredRun(n int, kind search.Kind, of int, tps float64, p measure.Penalties) search.Trial {
 	p.HLLGrowthPS = math.NaN()
 	score := tps - p.Variance - p.Dips - p.Stalls - p.Errors - p.Purge
 	return search.Trial{Number: n, Kind: kind, State: search.Complete, RepeatLink: search.RepeatLink{RepeatOf: of},
 		Params:  space.Config{"innodb_buffer_pool_size": "1073741824"},
-		Outcome: search.Outcome{Score: score, MeanTPS: tps, Measurement: search.Measurement{Penalties: p}}}
+		Outcome: measure.Outcome{Score: score, MeanTPS: tps, Measurement: measure.Measurement{Penalties: p}}}
 }
 
 // TestBestReasonsGolden: a best slower than the baseline in tps says why it
@@ -184,31 +185,31 @@ func TestBestReasonsGolden(t *testing.T) {
 		fmt.Fprintf(&out, "== %s\n%s\n", name, TrialLine(sp, search.Event{Trial: last, Best: best, Baseline: base}, PlainWidth))
 		WriteOutcome(&out, sp, best, base)
 	}
-	baseline := func(tps float64, p search.Penalties) search.Trial {
+	baseline := func(tps float64, p measure.Penalties) search.Trial {
 		b := measuredRun(0, search.Baseline, 0, tps, p)
 		b.Params = space.Config{}
 		return b
 	}
-	candidate := measuredRun(1, search.Sampled, 0, 960, search.Penalties{Variance: 30})
+	candidate := measuredRun(1, search.Sampled, 0, 960, measure.Penalties{Variance: 30})
 	candidate.ConfirmNeeded = 2
-	recheck := measuredRun(4, search.Recheck, 0, 940, search.Penalties{Variance: 116})
+	recheck := measuredRun(4, search.Recheck, 0, 940, measure.Penalties{Variance: 116})
 	recheck.Params = space.Config{}
 	show("unsteady baseline (re-measured), confirmed best", []search.Trial{
-		baseline(930, search.Penalties{Variance: 104}), candidate,
-		measuredRun(2, search.Confirm, 1, 912, search.Penalties{Variance: 12}),
-		measuredRun(3, search.Confirm, 1, 922, search.Penalties{Variance: 8}),
+		baseline(930, measure.Penalties{Variance: 104}), candidate,
+		measuredRun(2, search.Confirm, 1, 912, measure.Penalties{Variance: 12}),
+		measuredRun(3, search.Confirm, 1, 922, measure.Penalties{Variance: 8}),
 		recheck,
 	})
 	show("baseline with dips", []search.Trial{
-		baseline(930, search.Penalties{Variance: 20, Dips: 186, DipSeconds: 12}),
-		measuredRun(1, search.Sampled, 0, 900, search.Penalties{Variance: 25}),
+		baseline(930, measure.Penalties{Variance: 20, Dips: 186, DipSeconds: 12}),
+		measuredRun(1, search.Sampled, 0, 900, measure.Penalties{Variance: 25}),
 	})
 	show("faster best: no reason needed", []search.Trial{
-		baseline(500, search.Penalties{Variance: 40}),
-		measuredRun(1, search.Sampled, 0, 900, search.Penalties{Variance: 25}),
+		baseline(500, measure.Penalties{Variance: 40}),
+		measuredRun(1, search.Sampled, 0, 900, measure.Penalties{Variance: 25}),
 	})
 	p95 := func(n int, kind search.Kind, tps, ms float64) search.Trial {
-		r := measuredRun(n, kind, 0, tps, search.Penalties{Variance: 1})
+		r := measuredRun(n, kind, 0, tps, measure.Penalties{Variance: 1})
 		r.Score, r.P95MS = -(ms + 1), ms
 		return r
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -88,7 +89,7 @@ func KeptChanges(sp *space.Space, m search.Minimized) []KeptChange {
 // (±6 %)", the ± the half-width of the 95 % interval (rounded to whole
 // percent; the interval is symmetric in log-ratio, so nearly so in
 // percent); for a step without measurement, why its changes were kept.
-func Contribution(s search.MinStep, goal search.Goal) string {
+func Contribution(s search.MinStep, goal measure.Goal) string {
 	switch s.Status {
 	case search.MinUntested:
 		return "kept untried: the minimisation's budget ran out"
@@ -96,7 +97,7 @@ func Contribution(s search.MinStep, goal search.Goal) string {
 		return "kept: the configuration without it could not be measured"
 	}
 	what := string(goal)
-	if goal == search.GoalP95 {
+	if goal == measure.GoalP95 {
 		what = "lower p95 latency"
 	}
 	return fmt.Sprintf("%+.0f %% %s (±%.0f %%)", s.Pct, what, (s.HiPct-s.LoPct)/2)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/autotune/autotune/internal/golden"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -88,7 +89,7 @@ func TestWriteMinimization(t *testing.T) {
 // contribution sits on its lead knob, not on its first in catalogue
 // order.
 func TestKeptChangesWriteTheContributionOnTheLead(t *testing.T) {
-	m := search.Minimized{Goal: search.GoalTPS, Steps: []search.MinStep{{
+	m := search.Minimized{Goal: measure.GoalTPS, Steps: []search.MinStep{{
 		Knobs: []string{"innodb_log_file_size", "innodb_buffer_pool_size"}, Lead: "innodb_buffer_pool_size",
 		Values: space.Config{"innodb_log_file_size": "335544320", "innodb_buffer_pool_size": "1342177280"},
 		Status: search.MinKept, Pct: 98.8, LoPct: 80, HiPct: 118, Pairs: 2}}}

@@ -11,13 +11,14 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 )
 
 // NoiseRun is one measured repeat of `autotune noise`.
 type NoiseRun struct {
 	// Outcome is the trial's outcome.
-	Outcome search.Outcome
+	Outcome measure.Outcome
 	// Steal, Idle (percent of CPU time) and Load1 describe the host during
 	// the first level's window; nil when not sampled.
 	Steal, Idle, Load1 *float64
@@ -61,7 +62,7 @@ func cv(xs []float64) float64 {
 
 // WriteNoiseSummary prints the spread of the runs: CV of the mean tps and
 // of the score, the warm-ups, CPU steal and load, and how many runs
-// exceeded --max-p95 (search.Outcome.Infeasible) when any did.
+// exceeded --max-p95 (measure.Outcome.Infeasible) when any did.
 func WriteNoiseSummary(out io.Writer, runs []NoiseRun) {
 	if len(runs) < 2 {
 		fmt.Fprintf(out, "only %d successful runs: no spread to report\n", len(runs))
@@ -122,13 +123,13 @@ type VerifyRun struct {
 	Pair    int
 	File    bool
 	Arm     string
-	Outcome search.Outcome
+	Outcome measure.Outcome
 	Took    time.Duration
 }
 
 // VerifyLine renders one verify run: "pair 2 baseline: 612.3 tps (score
 // 598.1, warm-up 15s, preload 6s) 98s", or the failure.
-func VerifyLine(r VerifyRun, goal search.Goal) string {
+func VerifyLine(r VerifyRun, goal measure.Goal) string {
 	who, unitName := "baseline", "pair"
 	if r.File {
 		who = "file    "
@@ -142,7 +143,7 @@ func VerifyLine(r VerifyRun, goal search.Goal) string {
 	}
 	v := search.ObjectiveValue(goal, search.Trial{Outcome: o})
 	unit := string(goal)
-	if goal == search.GoalP95 {
+	if goal == measure.GoalP95 {
 		unit = "ms p95"
 	}
 	steady := ""
@@ -161,7 +162,7 @@ func VerifyLine(r VerifyRun, goal search.Goal) string {
 // why there is none, and what the exit code will say. overLimit is the
 // number of the file's runs whose p95 latency exceeded --max-p95: any
 // makes the verdict NOT VERIFIED, whatever the gain of the other pairs.
-func WriteVerify(out io.Writer, file string, goal search.Goal, g search.Gain, gerr error, complete, pairs, overLimit int) {
+func WriteVerify(out io.Writer, file string, goal measure.Goal, g search.Gain, gerr error, complete, pairs, overLimit int) {
 	fmt.Fprintf(out, "\n%s: %d of %d pairs complete\n", file, complete, pairs)
 	if overLimit > 0 {
 		if gerr == nil {
@@ -205,7 +206,7 @@ type VerifyArm struct {
 // the gain over the baseline and over the reference with their 95 %
 // intervals; then the verdict, failed listing each file whose gain over
 // the baseline is not shown with the reason.
-func WriteVerifyArms(out io.Writer, goal search.Goal, arms []VerifyArm, failed []string) {
+func WriteVerifyArms(out io.Writer, goal measure.Goal, arms []VerifyArm, failed []string) {
 	var base, ref string
 	for _, a := range arms {
 		if !a.File {
@@ -216,7 +217,7 @@ func WriteVerifyArms(out io.Writer, goal search.Goal, arms []VerifyArm, failed [
 		}
 	}
 	unit := "mean " + string(goal)
-	if goal == search.GoalP95 {
+	if goal == measure.GoalP95 {
 		unit = "p95 ms"
 	}
 	fmt.Fprintln(out)

@@ -8,21 +8,22 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/internal/golden"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 )
 
 // A run over --max-p95 says so in verify's and noise's lines, and any run
 // of the file's configuration over it makes verify's verdict NOT VERIFIED.
 func TestMaxP95Lines(t *testing.T) {
-	over := search.Outcome{MeanTPS: 500, Score: 480, P95MS: 42.5}
+	over := measure.Outcome{MeanTPS: 500, Score: 480, P95MS: 42.5}
 	over.Infeasible = true
-	within := search.Outcome{MeanTPS: 450, Score: 440, P95MS: 20}
+	within := measure.Outcome{MeanTPS: 450, Score: 440, P95MS: 20}
 	for _, c := range []struct {
 		name, got, want string
 		has             bool
 	}{
-		{"verify over", VerifyLine(VerifyRun{Pair: 1, File: true, Outcome: over, Took: time.Second}, search.GoalTPS), "p95 42.5 ms OVER --max-p95: the pair does not count", true},
-		{"verify within", VerifyLine(VerifyRun{Pair: 1, Outcome: within, Took: time.Second}, search.GoalTPS), "OVER", false},
+		{"verify over", VerifyLine(VerifyRun{Pair: 1, File: true, Outcome: over, Took: time.Second}, measure.GoalTPS), "p95 42.5 ms OVER --max-p95: the pair does not count", true},
+		{"verify within", VerifyLine(VerifyRun{Pair: 1, Outcome: within, Took: time.Second}, measure.GoalTPS), "OVER", false},
 		{"noise over", NoiseLine(1, NoiseRun{Outcome: over}), "p95 42.5 ms (over --max-p95)", true},
 		{"noise within", NoiseLine(2, NoiseRun{Outcome: within}), "over --max-p95", false},
 	} {
@@ -54,7 +55,7 @@ func TestMaxP95Lines(t *testing.T) {
 		{"over the limit, no gain", errors.New("fewer than 2 pairs"), 2, []string{"verdict: NOT VERIFIED (exit code 3): the file's p95 latency exceeded --max-p95 in 2 of its runs"}},
 	} {
 		b.Reset()
-		WriteVerify(&b, "best.cnf", search.GoalTPS, g, c.gerr, 3-c.overLimit, 3, c.overLimit)
+		WriteVerify(&b, "best.cnf", measure.GoalTPS, g, c.gerr, 3-c.overLimit, 3, c.overLimit)
 		for _, w := range c.want {
 			if !strings.Contains(b.String(), w) {
 				t.Errorf("%s: %q: want %q", c.name, b.String(), w)
@@ -78,7 +79,7 @@ func TestWriteVerifyArms(t *testing.T) {
 		}
 		return out
 	}
-	gain := func(p []search.Pair) (search.Gain, error) { return search.PairedGain(search.GoalTPS, p) }
+	gain := func(p []search.Pair) (search.Gain, error) { return search.PairedGain(measure.GoalTPS, p) }
 	warmBase, e1 := gain(ps(1.55, 1.60, 1.52, 1.58))
 	handBase, e2 := gain(ps(1.50, 1.62, 1.45, 1.57))
 	handWarm, e3 := gain(ps(0.97, 1.01, 0.95, 0.99))
@@ -91,12 +92,12 @@ func TestWriteVerifyArms(t *testing.T) {
 		{Name: "the server defaults", Runs: 4, Rounds: 4, Mean: 800.3, VsRef: baseWarm, VsRefErr: e4},
 	}
 	var b bytes.Buffer
-	WriteVerifyArms(&b, search.GoalTPS, arms, []string{"export.cnf: the file's p95 latency exceeded --max-p95 5 ms in 3 of 4 runs"})
+	WriteVerifyArms(&b, measure.GoalTPS, arms, []string{"export.cnf: the file's p95 latency exceeded --max-p95 5 ms in 3 of 4 runs"})
 	b.WriteString("---\n")
-	WriteVerifyArms(&b, search.GoalTPS, []VerifyArm{arms[0], arms[1], arms[3]}, nil)
+	WriteVerifyArms(&b, measure.GoalTPS, []VerifyArm{arms[0], arms[1], arms[3]}, nil)
 	golden.Check(t, "verify-arms.golden", b.Bytes())
 
-	line := VerifyLine(VerifyRun{Pair: 3, File: true, Arm: "hand.cnf", Outcome: search.Outcome{Failure: "server did not start"}}, search.GoalTPS)
+	line := VerifyLine(VerifyRun{Pair: 3, File: true, Arm: "hand.cnf", Outcome: measure.Outcome{Failure: "server did not start"}}, measure.GoalTPS)
 	if line != "round 3 hand.cnf: FAILED: server did not start" {
 		t.Fatalf("arm line %q", line)
 	}

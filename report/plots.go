@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -227,10 +228,10 @@ func (intTicks) Ticks(min, max float64) []plot.Tick {
 // tpsPlot draws the per-second tps of the baseline and of the best trial
 // against seconds since the benchmark started, with the end of the warm-up
 // marked.
-func tpsPlot(base, best search.Trial, baseSamples, bestSamples []search.Sample) ([]byte, error) {
+func tpsPlot(base, best search.Trial, baseSamples, bestSamples []measure.Sample) ([]byte, error) {
 	p := newPlot("Per-second throughput: baseline and best", "seconds since the benchmark started", "tps")
 	warmEnd := 0.0
-	add := func(label string, ss []search.Sample, c color.Color, width float64) error {
+	add := func(label string, ss []measure.Sample, c color.Color, width float64) error {
 		if len(ss) == 0 {
 			return nil
 		}
@@ -263,7 +264,7 @@ func tpsPlot(base, best search.Trial, baseSamples, bestSamples []search.Sample) 
 		}
 	}
 	hi := 0.0
-	for _, ss := range [][]search.Sample{baseSamples, bestSamples} {
+	for _, ss := range [][]measure.Sample{baseSamples, bestSamples} {
 		for _, s := range ss {
 			hi = math.Max(hi, s.TPS)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/autotune/autotune/internal/golden"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -26,7 +27,7 @@ func confirmedStudy() []search.Trial {
 			p = space.Config{"innodb_io_capacity": strconv.Itoa(1000 + of)}
 		}
 		t := search.Trial{Number: n, Kind: kind, State: search.Complete, Params: p,
-			RepeatLink: search.RepeatLink{RepeatOf: of}, Outcome: search.Outcome{Score: score, MeanTPS: score * 1.05}}
+			RepeatLink: search.RepeatLink{RepeatOf: of}, Outcome: measure.Outcome{Score: score, MeanTPS: score * 1.05}}
 		if kind == search.Sampled {
 			t.ConfirmNeeded = 2
 		}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -214,7 +215,7 @@ func (t *Progress) Logf(format string, a ...any) {
 	t.emit(progressEvent{Event: evLog, Message: fmt.Sprintf(format, a...)})
 }
 
-// Phase reports that trial tr entered phase (search.PhaseRestoring, ...);
+// Phase reports that trial tr entered phase (measure.PhaseRestoring, ...);
 // the first phase of a trial starts it (a restore in the sandbox, the
 // settings' apply on an existing server or a dynamic change).
 func (t *Progress) Phase(tr search.Trial, phase string) {
@@ -228,7 +229,7 @@ func (t *Progress) Phase(tr search.Trial, phase string) {
 }
 
 // sample reports a per-second sample of the running trial tr.
-func (t *Progress) Sample(tr search.Trial, s search.Sample) {
+func (t *Progress) Sample(tr search.Trial, s measure.Sample) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := tr.Number

@@ -12,7 +12,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
-	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -100,13 +100,13 @@ func (s *ttySink) handle(e progressEvent) {
 	case evPhase:
 		s.start()
 		s.mu.Lock()
-		if e.Phase == search.PhaseRestoring || *e.Trial != s.cur.number {
+		if e.Phase == measure.PhaseRestoring || *e.Trial != s.cur.number {
 			s.cur.t, s.cur.tps, s.cur.haveSample = 0, 0, false
 		}
 		s.cur.number, s.cur.kind, s.cur.phase = *e.Trial, e.Kind, e.Phase
 		trial := s.trial
 		s.mu.Unlock()
-		if e.Phase == search.PhaseRestoring && trial != nil {
+		if e.Phase == measure.PhaseRestoring && trial != nil {
 			trial.SetCurrent(0)
 		}
 	case evSample:

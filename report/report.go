@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -26,7 +27,7 @@ type Input struct {
 	// ServerVersion is the tuned server's version string.
 	ServerVersion string
 	// Goal is the study's objective, for the paired gain (tps when empty).
-	Goal search.Goal
+	Goal measure.Goal
 	// Settings is the study's benchmark settings as a JSON object (shown
 	// key by key, so settings added later need no change here); may be empty.
 	Settings string
@@ -45,7 +46,7 @@ type Input struct {
 	Trials []search.Trial
 	// BaselineSamples and BestSamples are the per-second samples of the
 	// baseline and of the best trial (warm-up included).
-	BaselineSamples, BestSamples []search.Sample
+	BaselineSamples, BestSamples []measure.Sample
 	// Minimized is the stored minimisation of the best trial (nil: none):
 	// the page then shows its steps and a waterfall from the baseline to
 	// the minimal configuration.
@@ -123,8 +124,8 @@ func Build(in Input) (*Report, error) {
 	}
 	page.Best = trialRow(in.Space, best, base, 1)
 	page.HasBaseline = base.Number >= 0
-	page.Gain, _ = GainText(cmp.Or(in.Goal, search.GoalTPS), in.Trials, best)
-	page.RulesGain, _ = RulesText(cmp.Or(in.Goal, search.GoalTPS), in.Trials, best)
+	page.Gain, _ = GainText(cmp.Or(in.Goal, measure.GoalTPS), in.Trials, best)
+	page.RulesGain, _ = RulesText(cmp.Or(in.Goal, measure.GoalTPS), in.Trials, best)
 	if page.HasBaseline {
 		page.Baseline = trialRow(in.Space, base, base, 0)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -23,7 +24,7 @@ func TestBuildToleratesUnknownKnobsAndSettings(t *testing.T) {
 	mk := func(n int, score float64, p space.Config) search.Trial {
 		return search.Trial{Number: n, State: search.Complete, Kind: search.Sampled, Params: p,
 			Started: time.Unix(0, 0), Ended: time.Unix(20, 0),
-			Outcome: search.Outcome{Score: score, MeanTPS: score + 10, StdTPS: 5}}
+			Outcome: measure.Outcome{Score: score, MeanTPS: score + 10, StdTPS: 5}}
 	}
 	base := mk(0, 100, space.Config{})
 	base.Kind = search.Baseline
@@ -78,7 +79,7 @@ func TestExcerptAndSettings(t *testing.T) {
 func TestBuildCountsRejectedAsFinished(t *testing.T) {
 	at := func(n int, st search.State, score float64) search.Trial {
 		return search.Trial{Number: n, State: st, Kind: search.Sampled, Params: space.Config{"innodb_doublewrite": "OFF"},
-			Started: time.Unix(0, 0), Ended: time.Unix(20, 0), Outcome: search.Outcome{Score: score, MeanTPS: score}}
+			Started: time.Unix(0, 0), Ended: time.Unix(20, 0), Outcome: measure.Outcome{Score: score, MeanTPS: score}}
 	}
 	base := at(0, search.Complete, 100)
 	base.Kind, base.Params = search.Baseline, space.Config{}
@@ -112,7 +113,7 @@ func TestTopTableShowsPooledEstimate(t *testing.T) {
 	mk := func(n int, score float64, p space.Config) search.Trial {
 		return search.Trial{Number: n, State: search.Complete, Kind: search.Sampled, Params: p,
 			Started: time.Unix(0, 0), Ended: time.Unix(20, 0),
-			Outcome: search.Outcome{Score: score, MeanTPS: score}}
+			Outcome: measure.Outcome{Score: score, MeanTPS: score}}
 	}
 	base := mk(0, 100, space.Config{})
 	base.Kind = search.Baseline

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/internal/golden"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -29,7 +30,7 @@ func rulesCases() []rulesCase {
 	best := warm.Merge(space.Config{"innodb_flush_neighbors": "0", "innodb_io_capacity": "4000", "innodb_lru_scan_depth": "256"})
 	tr := func(n int, k search.Kind, tps float64, p space.Config, of int) search.Trial {
 		return search.Trial{Number: n, Kind: k, State: search.Complete, Params: p,
-			Outcome: search.Outcome{Score: tps * 0.95, MeanTPS: tps, P95MS: 20}, RepeatLink: search.RepeatLink{RepeatOf: of}}
+			Outcome: measure.Outcome{Score: tps * 0.95, MeanTPS: tps, P95MS: 20}, RepeatLink: search.RepeatLink{RepeatOf: of}}
 	}
 	// Three rounds, the order rotated: best, baseline, warm; baseline,
 	// warm, best; warm, best, baseline.
@@ -75,7 +76,7 @@ func TestGainOverTheRulesGolden(t *testing.T) {
 	for i, c := range rulesCases() {
 		best, base := c.trials[c.best], c.trials[0]
 		fmt.Fprintf(&out, "==== %s: summary\n", c.name)
-		WriteGain(&out, search.GoalTPS, c.trials, best)
+		WriteGain(&out, measure.GoalTPS, c.trials, best)
 		formats := []string{"cnf"}
 		if i == 0 {
 			formats = []string{"cnf", "sql", "json"}
@@ -97,8 +98,8 @@ func TestGainOverTheRulesGolden(t *testing.T) {
 		trials[i].Summary = `{"workload":"tpcc","tpmC":1}`
 	}
 	fmt.Fprintln(&out, "==== TPC-C under a memory limit: summary")
-	WriteGain(&out, search.GoalTPS, trials, trials[2])
-	WriteConclusion(&out, search.GoalTPS, trials, trials[2], "export it")
+	WriteGain(&out, measure.GoalTPS, trials, trials[2])
+	WriteConclusion(&out, measure.GoalTPS, trials, trials[2], "export it")
 	for _, f := range []string{"cnf", "sql"} {
 		fmt.Fprintf(&out, "==== TPC-C under a memory limit: export --format %s\n", f)
 		if err := WriteExport(&out, f, space.Lookup(), tst, trials[2], trials[0], trials, now); err != nil {

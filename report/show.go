@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -17,7 +18,7 @@ import (
 
 // WriteShow prints one trial. base and best are the study's complete
 // baseline and best trials (Number −1 when none).
-func WriteShow(out io.Writer, sp *space.Space, study string, bs storage.Manifest, t, base, best search.Trial, trials []search.Trial, samples []search.Sample, withSamples bool) {
+func WriteShow(out io.Writer, sp *space.Space, study string, bs storage.Manifest, t, base, best search.Trial, trials []search.Trial, samples []measure.Sample, withSamples bool) {
 	tag := ""
 	switch {
 	case t.Number == best.Number && t.State == search.Complete:

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -33,7 +34,7 @@ func stateRank(s search.State) int {
 // runs it pools; the header lines are the study's headline gains, the
 // paired A/B comparisons of the best with the baseline (GainText) and with
 // the expert warm start (RulesText).
-func WriteTrials(out io.Writer, sp *space.Space, study string, goal search.Goal, trials []search.Trial) {
+func WriteTrials(out io.Writer, sp *space.Space, study string, goal measure.Goal, trials []search.Trial) {
 	sorted := append([]search.Trial(nil), trials...)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		a, b := sorted[i], sorted[j]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/autotune/autotune/measure"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -18,7 +19,7 @@ import (
 // are measured within minutes of each other.
 type Gain struct {
 	// Goal is the compared objective (tps, qps or p95).
-	Goal Goal
+	Goal measure.Goal
 	// Unit names the objective in String where the goal's name is not
 	// the benchmark's own ("tpmC" for TPC-C's tps; "": the goal's name).
 	// A relative gain is the same in either.
@@ -49,7 +50,7 @@ type Pair struct{ A, B float64 }
 // PairedGain compares the pairs at 95 % confidence for goal. It returns an
 // error when there are fewer than 2 pairs, when a value is not positive,
 // or when every pair has the same ratio (no spread to judge by).
-func PairedGain(goal Goal, pairs []Pair) (Gain, error) {
+func PairedGain(goal measure.Goal, pairs []Pair) (Gain, error) {
 	if len(pairs) < 2 {
 		return Gain{}, fmt.Errorf("paired gain: need at least 2 pairs, have %d", len(pairs))
 	}
@@ -60,7 +61,7 @@ func PairedGain(goal Goal, pairs []Pair) (Gain, error) {
 			return Gain{}, fmt.Errorf("paired gain: pair %d has values %g and %g, want both > 0", i+1, p.A, p.B)
 		}
 		logs[i] = math.Log(p.A / p.B)
-		if goal == GoalP95 {
+		if goal == measure.GoalP95 {
 			logs[i] = -logs[i] // lower latency is the gain
 		}
 		la += math.Log(p.A)
@@ -105,7 +106,7 @@ func (g Gain) String() string {
 	if g.Unit != "" {
 		what = g.Unit
 	}
-	if g.Goal == GoalP95 {
+	if g.Goal == measure.GoalP95 {
 		what = "lower p95 latency"
 	}
 	s := fmt.Sprintf("%+.1f %% %s (95 %% CI %+.1f .. %+.1f %%, %d interleaved pairs, p = %.2g)", g.Pct, what, g.LoPct, g.HiPct, g.Pairs, g.P)
@@ -118,29 +119,29 @@ func (g Gain) String() string {
 // ObjectiveValue returns the value of goal that trial t measured, before
 // any penalty: the mean tps or qps of its windows, or the median p95 in
 // ms (geometric means across thread levels). NaN when t has no level.
-func ObjectiveValue(goal Goal, t Trial) float64 {
+func ObjectiveValue(goal measure.Goal, t Trial) float64 {
 	var xs []float64
 	for _, l := range t.Levels {
 		switch goal {
-		case GoalQPS:
+		case measure.GoalQPS:
 			xs = append(xs, l.MeanQPS)
-		case GoalP95:
+		case measure.GoalP95:
 			xs = append(xs, l.P95MS)
 		default:
 			xs = append(xs, l.MeanTPS)
 		}
 	}
-	if len(xs) == 0 && goal == GoalTPS && t.MeanTPS > 0 {
+	if len(xs) == 0 && goal == measure.GoalTPS && t.MeanTPS > 0 {
 		return t.MeanTPS
 	}
-	return GeoMean(xs)
+	return measure.GeoMean(xs)
 }
 
 // ABPairs returns the complete pairs of the final A/B phase of the best
 // trial, in the order they were measured: the best's (ABBest) and the
 // baseline's (ABBase) runs of each round (roundPairs). A pair with a
 // failed member is left out.
-func ABPairs(goal Goal, trials []Trial, best int) []Pair {
+func ABPairs(goal measure.Goal, trials []Trial, best int) []Pair {
 	return roundPairs(goal, trials, best, ABBest, ABBase)
 }
 
@@ -151,7 +152,7 @@ func ABPairs(goal Goal, trials []Trial, best int) []Pair {
 // unfinished run, such as one interrupted by Ctrl-C, is measured again
 // in its round). A pair whose member failed, was rejected, pruned or
 // infeasible is left out.
-func roundPairs(goal Goal, trials []Trial, best int, a, b Kind) []Pair {
+func roundPairs(goal measure.Goal, trials []Trial, best int, a, b Kind) []Pair {
 	var as, bs []float64
 	for _, t := range trials {
 		if t.RepeatOf != best || !(t.Kind == a || t.Kind == b) || !t.State.Finished() {
@@ -179,7 +180,7 @@ func roundPairs(goal Goal, trials []Trial, best int, a, b Kind) []Pair {
 // ABGain returns the gain of the final A/B phase of the best trial on the
 // objective (PairedGain of ABPairs). ok is false when there are fewer
 // than 2 complete pairs.
-func ABGain(goal Goal, trials []Trial, best int) (g Gain, ok bool) {
+func ABGain(goal measure.Goal, trials []Trial, best int) (g Gain, ok bool) {
 	g, err := PairedGain(goal, ABPairs(goal, trials, best))
 	return g, err == nil
 }
@@ -229,7 +230,7 @@ type RulesGain struct {
 // start on goal, from the final A/B phase's rounds: the best's (ABBest)
 // and the warm start's (ABWarm) runs of each round (roundPairs), as
 // ABPairs pairs the best with the baseline.
-func WarmStartGain(goal Goal, trials []Trial, best Trial) RulesGain {
+func WarmStartGain(goal measure.Goal, trials []Trial, best Trial) RulesGain {
 	w, ok := warmTrial(trials)
 	if !ok {
 		return RulesGain{Status: RulesNone, Warm: w}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -67,7 +68,7 @@ func TestABPhaseMeasuresTheWarmStartInRotatedRounds(t *testing.T) {
 			t.Fatalf("A/B runs %v, want %v", order, want)
 		}
 	}
-	r := WarmStartGain(GoalTPS, res.Trials, res.Best)
+	r := WarmStartGain(measure.GoalTPS, res.Trials, res.Best)
 	if r.Status != RulesMeasured || r.Gain.Pairs != 3 {
 		t.Fatalf("gain over the warm start: status %d, %d pairs; want measured from 3", r.Status, r.Gain.Pairs)
 	}
@@ -100,7 +101,7 @@ func TestWarmStartGainStatuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		res := runWarmStudy(t, c.warm, c.others, values, 2)
-		r := WarmStartGain(GoalTPS, res.Trials, res.Best)
+		r := WarmStartGain(measure.GoalTPS, res.Trials, res.Best)
 		if r.Status != c.want {
 			t.Errorf("%s: status %d, want %d", c.name, r.Status, c.want)
 		}
@@ -117,10 +118,10 @@ func TestWarmStartGainStatuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := WarmStartGain(GoalTPS, res.Trials, res.Best); r.Status != RulesNone {
+	if r := WarmStartGain(measure.GoalTPS, res.Trials, res.Best); r.Status != RulesNone {
 		t.Errorf("without a warm start: status %d, want RulesNone", r.Status)
 	}
-	if r := WarmStartGain(GoalTPS, res.Trials[:1], res.Best); r.Status != RulesNone {
+	if r := WarmStartGain(measure.GoalTPS, res.Trials[:1], res.Best); r.Status != RulesNone {
 		t.Errorf("without a warm start: status %d, want RulesNone", r.Status)
 	}
 }
@@ -134,7 +135,7 @@ func abHistory(kinds []Kind, states map[int]State) []Trial {
 	tr := func(n int, k Kind, p space.Config, v float64, of int) Trial {
 		start := t0.Add(time.Duration(n) * 10 * time.Minute)
 		return Trial{Number: n, Kind: k, State: Complete, Params: p, Started: start, Ended: start.Add(10 * time.Minute),
-			Outcome: Outcome{Score: v, MeanTPS: v}, RepeatLink: RepeatLink{RepeatOf: of}}
+			Outcome: measure.Outcome{Score: v, MeanTPS: v}, RepeatLink: RepeatLink{RepeatOf: of}}
 	}
 	trials := []Trial{tr(0, Baseline, space.Config{}, 500, 0), tr(1, Expert, cfg("2"), 550, 0), tr(2, Sampled, cfg("0"), 600, 0)}
 	value := map[Kind]float64{ABBest: 600, ABBase: 500, ABWarm: 550}
@@ -160,7 +161,7 @@ func nextKind(t *testing.T, c *Confirmation, trials []Trial, left time.Duration)
 	if left > 0 {
 		budget = 100 * time.Hour
 	}
-	p, _, ok := c.nextAB(trials, GoalTPS, budget, left, false)
+	p, _, ok := c.nextAB(trials, measure.GoalTPS, budget, left, false)
 	if !ok {
 		return ""
 	}
@@ -192,7 +193,7 @@ func TestRoundPairsSkipUnfinishedRuns(t *testing.T) {
 	kinds := []Kind{ABBest, ABBase, ABWarm, ABBase, ABWarm, ABWarm, ABBest, ABWarm, ABBest, ABBase}
 	trials := abHistory(kinds, map[int]State{4: Interrupted})
 	// Round 2 (B W A) had its warm run interrupted and measured again.
-	pairs := roundPairs(GoalTPS, trials, 2, ABBest, ABWarm)
+	pairs := roundPairs(measure.GoalTPS, trials, 2, ABBest, ABWarm)
 	if len(pairs) != 3 {
 		t.Fatalf("%d best/warm pairs, want 3: %+v", len(pairs), pairs)
 	}
@@ -201,7 +202,7 @@ func TestRoundPairsSkipUnfinishedRuns(t *testing.T) {
 			t.Errorf("pair %d %+v mixes arms", i, p)
 		}
 	}
-	if got := len(ABPairs(GoalTPS, trials, 2)); got != 3 {
+	if got := len(ABPairs(measure.GoalTPS, trials, 2)); got != 3 {
 		t.Errorf("%d best/baseline pairs, want 3", got)
 	}
 	if k := nextKind(t, &Confirmation{ABPairs: 3}, trials[:8], 0); k != ABWarm {
@@ -222,13 +223,13 @@ func TestABPhaseDropsTheWarmArm(t *testing.T) {
 	}
 	// 25 minutes left at 10 minutes a run: a round of the two arms left
 	// fits, a round of three would not.
-	if p, _, ok := c.nextAB(failing, GoalTPS, 100*time.Hour, 25*time.Minute, true); !ok || p.Kind != ABBest {
+	if p, _, ok := c.nextAB(failing, measure.GoalTPS, 100*time.Hour, 25*time.Minute, true); !ok || p.Kind != ABBest {
 		t.Fatalf("warm arm dropped, budget for another round of two: next %v %q, want ab-best (two arms, round 3: A B)", ok, p.Kind)
 	}
-	if _, _, ok := c.nextAB(failing, GoalTPS, 100*time.Hour, 15*time.Minute, true); ok {
+	if _, _, ok := c.nextAB(failing, measure.GoalTPS, 100*time.Hour, 15*time.Minute, true); ok {
 		t.Fatal("warm arm dropped, 15 minutes left at 10 a run: another round began")
 	}
-	if g, ok := ABGain(GoalTPS, failing, 2); !ok || g.Pairs != 2 {
+	if g, ok := ABGain(measure.GoalTPS, failing, 2); !ok || g.Pairs != 2 {
 		t.Fatalf("gain over the baseline lost with the warm arm: %+v %v", g, ok)
 	}
 	fresh := abHistory(nil, nil)
@@ -254,7 +255,7 @@ func TestABPhaseKeepsTheWarmArmAtTheMedianCost(t *testing.T) {
 	for i, d := range []time.Duration{30, 30, 10, 10} {
 		start := hist[len(hist)-1].Ended
 		hist = append(hist, Trial{Number: 3 + i, Kind: Confirm, State: Complete, Params: cfg("0"), Started: start,
-			Ended: start.Add(d * time.Minute), Outcome: Outcome{Score: 600, MeanTPS: 600}, RepeatLink: RepeatLink{RepeatOf: 2}})
+			Ended: start.Add(d * time.Minute), Outcome: measure.Outcome{Score: 600, MeanTPS: 600}, RepeatLink: RepeatLink{RepeatOf: 2}})
 	}
 	if per, cost := estimate(hist), finalRunCost(hist, estimate(hist)); per != 10*time.Minute || cost != 30*time.Minute {
 		t.Fatalf("median %s, upper quartile %s: want 10m and 30m (the case under test)", per, cost)
@@ -262,15 +263,15 @@ func TestABPhaseKeepsTheWarmArmAtTheMedianCost(t *testing.T) {
 	// 55 minutes: two rounds of three at 10 minutes a run fit at 2.5 runs
 	// a round (50), not at the upper quartile's 30 (150).
 	for _, k := range []Kind{ABBest, ABBase} {
-		p, _, ok := c.nextAB(hist, GoalTPS, 100*time.Hour, 55*time.Minute, false)
+		p, _, ok := c.nextAB(hist, measure.GoalTPS, 100*time.Hour, 55*time.Minute, false)
 		if !ok || p.Kind != k {
 			t.Fatalf("next %v %q, want %q", ok, p.Kind, k)
 		}
 		start := hist[len(hist)-1].Ended
 		hist = append(hist, Trial{Number: len(hist), Kind: k, State: Complete, Params: p.Config, Started: start,
-			Ended: start.Add(30 * time.Minute), Outcome: Outcome{Score: 600, MeanTPS: 600}, RepeatLink: RepeatLink{RepeatOf: 2}})
+			Ended: start.Add(30 * time.Minute), Outcome: measure.Outcome{Score: 600, MeanTPS: 600}, RepeatLink: RepeatLink{RepeatOf: 2}})
 	}
-	if p, _, ok := c.nextAB(hist, GoalTPS, 100*time.Hour, 55*time.Minute, false); !ok || p.Kind != ABWarm {
+	if p, _, ok := c.nextAB(hist, measure.GoalTPS, 100*time.Hour, 55*time.Minute, false); !ok || p.Kind != ABWarm {
 		t.Fatalf("after A B: next %v %q, want ab-warm", ok, p.Kind)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -115,7 +116,7 @@ func BenchmarkImportance(b *testing.B) {
 	cfgs, ys := historyOf(sp, 1000)
 	trials := make([]Trial, len(cfgs))
 	for i := range cfgs {
-		trials[i] = Trial{State: Complete, Params: cfgs[i], Outcome: Outcome{Score: ys[i]}}
+		trials[i] = Trial{State: Complete, Params: cfgs[i], Outcome: measure.Outcome{Score: ys[i]}}
 	}
 	for b.Loop() {
 		if _, err := Importance(sp, trials); err != nil {
@@ -136,10 +137,10 @@ func BenchmarkStudyMemory(b *testing.B) {
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
 		rng := rand.New(rand.NewPCG(3, 4))
-		obj := func(ctx context.Context, t Trial) (Outcome, error) {
+		obj := func(ctx context.Context, t Trial) (measure.Outcome, error) {
 			x := encode(sp, t.Params)
 			v := 500 + 300*math.Min(1, 2*x[0]) + 20*x[3] + 50*rng.NormFloat64()
-			return Outcome{Score: v, MeanTPS: v}, nil
+			return measure.Outcome{Score: v, MeanTPS: v}, nil
 		}
 		st, err := NewStrategy("hybrid", sp, StrategyOptions{Seed: 1, Horizon: 1000})
 		if err != nil {

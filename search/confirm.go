@@ -1,11 +1,13 @@
 package search
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 	"gonum.org/v1/gonum/stat"
 )
@@ -109,7 +111,7 @@ type Estimate struct {
 	// the amounts and rates are means, the dip and stall seconds rounded
 	// means, the history-list growth the mean of the measurements that
 	// sampled it (NaN when none did).
-	Penalties Penalties
+	Penalties measure.Penalties
 	// SE is the standard error of Score (sd/√N; NaN for N < 2).
 	SE float64
 	// N is the number of measurements behind the estimate.
@@ -190,7 +192,7 @@ func (g group) estimate() Estimate {
 		scores[i], tps[i] = u.Score, u.MeanTPS
 	}
 	e.N = len(scores)
-	e.Score, e.MeanTPS, e.Penalties = mean(scores), mean(tps), meanPenalties(runs)
+	e.Score, e.MeanTPS, e.Penalties = measure.Mean(scores), measure.Mean(tps), meanPenalties(runs)
 	if e.N >= 2 {
 		_, sd := stat.MeanStdDev(scores, nil)
 		e.SE = sd / math.Sqrt(float64(e.N))
@@ -201,16 +203,12 @@ func (g group) estimate() Estimate {
 
 // meanPenalties returns the mean penalties of runs (at least one): see
 // Estimate.Penalties.
-func meanPenalties(runs []Trial) Penalties {
-	ps := make([]Penalties, len(runs))
+func meanPenalties(runs []Trial) measure.Penalties {
+	ps := make([]measure.Penalties, len(runs))
 	for i, u := range runs {
 		ps[i] = u.Penalties
 	}
-	n := float64(len(runs))
-	p := sumPenalties(ps).amountsOver(n)
-	p.DipSeconds = int(math.Round(float64(p.DipSeconds) / n))
-	p.StallSeconds = int(math.Round(float64(p.StallSeconds) / n))
-	return p
+	return measure.MeanPenalties(ps)
 }
 
 // withEstimate returns t with Score, MeanTPS and Penalties set to e's.
@@ -294,13 +292,13 @@ func shrunkBestSpread(order []*group, ests map[*group]Estimate, noise2 float64) 
 	if len(ys) < ShrinkMin {
 		return best, -1
 	}
-	m := mean(ys)
+	m := measure.Mean(ys)
 	spread := 0.0
 	for _, y := range ys {
 		spread += (y - m) * (y - m)
 	}
 	spread /= float64(len(ys) - 1)
-	tau2 := math.Max(spread-mean(vs), 1e-6)
+	tau2 := math.Max(spread-measure.Mean(vs), 1e-6)
 	best = nil
 	bestV := math.Inf(-1)
 	for _, g := range order {
@@ -509,33 +507,35 @@ func owesRace(trials []Trial, g group, key string) (Trial, bool) {
 }
 
 // followUp returns the re-measurement owed now, if any: the next Confirm
-// run of the latest search trial when it is a candidate still short of
-// its confirmations, else a baseline Recheck when RecheckEvery search
-// trials finished since the baseline was last measured. It derives
-// everything from trials, so a resumed study owes the same.
-func (c *Confirmation) followUp(trials []Trial) (Proposal, RepeatLink, bool) {
+// run of a search trial still open (openTrials, newest first) when it is
+// a candidate short of its confirmations, else a baseline Recheck when
+// RecheckEvery search trials finished since the baseline was last
+// measured, else a run of the final race (raceRun) in the last RaceShare
+// of horizon search trials. A re-measurement another worker is running
+// (a Running trial of its kind repeating the same trial) is not owed
+// twice. It derives everything from trials, so a resumed study owes the
+// same.
+func (c *Confirmation) followUp(trials []Trial, horizon int) (Proposal, RepeatLink, bool) {
 	if c == nil {
 		return Proposal{}, RepeatLink{}, false
 	}
 	base := -1
 	var baseParams space.Config
+	var baseEnded time.Time
 	for _, t := range trials {
 		if t.Kind == Baseline && t.State == Complete {
-			base, baseParams = t.Number, t.Params
+			base, baseParams, baseEnded = t.Number, t.Params, t.Ended
 			break
 		}
 	}
 	if base < 0 {
 		return Proposal{}, RepeatLink{}, false
 	}
-	last := -1
-	for i, t := range trials {
-		if countsToCap(t) {
-			last = i
-		}
+	running := func(k Kind, of int) bool {
+		return slices.ContainsFunc(trials, func(t Trial) bool { return t.State == Running && t.Kind == k && t.RepeatOf == of })
 	}
-	if last >= 0 {
-		if rep, ok := owesConfirmation(trials, trials[last]); ok {
+	for _, t := range openTrials(trials, baseEnded) {
+		if rep, ok := owesConfirmation(trials, t); ok && !running(Confirm, rep.Number) {
 			return Proposal{Config: rep.Params.Clone(), Kind: Confirm, handle: -1}, RepeatLink{RepeatOf: rep.Number}, true
 		}
 	}
@@ -549,13 +549,156 @@ func (c *Confirmation) followUp(trials []Trial) (Proposal, RepeatLink, bool) {
 				since++
 			}
 		}
-		if since >= c.RecheckEvery {
+		if since >= c.RecheckEvery && !running(Recheck, base) {
 			// The baseline's own configuration: the server defaults
 			// under the study's base (pinned knobs, --baseline-cnf).
 			return Proposal{Config: baseParams.Clone(), Kind: Recheck, handle: -1}, RepeatLink{RepeatOf: base}, true
 		}
 	}
+	if c.Repeats > 0 && horizon >= raceMinHorizon && measuredRuns(trials) >= raceFrom(horizon) && countFinished(trials) < horizon && !lastIsRace(trials) {
+		if rep, ok := raceRun(trials); ok && !running(Repeat, rep.Number) {
+			return Proposal{Config: rep.Params.Clone(), Kind: Repeat, handle: -1}, RepeatLink{RepeatOf: rep.Number}, true
+		}
+	}
 	return Proposal{}, RepeatLink{}, false
+}
+
+// RaceShare is the share of a study's horizon (its planned search
+// trials) at its end in which every other search trial is a run of the
+// final race (raceRun), with confirmation on and a horizon of at least
+// raceMinHorizon: a shorter study's race would be one or two runs, which
+// cannot tell apart two configurations the noise makes it race.
+const (
+	RaceShare      = 0.2
+	raceMinHorizon = 20
+)
+
+// raceFrom returns the number of search trials from which the final race
+// runs in a study of horizon search trials.
+func raceFrom(horizon int) int {
+	return int(math.Round(float64(horizon) * (1 - RaceShare)))
+}
+
+// measuredRuns returns how many of trials finished and measure a
+// configuration for the search (every kind but the final A/B and
+// minimisation runs, re-measurements included).
+func measuredRuns(trials []Trial) int {
+	n := 0
+	for _, t := range trials {
+		if t.State.Finished() && measures(t) {
+			n++
+		}
+	}
+	return n
+}
+
+// lastIsRace reports whether the last trial that counts towards the cap
+// is a run of the race.
+func lastIsRace(trials []Trial) bool {
+	for i := len(trials) - 1; i >= 0; i-- {
+		if countsToCap(trials[i]) {
+			return trials[i].Kind == Repeat
+		}
+	}
+	return false
+}
+
+// raceRun returns the representative trial of whichever of the two
+// configurations with the best estimates (EstimateOf, among those
+// measured twice or more) has fewer measurements, the better one on a
+// tie; false while fewer than two were measured twice, and while the two
+// are more than raceDecided standard errors of their difference apart
+// (the run-to-run noise of the log scores, once it rests on raceMinDoF
+// degrees of freedom). The recommendation is decided between them, and
+// at 6-12 % noise three measurements each cannot tell them apart.
+func raceRun(trials []Trial) (Trial, bool) {
+	type cand struct {
+		rep Trial
+		est float64
+		n   int
+	}
+	var cs []cand
+	seen := map[string]bool{}
+	for _, u := range trials {
+		k := u.Params.Key()
+		if u.State != Complete || seen[k] || !measures(u) {
+			continue
+		}
+		seen[k] = true
+		if g := groupOf(trials, k); g.all >= 2 && !g.disq {
+			cs = append(cs, cand{g.rep, g.estimate().Score, g.all})
+		}
+	}
+	if len(cs) < 2 {
+		return Trial{}, false
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.est, a.est) })
+	if sd, dof := noiseStats(measure.GoalTPS, trials); dof >= raceMinDoF && sd > 0 && cs[1].est > 0 &&
+		math.Log(cs[0].est/cs[1].est) > raceDecided*sd*math.Sqrt(1/float64(cs[0].n)+1/float64(cs[1].n)) {
+		return Trial{}, false
+	}
+	if cs[1].n < cs[0].n {
+		return cs[1].rep, true
+	}
+	return cs[0].rep, true
+}
+
+// raceDecided is the gap between the race's two estimates, in standard
+// errors of their difference, beyond which the race is decided and does
+// not run; raceMinDoF is the least number of degrees of freedom of the
+// noise for the race to call a pair decided.
+const (
+	raceDecided = 3.0
+	raceMinDoF  = 4
+)
+
+// openTrials returns the trials that count towards the cap and that no
+// such trial started after the end of, newest first. A trial's end here
+// is the latest of its own, the baseline's (since: no confirmation is
+// owed before) and those of its Confirm runs (one still running keeps it
+// open). In a single process that is the last
+// trial, whose confirmations come before the next search trial; with
+// workers also a trial that ended, or whose confirmation ran, while
+// another worker's trial was running, so its next confirmation is owed
+// whichever worker claims next.
+func openTrials(trials []Trial, since time.Time) []Trial {
+	var confirms []Trial
+	for _, u := range trials {
+		if u.Kind == Confirm {
+			confirms = append(confirms, u)
+		}
+	}
+	var open []Trial
+	var latest time.Time // the latest start among the counting trials after t
+	seen := false
+	for i := len(trials) - 1; i >= 0; i-- {
+		t := trials[i]
+		if !countsToCap(t) {
+			continue
+		}
+		end, running := t.Ended, false
+		for _, u := range confirms {
+			if u.RepeatOf == t.Number {
+				running = running || u.State == Running
+				end = maxTime(end, u.Ended)
+			}
+		}
+		if !seen || running || latest.Before(maxTime(end, since)) {
+			open = append(open, t)
+		}
+		if !seen || t.Started.After(latest) {
+			latest, seen = t.Started, true
+		}
+	}
+	return open
+}
+
+// maxTime returns the later of a and b.
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // abPairs returns the number of A/B rounds (pairs, or triples with the
@@ -588,7 +731,7 @@ func (c *Confirmation) abPairs(budget, perTrial time.Duration, arms int, noise f
 
 // abNoise returns the run-to-run noise of goal over trials (NoiseSD) once
 // it rests on at least 2 degrees of freedom; 0 before.
-func abNoise(goal Goal, trials []Trial) float64 {
+func abNoise(goal measure.Goal, trials []Trial) float64 {
 	if sd, df := noiseStats(goal, trials); df >= 2 {
 		return sd
 	}
@@ -600,7 +743,7 @@ func abNoise(goal Goal, trials []Trial) float64 {
 // (abArms) less the A/B runs of the best trial already finished, once
 // there is a best that is not the baseline (before that none: the phase
 // would have nothing to compare).
-func (c *Confirmation) abLeft(trials []Trial, goal Goal, budget, perTrial time.Duration) int {
+func (c *Confirmation) abLeft(trials []Trial, goal measure.Goal, budget, perTrial time.Duration) int {
 	if c == nil {
 		return 0
 	}
@@ -666,7 +809,7 @@ func warmTrial(trials []Trial) (Trial, bool) {
 //
 // The expected Confirm and Recheck runs are rounded to the nearest whole
 // run. A nil policy expects none.
-func (c *Confirmation) plannedRuns(trials []Trial, goal Goal, finished, search int, budget, perTrial time.Duration) (runs, final int) {
+func (c *Confirmation) plannedRuns(trials []Trial, goal measure.Goal, finished, search int, budget, perTrial time.Duration) (runs, final int) {
 	if c == nil {
 		return 0, 0
 	}
@@ -729,7 +872,7 @@ func abRuns(trials []Trial, best int) []Trial {
 // upper quartile the reserve is held at, which slow confirmations can
 // raise past what the rounds cost): the reserve was planned for two arms
 // (the best changed after the plan) and a third would overrun the budget.
-func (c *Confirmation) nextAB(trials []Trial, goal Goal, budget, left time.Duration, extend bool) (Proposal, RepeatLink, bool) {
+func (c *Confirmation) nextAB(trials []Trial, goal measure.Goal, budget, left time.Duration, extend bool) (Proposal, RepeatLink, bool) {
 	if c == nil {
 		return Proposal{}, RepeatLink{}, false
 	}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -52,9 +54,9 @@ func collectNotes(notes *[]string) func(Event) {
 // a list consumed in order (the last value repeats).
 func measured(values map[string][]float64) (Objective, map[string]int) {
 	calls := map[string]int{}
-	return func(ctx context.Context, t Trial) (Outcome, error) {
+	return func(ctx context.Context, t Trial) (measure.Outcome, error) {
 		if err := ctx.Err(); err != nil {
-			return Outcome{}, err
+			return measure.Outcome{}, err
 		}
 		name := t.Params["innodb_flush_log_at_trx_commit"]
 		if name == "" {
@@ -64,7 +66,7 @@ func measured(values map[string][]float64) (Objective, map[string]int) {
 		i := calls[name]
 		calls[name]++
 		v := vs[min(i, len(vs)-1)]
-		return Outcome{Score: v, MeanTPS: v, Restarted: true}, nil
+		return measure.Outcome{Score: v, MeanTPS: v, Restarted: true}, nil
 	}, calls
 }
 
@@ -140,7 +142,7 @@ func TestConfirmationDemotesLuckyTrial(t *testing.T) {
 	if res.Trials[1].ConfirmNeeded != 2 || res.Trials[2].RepeatOf != 1 || res.Trials[8].RepeatOf != 4 {
 		t.Fatalf("links: %+v %+v %+v", res.Trials[1].RepeatLink, res.Trials[2].RepeatLink, res.Trials[8].RepeatLink)
 	}
-	g, ok := ABGain(GoalTPS, res.Trials, res.Best.Number)
+	g, ok := ABGain(measure.GoalTPS, res.Trials, res.Best.Number)
 	if !ok || !g.Significant || g.Pairs != 3 || g.Pct < 5 {
 		t.Fatalf("A/B gain %+v ok=%v", g, ok)
 	}
@@ -183,11 +185,11 @@ func TestConfirmationResume(t *testing.T) {
 	obj, _ := measured(values)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	killer := func(c context.Context, tr Trial) (Outcome, error) {
+	killer := func(c context.Context, tr Trial) (measure.Outcome, error) {
 		n++
 		if tr.Kind == Confirm {
 			cancel()
-			return Outcome{}, c.Err()
+			return measure.Outcome{}, c.Err()
 		}
 		return obj(c, tr)
 	}
@@ -219,9 +221,9 @@ func TestConfirmationResume(t *testing.T) {
 func TestConfirmationFailureDisqualifies(t *testing.T) {
 	values := map[string][]float64{"base": {500}, "2": {600}}
 	obj, _ := measured(values)
-	wrapped := func(c context.Context, tr Trial) (Outcome, error) {
+	wrapped := func(c context.Context, tr Trial) (measure.Outcome, error) {
 		if tr.Kind == Confirm {
-			return Outcome{Failure: "server crashed"}, nil
+			return measure.Outcome{Failure: "server crashed"}, nil
 		}
 		return obj(c, tr)
 	}
@@ -237,8 +239,8 @@ func TestConfirmationFailureDisqualifies(t *testing.T) {
 }
 
 func TestInfeasibleNeverBest(t *testing.T) {
-	obj := func(c context.Context, tr Trial) (Outcome, error) {
-		o := Outcome{Score: 500, MeanTPS: 500}
+	obj := func(c context.Context, tr Trial) (measure.Outcome, error) {
+		o := measure.Outcome{Score: 500, MeanTPS: 500}
 		if len(tr.Params) > 0 {
 			o.Score, o.Infeasible = 900, true
 		}
@@ -269,7 +271,7 @@ func TestABBudgetReserve(t *testing.T) {
 	values["1"] = []float64{100}
 	s := &Study{Name: "s", Strategy: &script{cfgs: cfgs}, Store: newMemStore(), Budget: 20 * time.Hour,
 		Confirm: &Confirmation{Repeats: 1, ABPairs: 2, ABShare: 0.1},
-		Objective: func(c context.Context, tr Trial) (Outcome, error) {
+		Objective: func(c context.Context, tr Trial) (measure.Outcome, error) {
 			now = now.Add(time.Hour)
 			return obj(c, tr)
 		}}
@@ -332,7 +334,7 @@ func TestPairedGainKnownValues(t *testing.T) {
 	// Ratios 1.10, 1.20, 1.15: mean log-ratio 0.139131, sd 0.043509,
 	// t(0.975, 2) = 4.302653 (R: qt(0.975, 2)); the interval is
 	// exp(0.139131 ± 4.302653·0.043509/√3) − 1 = +3.15 .. +28.05 %.
-	g, err := PairedGain(GoalTPS, []Pair{{110, 100}, {240, 200}, {115, 100}})
+	g, err := PairedGain(measure.GoalTPS, []Pair{{110, 100}, {240, 200}, {115, 100}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,23 +345,23 @@ func TestPairedGainKnownValues(t *testing.T) {
 		t.Fatal(g.String())
 	}
 	// p95: lower is better, so the same ratios the other way are a gain.
-	g, _ = PairedGain(GoalP95, []Pair{{100, 110}, {200, 240}, {100, 115}})
+	g, _ = PairedGain(measure.GoalP95, []Pair{{100, 110}, {200, 240}, {100, 115}})
 	if math.Abs(g.Pct-14.9275) > 1e-3 {
 		t.Fatalf("p95 %+v", g)
 	}
 	// A drift that moves both members of every pair cancels: pairs at
 	// 400, 500 and 600 tps, each +5 % (±1 %), give +5 % with a narrow
 	// interval, although the unpaired means overlap widely.
-	g, _ = PairedGain(GoalTPS, []Pair{{420, 400}, {530, 500}, {624, 600}, {441, 420}})
+	g, _ = PairedGain(measure.GoalTPS, []Pair{{420, 400}, {530, 500}, {624, 600}, {441, 420}})
 	if !g.Significant || g.LoPct < 2 || g.HiPct > 8 {
 		t.Fatalf("drift %+v", g)
 	}
-	g, _ = PairedGain(GoalTPS, []Pair{{100, 100}, {90, 100}, {112, 100}})
+	g, _ = PairedGain(measure.GoalTPS, []Pair{{100, 100}, {90, 100}, {112, 100}})
 	if g.Significant || !strings.Contains(g.String(), "NOT significant") {
 		t.Fatal(g.String())
 	}
 	for _, bad := range [][]Pair{{{1, 1}}, {{1, 1}, {2, 2}}, {{0, 1}, {1, 1}}} {
-		if _, err := PairedGain(GoalTPS, bad); err == nil {
+		if _, err := PairedGain(measure.GoalTPS, bad); err == nil {
 			t.Errorf("%v: want an error", bad)
 		}
 	}
@@ -372,10 +374,10 @@ func TestPairedGainKnownValues(t *testing.T) {
 func TestRecheckFailureNoLoop(t *testing.T) {
 	obj, _ := measured(map[string][]float64{"base": {500}, "1": {300}})
 	runs := 0
-	wrapped := func(c context.Context, tr Trial) (Outcome, error) {
+	wrapped := func(c context.Context, tr Trial) (measure.Outcome, error) {
 		runs++
 		if tr.Kind == Recheck {
-			return Outcome{Failure: "server crashed"}, nil
+			return measure.Outcome{Failure: "server crashed"}, nil
 		}
 		return obj(c, tr)
 	}
@@ -406,9 +408,9 @@ func TestConfirmationAndABOnFlatLandscape(t *testing.T) {
 	}
 	run := func(c *Confirmation, seed uint64) result {
 		rng := rand.New(rand.NewPCG(seed, 99))
-		obj := func(ctx context.Context, tr Trial) (Outcome, error) {
+		obj := func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 			v := 500 * (1 + 0.08*rng.NormFloat64())
-			return Outcome{Score: v, MeanTPS: v}, nil
+			return measure.Outcome{Score: v, MeanTPS: v}, nil
 		}
 		var cfgs []space.Config
 		for i := 0; i < 12; i++ {
@@ -419,7 +421,7 @@ func TestConfirmationAndABOnFlatLandscape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, ok := ABGain(GoalTPS, res.Trials, res.Best.Number)
+		g, ok := ABGain(measure.GoalTPS, res.Trials, res.Best.Number)
 		return result{claimed: res.Best.Score/500 - 1, ab: g, abOK: ok}
 	}
 	const studies = 300
@@ -487,7 +489,7 @@ func TestIncumbentsFollowBest(t *testing.T) {
 			tr := Trial{Number: n, Kind: Sampled, State: states[rng.IntN(len(states))], Params: configs[1+rng.IntN(len(configs)-1)]}
 			tr.Infeasible = rng.IntN(10) == 0
 			tr.Score, tr.MeanTPS = 100+rng.Float64()*50, 110+rng.Float64()*50
-			tr.Penalties = Penalties{Variance: rng.Float64() * 10, Dips: rng.Float64(), DipSeconds: rng.IntN(3), HLLGrowthPS: math.NaN()}
+			tr.Penalties = measure.Penalties{Variance: rng.Float64() * 10, Dips: rng.Float64(), DipSeconds: rng.IntN(3), HLLGrowthPS: math.NaN()}
 			if rng.IntN(2) == 0 {
 				tr.HLLGrowthPS = rng.Float64()
 			}
@@ -531,7 +533,7 @@ func TestBestCarriesTheEstimatedPenalties(t *testing.T) {
 			p = cfg("2")
 		}
 		return Trial{Number: n, Kind: k, State: Complete, Params: p, RepeatLink: RepeatLink{RepeatOf: of},
-			Outcome: Outcome{Score: score, MeanTPS: score + variance, Measurement: Measurement{Penalties: Penalties{Variance: variance, HLLGrowthPS: math.NaN()}}}}
+			Outcome: measure.Outcome{Score: score, MeanTPS: score + variance, Measurement: measure.Measurement{Penalties: measure.Penalties{Variance: variance, HLLGrowthPS: math.NaN()}}}}
 	}
 	cand := run(1, Sampled, 1, 900, 5)
 	cand.ConfirmNeeded = 2
@@ -551,7 +553,7 @@ func TestBestCarriesTheEstimatedPenalties(t *testing.T) {
 func TestPruneThreshold(t *testing.T) {
 	obj, _ := measured(map[string][]float64{"base": {500, 500}, "2": {1000, 1000, 1000}, "0": {300}})
 	var thresholds []float64
-	wrapped := func(c context.Context, tr Trial) (Outcome, error) {
+	wrapped := func(c context.Context, tr Trial) (measure.Outcome, error) {
 		thresholds = append(thresholds, tr.PruneBelow)
 		return obj(c, tr)
 	}
@@ -576,13 +578,13 @@ func TestPruneThreshold(t *testing.T) {
 	// Noise of 10 % between repeated runs: three times that, 30 %, is
 	// further than 20 %.
 	noisy := []Trial{
-		{Number: 0, Kind: Baseline, State: Complete, Params: space.Config{}, Outcome: Outcome{Score: 1000, MeanTPS: 1000}},
-		{Number: 1, Kind: Recheck, State: Complete, Params: space.Config{}, Outcome: Outcome{Score: 1000 * math.Exp(0.1414), MeanTPS: 1000 * math.Exp(0.1414)}, RepeatLink: RepeatLink{RepeatOf: 0}},
+		{Number: 0, Kind: Baseline, State: Complete, Params: space.Config{}, Outcome: measure.Outcome{Score: 1000, MeanTPS: 1000}},
+		{Number: 1, Kind: Recheck, State: Complete, Params: space.Config{}, Outcome: measure.Outcome{Score: 1000 * math.Exp(0.1414), MeanTPS: 1000 * math.Exp(0.1414)}, RepeatLink: RepeatLink{RepeatOf: 0}},
 	}
-	if got := PruneThreshold(GoalTPS, noisy); !(got > 0 && got < 0.75*1000*math.Exp(0.0707)) {
+	if got := PruneThreshold(measure.GoalTPS, noisy); !(got > 0 && got < 0.75*1000*math.Exp(0.0707)) {
 		t.Fatalf("noisy threshold %.1f", got)
 	}
-	if got := PruneThreshold(GoalP95, noisy); got != 0 {
+	if got := PruneThreshold(measure.GoalP95, noisy); got != 0 {
 		t.Fatalf("p95: threshold %.1f, want none", got)
 	}
 }
@@ -596,7 +598,7 @@ func TestBestIsNotTheLuckiestOfAPlateau(t *testing.T) {
 	n := 0
 	run := func(k Kind, p space.Config, of int, score float64) Trial {
 		tr := Trial{Number: n, Kind: k, State: Complete, Params: p, RepeatLink: RepeatLink{RepeatOf: of},
-			Outcome: Outcome{Score: score, MeanTPS: score}}
+			Outcome: measure.Outcome{Score: score, MeanTPS: score}}
 		if k == Sampled {
 			tr.ConfirmNeeded = 2
 		}
@@ -680,7 +682,7 @@ func TestCloseRaceIsMeasuredBeforeTheBestChanges(t *testing.T) {
 			io(900).Key(): challenger,
 		}
 		calls := map[string]int{}
-		obj := func(ctx context.Context, tr Trial) (Outcome, error) {
+		obj := func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 			k := tr.Params.Key()
 			vs, ok := values[k]
 			if !ok {
@@ -688,7 +690,7 @@ func TestCloseRaceIsMeasuredBeforeTheBestChanges(t *testing.T) {
 			}
 			v := vs[min(calls[k], len(vs)-1)]
 			calls[k]++
-			return Outcome{Score: v, MeanTPS: v}, nil
+			return measure.Outcome{Score: v, MeanTPS: v}, nil
 		}
 		var notes []string
 		s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{io(200), io(300), io(400), io(600), io(900)}},
@@ -750,5 +752,59 @@ func TestABPairsFollowTheMeasuredNoise(t *testing.T) {
 	}
 	if got := (&Confirmation{ABPairs: 2}).abPairs(time.Hour, time.Minute, 2, 0.005); got != 2 {
 		t.Errorf("ABPairs 2 below MinABPairs: %d pairs, want 2", got)
+	}
+}
+
+// TestStudyRacesTheTwoBest: in the last RaceShare of its horizon, with
+// confirmation on, the study re-measures (kind Repeat, counted as a
+// search trial) whichever of the two configurations with the best
+// estimates has fewer measurements, every other search trial; not
+// before the race, not without confirmation, not right after a race run,
+// and not when the two are many standard errors apart.
+func TestStudyRacesTheTwoBest(t *testing.T) {
+	a := space.Config{"innodb_buffer_pool_size": "1073741824"}
+	b := space.Config{"innodb_buffer_pool_size": "2147483648"}
+	history := func(bRuns []float64, size int) []Trial {
+		var ts []Trial
+		add := func(k Kind, cfg space.Config, v float64, need int) {
+			ts = append(ts, Trial{Number: len(ts), Kind: k, State: Complete, Params: cfg, Outcome: measure.Outcome{Score: v, MeanTPS: v}, RepeatLink: RepeatLink{ConfirmNeeded: need}})
+		}
+		add(Baseline, space.Config{}, 500, 0)
+		for _, v := range []float64{1200, 990, 1000, 1010} {
+			add(Sampled, a, v, 0)
+		}
+		for _, v := range bRuns {
+			add(Sampled, b, v, 0)
+		}
+		for i := 0; countFinished(ts) < size; i++ {
+			add(Sampled, space.Config{"innodb_io_capacity": strconv.Itoa(210 + 10*i)}, 400, 0)
+		}
+		return ts
+	}
+	c := &Confirmation{Repeats: 2}
+	// b (2 runs, estimate 1005) against a (4 runs, 1050): close, b has
+	// fewer runs.
+	close := history([]float64{1010, 1000}, 85)
+	p, rep, ok := c.followUp(close, 100)
+	if !ok || p.Kind != Repeat || p.Config.Key() != b.Key() || close[rep.RepeatOf].Params.Key() != b.Key() {
+		t.Fatalf("in the race: %v %+v %v; want a repeat of b", p, rep, ok)
+	}
+	for _, tc := range []struct {
+		name    string
+		trials  []Trial
+		conf    *Confirmation
+		horizon int
+	}{
+		{"before the race", history([]float64{1010, 1000}, 60), c, 100},
+		{"after the horizon", history([]float64{1010, 1000}, 100), c, 100},
+		{"no confirmation", close, &Confirmation{RecheckEvery: 1000}, 100},
+		{"no horizon", close, c, 0},
+		{"right after a race run", append(slices.Clone(close), Trial{Number: len(close), Kind: Repeat, State: Complete, Params: b, Outcome: measure.Outcome{Score: 1005, MeanTPS: 1005}}), c, 100},
+		// b far below a with the noise known (a's runs, b's runs): decided.
+		{"decided", history([]float64{600, 606, 603}, 85), c, 100},
+	} {
+		if p, _, ok := tc.conf.followUp(tc.trials, tc.horizon); ok {
+			t.Errorf("%s: follow-up %s of %v; want none", tc.name, p.Kind, p.Config)
+		}
 	}
 }

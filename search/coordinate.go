@@ -32,6 +32,8 @@ type CoordinateOptions struct {
 	// and the expert warm start): it starts from the one with the best mean
 	// among those measured; the baseline (server defaults) when none is.
 	Starts []space.Config
+	// Shape is how the study shapes a proposal (StrategyOptions.Shape).
+	Shape Shape
 }
 
 func (o CoordinateOptions) withDefaults() CoordinateOptions {
@@ -75,7 +77,7 @@ type CoordinateDescent struct {
 
 // NewCoordinate returns coordinate descent over sp.
 func NewCoordinate(sp *space.Space, o CoordinateOptions) *CoordinateDescent {
-	return &CoordinateDescent{sp: sp, recorder: recorder{h: newHistory(sp)}, opts: o.withDefaults()}
+	return &CoordinateDescent{sp: sp, recorder: recorder{h: newHistory(sp, o.Shape)}, opts: o.withDefaults()}
 }
 
 // Ask returns the next step of the descent.
@@ -150,10 +152,10 @@ func (c *CoordinateDescent) start() space.Config {
 	for _, s := range append([]space.Config{{}}, c.opts.Starts...) {
 		full := fullConfig(c.sp, s)
 		m, n := c.h.stats(full)
-		if n == 0 && c.h.prepare != nil {
+		if n == 0 {
 			// As the study measured it: Base under it (with
 			// --baseline-cnf the baseline is not the defaults).
-			full = fullConfig(c.sp, c.h.prepare(s))
+			full = fullConfig(c.sp, c.h.shape.Of(Proposal{Config: s, Kind: Sampled}))
 			m, n = c.h.stats(full)
 		}
 		if n > 0 && (!found || m > bestMean) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -48,7 +49,7 @@ const (
 //
 // A knob absent from sp, or a metric the server did not report, gives no
 // hint; nil when nothing binds.
-func Diagnose(sp *space.Space, cfg space.Config, levels []Level) []Hint {
+func Diagnose(sp *space.Space, cfg space.Config, levels []measure.Level) []Hint {
 	full := fullConfig(sp, cfg)
 	var hs []Hint
 	if knob, capacity, ok := redoCapacity(sp, full); ok {
@@ -95,7 +96,7 @@ func redoCapacity(sp *space.Space, full space.Config) (knob string, capacity flo
 
 // levelMax returns the largest value of metric name over levels; false
 // when no level reports it.
-func levelMax(levels []Level, name string) (float64, bool) {
+func levelMax(levels []measure.Level, name string) (float64, bool) {
 	m, ok := math.Inf(-1), false
 	for _, l := range levels {
 		if v := l.Metrics[name]; v != nil && !math.IsNaN(*v) {

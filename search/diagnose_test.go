@@ -7,18 +7,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
 const mib = 1 << 20
 
 // levelsWith returns one thread level whose metrics are m (name: value).
-func levelsWith(m map[string]float64) []Level {
-	ms := Metrics{}
+func levelsWith(m map[string]float64) []measure.Level {
+	ms := measure.Metrics{}
 	for k, v := range m {
 		ms[k] = &v
 	}
-	return []Level{{Threads: 16, Metrics: ms}}
+	return []measure.Level{{Threads: 16, Metrics: ms}}
 }
 
 // spaceWith returns a space of the catalogue's knobs named, and of
@@ -104,7 +105,7 @@ func TestHybridDoublesTheRedoLogWhileItsCheckpointAgeBinds(t *testing.T) {
 	start := space.Config{"innodb_io_capacity": "3000", "innodb_log_file_size": m(64), "innodb_buffer_pool_size": m(256)}
 	// The redo log pays up to 256M; everything else loses. The checkpoint
 	// age peaks at 48M, or at the redo log's 75 % when smaller.
-	value := func(cfg space.Config) (float64, []Level) {
+	value := func(cfg space.Config) (float64, []measure.Level) {
 		full := fullConfig(sp, cfg)
 		redo, _ := strconv.Atoi(full["innodb_log_file_size"])
 		v := 1000.0
@@ -122,7 +123,7 @@ func TestHybridDoublesTheRedoLogWhileItsCheckpointAgeBinds(t *testing.T) {
 	run := func(metrics bool) []string {
 		h := NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 12, Starts: []space.Config{start}})
 		var refines []string
-		tell := func(cfg space.Config, v float64, ls []Level) {
+		tell := func(cfg space.Config, v float64, ls []measure.Level) {
 			if err := h.Observe(cfg, v); err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +179,7 @@ type metricsStrategy struct {
 	got []string
 }
 
-func (m *metricsStrategy) ObserveMetrics(cfg space.Config, levels []Level) {
+func (m *metricsStrategy) ObserveMetrics(cfg space.Config, levels []measure.Level) {
 	v, _ := levelMax(levels, "checkpoint_age_bytes_max")
 	m.got = append(m.got, cfg.Key()+"="+strconv.FormatFloat(v, 'f', 0, 64))
 }
@@ -189,8 +190,8 @@ func (m *metricsStrategy) ObserveMetrics(cfg space.Config, levels []Level) {
 func TestStudyGivesTheStrategyEachTrialsMetrics(t *testing.T) {
 	ctx := context.Background()
 	store := newMemStore()
-	obj := func(ctx context.Context, tr Trial) (Outcome, error) {
-		var o Outcome
+	obj := func(ctx context.Context, tr Trial) (measure.Outcome, error) {
+		var o measure.Outcome
 		o.Score, o.MeanTPS = 100, 100
 		o.Levels = levelsWith(map[string]float64{"checkpoint_age_bytes_max": float64(10 * (tr.Number + 1))})
 		return o, nil

@@ -3,14 +3,14 @@
 // then the strategy: Hybrid (the default: screening, TPE over the knobs
 // that matter, local refinement), CoordinateDescent, TPE (goptuna, driven
 // ask/tell so autotune owns budget, commits and cancellation) or random.
-// It also owns scoring (a trial's per-second samples into one number),
-// knob importance (Importance) and the budget plan (MakePlan), which
+// It also owns knob importance (Importance) and the budget plan
+// (MakePlan), which
 // Study.Run keeps itself: it re-plans after every trial, reserves budget
 // for the re-measurements of its Confirmation policy and reports the plan
 // through Study.OnPlan.
 //
-// Data flow per trial: Strategy.Ask → Objective (built by cmd from runner
-// pieces) → Store.FinishTrial (one transaction) → Strategy.Tell. The
+// Data flow per trial: Strategy.Ask → Objective (the trial engine) →
+// Store.FinishTrial (one transaction) → Strategy.Tell. The
 // strategies never see processes, the runner never sees the search, and the
 // store never decides anything. Study (one process) and Worker (several
 // sharing a store) apply one trial policy (policy.go): how an objective's
@@ -18,13 +18,12 @@
 // count towards a cap, and what value a strategy learns from a trial,
 // live or replayed from history.
 //
-// Measurement: SteadyRule detects the end of warm-up on block means
-// (steady.go), ScoreRule scores a measurement window as steady-state
-// throughput minus penalties for variance, dips, stalls, errors and purge
-// lag (penalty.go), Outcome.Combine aggregates thread levels (measure.go),
-// the Confirmation policy re-measures winners, rechecks the baseline and
-// runs the final interleaved A/B phase (confirm.go), and Welch gives the
-// gain with its 95 % confidence interval (abtest.go).
+// Re-measurement has one owner, the study loop's Confirmation policy
+// (confirm.go): it confirms winners, races a close pair, re-measures the
+// two best near the end of the horizon, rechecks the baseline and runs
+// the final interleaved A/B phase; strategies only propose. Welch gives
+// the gain with its 95 % confidence interval (abtest.go). What a trial's
+// measurement is (samples, warm-up, score) is package measure's.
 //
 // Minimisation (minimize.go) is the study's last phase: the Minimization
 // policy reverts the best trial's changes that do not pay, in dependency

@@ -135,15 +135,18 @@ type observation struct {
 // configuration are grouped by key.
 type history struct {
 	sp *space.Space
-	// prepare turns a proposal into the configuration the study measures
-	// (Preparer); nil: the space's repair alone.
-	prepare func(space.Config) space.Config
-	obs     []observation
-	byKey   map[string][]int
+	// shape turns a proposal into the configuration the study measures
+	// (its Space nil: the space's repair alone).
+	shape Shape
+	obs   []observation
+	byKey map[string][]int
 }
 
-func newHistory(sp *space.Space) *history {
-	return &history{sp: sp, byKey: map[string][]int{}}
+func newHistory(sp *space.Space, shape Shape) *history {
+	if shape.Space == nil {
+		shape = Shape{Space: sp, Base: shape.Base, Verbatim: true}
+	}
+	return &history{sp: sp, shape: shape, byKey: map[string][]int{}}
 }
 
 // add records a measurement of cfg (absent knobs at their default).
@@ -156,9 +159,8 @@ func (h *history) add(cfg space.Config, value float64) {
 
 // keyOf returns the history's key for cfg: its own (absent knobs at the
 // value the server runs with) when that was measured, else the key of the
-// configuration a study measures for it: prepare's (Base under it, the
-// repair, the canonical form), or without prepare the space's repair
-// (space.Space.Repair), filled as add fills (the knobs the repair leaves
+// configuration a study measures for it (shape's: Base under it, the
+// repair, the canonical form), filled as add fills (the knobs the repair leaves
 // out, e.g. query_cache_size with the cache off, at their default). A
 // study tells the strategy what it measured, so a step that only moves a
 // knob the repair moves back, or one Base pins, is a repeat of a measured
@@ -169,13 +171,7 @@ func (h *history) keyOf(cfg space.Config) string {
 	if len(h.byKey[key]) > 0 {
 		return key
 	}
-	var rep space.Config
-	if h.prepare != nil {
-		rep = h.prepare(full)
-	} else {
-		rep, _ = h.sp.Repair(full)
-	}
-	return fullConfig(h.sp, rep).Key()
+	return fullConfig(h.sp, h.shape.Of(Proposal{Config: full, Kind: Sampled})).Key()
 }
 
 // stats returns the mean value and count of the measurements of cfg (see

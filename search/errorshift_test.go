@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/autotune/autotune/measure"
 )
 
 // withErrors returns an objective that measures like landscape but whose
@@ -12,7 +14,7 @@ import (
 func withErrors(errs ...float64) Objective {
 	base := landscape(3)
 	calls := 0
-	return func(ctx context.Context, t Trial) (Outcome, error) {
+	return func(ctx context.Context, t Trial) (measure.Outcome, error) {
 		out, err := base(ctx, t)
 		e := errs[min(calls, len(errs)-1)]
 		calls++
@@ -62,16 +64,16 @@ func TestStudyFailsTrialsWhoseErrorShareMovesFromTheBaseline(t *testing.T) {
 func TestErrorShare(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		ss   []Sample
+		ss   []measure.Sample
 		want float64
 		ok   bool
 	}{
-		{"qps", []Sample{{QPS: 99, ErrPS: 1}, {QPS: 99, ErrPS: 1}}, 0.01, true},
-		{"tps without qps", []Sample{{TPS: 9, ErrPS: 1}}, 0.1, true},
-		{"warm-up left out", []Sample{{QPS: 10, ErrPS: 10, Warmup: true}, {QPS: 10}}, 0, true},
-		{"nothing", []Sample{{}}, 0, false},
+		{"qps", []measure.Sample{{QPS: 99, ErrPS: 1}, {QPS: 99, ErrPS: 1}}, 0.01, true},
+		{"tps without qps", []measure.Sample{{TPS: 9, ErrPS: 1}}, 0.1, true},
+		{"warm-up left out", []measure.Sample{{QPS: 10, ErrPS: 10, Warmup: true}, {QPS: 10}}, 0, true},
+		{"nothing", []measure.Sample{{}}, 0, false},
 	} {
-		got, ok := ErrorShare(Trial{Outcome: Outcome{Samples: tc.ss}})
+		got, ok := ErrorShare(Trial{Outcome: measure.Outcome{Samples: tc.ss}})
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("%s: %g %v, want %g %v", tc.name, got, ok, tc.want, tc.ok)
 		}

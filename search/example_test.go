@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -23,13 +24,13 @@ func ExampleStudy() {
 		fmt.Println(err)
 		return
 	}
-	objective := func(ctx context.Context, t search.Trial) (search.Outcome, error) {
+	objective := func(ctx context.Context, t search.Trial) (measure.Outcome, error) {
 		cfg := search.Decode(sp, search.Encode(sp, t.Params)) // every knob, defaults filled in
 		pool, _ := sp.Knobs()[0].Float(cfg["innodb_buffer_pool_size"])
 		io, _ := sp.Knobs()[1].Float(cfg["innodb_io_capacity"])
 		gib := pool / (1 << 30)
 		tps := 1000 * math.Exp(-0.05*math.Pow(math.Log2(gib/3), 2)) * (1 + 0.08*math.Min(1, math.Log(io/200)/math.Log(20)))
-		return search.Outcome{Score: tps, MeanTPS: tps}, nil
+		return measure.Outcome{Score: tps, MeanTPS: tps}, nil
 	}
 	st := search.NewHybrid(sp, search.HybridOptions{Seed: 1, Horizon: 40})
 	study := &search.Study{Name: "example", Strategy: st, Objective: objective, Store: &search.MemoryStore{}, MaxTrials: 40}
@@ -45,5 +46,5 @@ func ExampleStudy() {
 	fmt.Printf("best: innodb_buffer_pool_size %.1f GiB, innodb_io_capacity %s\n", pool/(1<<30), res.Best.Params["innodb_io_capacity"])
 	// Output:
 	// 40 trials; the best scores 209 % above the defaults
-	// best: innodb_buffer_pool_size 2.9 GiB, innodb_io_capacity 18888
+	// best: innodb_buffer_pool_size 3.1 GiB, innodb_io_capacity 6782
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -28,19 +29,13 @@ type HybridOptions struct {
 	// knobs that matter (the local steps draw half their moves among
 	// them). Default 8.
 	Reselect int
-	// Race is the share of Horizon at its end in which every other
-	// proposal re-measures one of the two configurations with the best
-	// estimates, the one measured fewer times (see raceStep): the
-	// recommendation is decided between them, and at 6-12 % noise three
-	// measurements each cannot tell them apart; a pair more than
-	// raceDecided standard errors apart is decided and not raced (the
-	// local search takes its turns). Default 0.2; negative: no race.
-	Race float64
 	// Starts are the configurations the study measures first besides the
 	// baseline (the expert warm start, --seed-from's seeds): the numeric
 	// knobs they set, at most maxProbeKnobs in probeFirst's order, are
 	// probed first after the screening (probeStep).
 	Starts []space.Config
+	// Shape is how the study shapes a proposal (StrategyOptions.Shape).
+	Shape Shape
 }
 
 // Hybrid is the default strategy. Its phases share one history (every
@@ -59,20 +54,18 @@ type HybridOptions struct {
 //  3. Model-guided local search (local.go), every other proposal: a
 //     main-effects surrogate of the log score ranks changes of one to
 //     three knobs of the centre, the configuration with the best shrunk
-//     estimate; the centre is re-measured until it has 3 measurements.
+//     estimate.
 //  4. Multivariate TPE over every knob (parzen, as Optuna's multivariate
 //     TPE) on the other proposals.
 //  5. The model's best configuration (modelStep) takes every other TPE
 //     turn once the history holds modelStepFrom of Horizon and
 //     2 × Screen + 4 points: the incumbent with each knob the main-effects
 //     model rates as worth 1 % or more set to its best level.
-//  6. The final race, the last Race share of Horizon: every other
-//     proposal re-measures whichever of the two best-estimated
-//     configurations has fewer measurements (raceStep).
 //
-// The incumbent is the configuration with the best mean over its repeats;
-// from 2 × Screen + 4 trials on, an incumbent measured once is measured
-// again (at most every third proposal). Phases are decided from the
+// The hybrid proposes only configurations it has not measured: every
+// re-measurement (confirmations, the final race) is the study's
+// (Confirmation). The incumbent is the configuration with the best mean
+// over its measurements. Phases are decided from the
 // history's size, so a resumed study goes on in the phase it was in
 // (screening ends once the history holds Screen + 4 points; a resumed
 // screening draws its remaining points from a design of the new run's
@@ -91,8 +84,6 @@ type Hybrid struct {
 	subAt    int   // history size when sub was chosen
 	model    *mainEffects
 	asked    int
-	// lastRepeat is the value of asked at the last repeat of the incumbent.
-	lastRepeat int
 	// local is the local search's surrogate; localAsked counts its steps.
 	local      *localModel
 	localAsked int
@@ -113,11 +104,8 @@ func NewHybrid(sp *space.Space, o HybridOptions) *Hybrid {
 	if o.Reselect <= 0 {
 		o.Reselect = 8
 	}
-	if o.Race == 0 {
-		o.Race = 0.2
-	}
 	rng := rand.New(rand.NewPCG(uint64(o.Seed), 0x9e3779b97f4a7c15))
-	h := &Hybrid{sp: sp, recorder: recorder{h: newHistory(sp)}, opts: o, rng: rng, tpe: parzen{rng: rng}}
+	h := &Hybrid{sp: sp, recorder: recorder{h: newHistory(sp, o.Shape)}, opts: o, rng: rng, tpe: parzen{rng: rng}}
 	for i, k := range sp.Knobs() {
 		n := 0
 		if isChoice(k) {
@@ -212,9 +200,6 @@ func (h *Hybrid) Observe(cfg space.Config, value float64) error {
 		// centre on half its local steps.
 		h.localAsked++
 	}
-	if inc, n := h.incumbent(); n == 1 && h.h.keyOf(cfg) == inc.Key() {
-		h.lastRepeat = h.asked
-	}
 	return h.recorder.Observe(cfg, value)
 }
 
@@ -233,18 +218,6 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 			return Proposal{Config: cfg, Kind: Screen, handle: -1}, nil
 		}
 	}
-	if len(h.h.obs) == 0 {
-		return Proposal{Config: space.Config{}, Kind: Repeat, handle: -1}, nil
-	}
-	// A new incumbent measured once is measured again before the search
-	// builds on it: with 10 % noise the best single measurement is often
-	// a lucky one (at most every third proposal). Not in the first
-	// model-guided trials (as many as the screening): finding the region
-	// comes first.
-	if inc, nInc := h.incumbent(); n >= h.guidedFrom() && nInc < 2 && h.asked-h.lastRepeat >= 3 {
-		h.lastRepeat = h.asked
-		return Proposal{Config: inc, Kind: Repeat, handle: -1}, nil
-	}
 	// After the screening, on the local steps' turns: the knobs the
 	// incumbent's metrics say limit it (hintStep), at any time; the knobs
 	// the starts set (probeStep), within probeWindow told trials.
@@ -256,14 +229,6 @@ func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
 			if p, ok := h.probeStep(); ok {
 				return p, nil
 			}
-		}
-	}
-	// The race's window is counted in every told trial, the study's
-	// confirmations and rechecks included, so with --confirm it starts
-	// and ends some trials before Horizon.
-	if h.opts.Race > 0 && n >= raceFrom(h.opts.Horizon, h.opts.Race) && n < h.opts.Horizon && h.asked%2 == 0 {
-		if p, ok := h.raceStep(); ok {
-			return p, nil
 		}
 	}
 	if h.asked%2 == 0 {
@@ -460,10 +425,7 @@ func (h *Hybrid) sampleAll() Proposal {
 // (sample's fallback when TPE proposes only measured configurations).
 func (h *Hybrid) refine() Proposal {
 	h.selectKnobs()
-	inc, nInc := h.incumbent()
-	if nInc < 3 && h.asked%4 == 0 {
-		return Proposal{Config: inc, Kind: Repeat, handle: -1}
-	}
+	inc, _ := h.incumbent()
 	ks := h.sp.Knobs()
 	inSub := map[int]bool{}
 	for _, i := range h.sub {
@@ -501,66 +463,15 @@ func (h *Hybrid) refine() Proposal {
 			return Proposal{Config: cfg, Kind: Refine, handle: -1}
 		}
 	}
-	return Proposal{Config: inc, Kind: Repeat, handle: -1}
-}
-
-// raceFrom returns the history size from which the final race runs: the
-// last share race of horizon trials.
-func raceFrom(horizon int, race float64) int {
-	return int(math.Round(float64(horizon) * (1 - race)))
-}
-
-// raceStep returns a repeat of whichever of the two configurations with the
-// best estimates has fewer measurements (the better-estimated one on a
-// tie); ok is false while fewer than two configurations were measured
-// twice, and while the two estimates are more than raceDecided standard
-// errors apart. The estimate is the mean of a configuration's measurements after
-// its first: as the study's estimate of a searched configuration
-// (EstimateOf), it leaves out the run that made the configuration a
-// candidate, the one most likely lucky.
-func (h *Hybrid) raceStep() (Proposal, bool) {
-	type cand struct {
-		cfg space.Config
-		est float64
-		n   int
-	}
-	var cs []cand
-	for _, idx := range h.h.byKey {
-		if len(idx) < 2 {
-			continue
+	x := make([]float64, len(ks))
+	for i, m := range h.nChoices {
+		if m > 0 {
+			x[i] = float64(h.rng.IntN(m))
+		} else {
+			x[i] = h.rng.Float64()
 		}
-		m := 0.0
-		for _, i := range idx[1:] {
-			m += h.h.obs[i].value
-		}
-		m /= float64(len(idx) - 1)
-		cs = append(cs, cand{h.h.obs[idx[0]].cfg, m, len(idx)})
 	}
-	if len(cs) < 2 {
-		return Proposal{}, false
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].est != cs[j].est {
-			return cs[i].est > cs[j].est
-		}
-		return cs[i].cfg.Key() < cs[j].cfg.Key()
-	})
-	// A pair the measurements already tell apart is not raced: its
-	// repeats would not change the decision (a short study's two twice-
-	// measured configurations are often the warm start and the baseline,
-	// 40 % apart).
-	// The noise is in the told values' units, as the estimates (the
-	// study's own noise is of log scores; a minimised cost is told
-	// negative). Unknown (fewer than raceMinDoF degrees of freedom, or
-	// no spread): the pair is raced.
-	if sd, dof := h.h.noise(); dof >= raceMinDoF && sd > 0 && cs[0].est-cs[1].est > raceDecided*sd*math.Sqrt(1/float64(cs[0].n-1)+1/float64(cs[1].n-1)) {
-		return Proposal{}, false
-	}
-	pick := cs[0]
-	if cs[1].n < cs[0].n {
-		pick = cs[1]
-	}
-	return Proposal{Config: pick.cfg, Kind: Repeat, handle: -1}, true
+	return Proposal{Config: decode(h.sp, x), Kind: Sampled, handle: -1}
 }
 
 // modelStepEvery is the period, in proposals, of the hybrid's model step
@@ -580,15 +491,6 @@ const (
 	modelStepEvery = 4
 	modelStepFrom  = 0.3
 )
-
-// raceDecided is the gap between the race's two estimates, in standard
-// errors of their difference (the pooled within-configuration noise of the
-// history), beyond which the race is decided and does not run.
-const raceDecided = 3.0
-
-// raceMinDoF is the least number of degrees of freedom of the pooled noise
-// for the race to call a pair decided.
-const raceMinDoF = 4
 
 // probeStep returns the incumbent with one of the knobs the starts set
 // (probeKnobs: the most important first by the last importance ranking
@@ -644,7 +546,7 @@ func (h *Hybrid) probeStep() (Proposal, bool) {
 // it, and a resumed study or a worker the history's): the knobs Diagnose
 // says limit cfg are probed first from it while it is the incumbent
 // (hintStep). Hints of repeats of cfg add up, one per knob.
-func (h *Hybrid) ObserveMetrics(cfg space.Config, levels []Level) {
+func (h *Hybrid) ObserveMetrics(cfg space.Config, levels []measure.Level) {
 	hs := Diagnose(h.sp, cfg, levels)
 	if len(hs) == 0 {
 		return

@@ -120,22 +120,22 @@ func grid(k space.Knob) []float64 {
 	return g
 }
 
-// measure is the distribution a knob's fitted function is averaged over.
-type measure int
+// averaging is the distribution a knob's fitted function is averaged over.
+type averaging int
 
 const (
 	// overRange: uniformly over the knob's whole scale or choices (where
 	// an effect could be found; the hybrid chooses what to search by it).
-	overRange measure = iota
+	overRange averaging = iota
 	// overTrials: over the trials' own values (what explained the scores
 	// of these trials; Importance reports it).
 	overTrials
 )
 
 // fitImportance fits the main-effects model to (xs, ys) and returns the
-// importance of every knob (sorted) under the given measure, and the
+// importance of every knob (sorted) under the given averaging, and the
 // model. xs holds encode()d configurations; len(xs) must be >= 2.
-func fitImportance(sp *space.Space, xs [][]float64, ys []float64, measure measure) ([]KnobImportance, *mainEffects) {
+func fitImportance(sp *space.Space, xs [][]float64, ys []float64, over averaging) ([]KnobImportance, *mainEffects) {
 	ks := sp.Knobs()
 	m := &mainEffects{sp: sp, cols: make([][2]int, len(ks))}
 	p := 0
@@ -290,7 +290,7 @@ func fitImportance(sp *space.Space, xs [][]float64, ys []float64, measure measur
 			vals[gi] = m.effect(i, u)
 		}
 		m.effects[i] = vals
-		if measure == overTrials {
+		if over == overTrials {
 			vals = make([]float64, n)
 			for r, x := range xs {
 				vals[r] = m.effect(i, x[i])

@@ -88,11 +88,8 @@ func (h *Hybrid) localStep() (Proposal, bool) {
 		return Proposal{}, false
 	}
 	h.selectKnobs()
-	cfg, x0, n := h.center(lm)
+	_, x0, _ := h.center(lm)
 	h.localAsked++
-	if n < localRepeats && h.localAsked%4 == 0 {
-		return Proposal{Config: cfg, Kind: Repeat, handle: -1}, true
-	}
 	ks := h.sp.Knobs()
 	var bestX []float64
 	bestS := math.Inf(-1)

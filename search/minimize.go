@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -126,7 +127,7 @@ type Minimized struct {
 	// Best is the number of the minimised trial (−1: nothing to minimise).
 	Best int
 	// Goal is the objective the steps compared.
-	Goal Goal
+	Goal measure.Goal
 	// Changes is the number of knobs the best changes from the baseline.
 	Changes int
 	// Config is the minimal configuration so far: the best with the
@@ -176,7 +177,7 @@ type minRun struct {
 // Minimize returns the state of the minimisation of the best trial of
 // trials under policy m for goal (see Minimized); Best is −1 when there is
 // nothing to minimise (no best other than the baseline, or no change).
-func Minimize(trials []Trial, m *Minimization, goal Goal) Minimized {
+func Minimize(trials []Trial, m *Minimization, goal measure.Goal) Minimized {
 	return m.replay(trials, goal, math.MaxInt).state
 }
 
@@ -195,7 +196,7 @@ func (m *Minimization) pairsPerStep() int {
 // next returns the next minimisation run when left runs fit in what is
 // left of the budget (math.MaxInt: no budget); false when the
 // minimisation is done or there is nothing to minimise.
-func (m *Minimization) next(trials []Trial, goal Goal, left int) (Proposal, RepeatLink, bool) {
+func (m *Minimization) next(trials []Trial, goal measure.Goal, left int) (Proposal, RepeatLink, bool) {
 	if m == nil {
 		return Proposal{}, RepeatLink{}, false
 	}
@@ -440,13 +441,13 @@ func leadKnob(knobs []string, share map[string]float64) string {
 // Once every group is decided (or the budget leaves room for no more
 // than the final check), the minimal configuration runs against the full
 // best in Pairs pairs (Minimal, MinFull), unless nothing was reverted.
-func (m *Minimization) replay(trials []Trial, goal Goal, left int) minRun {
+func (m *Minimization) replay(trials []Trial, goal measure.Goal, left int) minRun {
 	var sp *space.Space
 	if m != nil {
 		sp = m.Space
 	}
 	if goal == "" {
-		goal = GoalTPS
+		goal = measure.GoalTPS
 	}
 	r := minRun{state: Minimized{Best: -1, Goal: goal}}
 	best, base, changed, ok := minimisable(trials, sp)
@@ -644,7 +645,7 @@ func alternate(runs []Trial, ka Kind, a space.Config, kb Kind, b space.Config) P
 
 // kindPairs pairs the k-th complete run of kind a with the k-th complete
 // run of kind b (a pair with a failed member is left out), as ABPairs.
-func kindPairs(goal Goal, runs []Trial, a, b Kind) []Pair {
+func kindPairs(goal measure.Goal, runs []Trial, a, b Kind) []Pair {
 	var as, bs []float64
 	for _, u := range runs {
 		v := math.NaN()
@@ -703,7 +704,7 @@ type judgement struct {
 // runs) and the pairs' own variance. With history's noise, one or two
 // pairs can decide; without, the interval is PairedGain's own. It returns
 // PairedGain's error (fewer than 2 pairs, say).
-func judge(goal Goal, pairs []Pair, history []Trial) (judgement, error) {
+func judge(goal measure.Goal, pairs []Pair, history []Trial) (judgement, error) {
 	g, err := PairedGain(goal, pairs)
 	if err != nil {
 		return judgement{}, err
@@ -729,7 +730,7 @@ func interval(m, ownSD float64, n int, runSD float64, df int) judgement {
 
 // minNote describes a finished minimisation run for the progress display:
 // what the step it completed decided, or "".
-func minNote(trials []Trial, t Trial, m *Minimization, goal Goal) string {
+func minNote(trials []Trial, t Trial, m *Minimization, goal measure.Goal) string {
 	if !t.Kind.Minimizing() || m == nil {
 		return ""
 	}
@@ -747,7 +748,7 @@ func minNote(trials []Trial, t Trial, m *Minimization, goal Goal) string {
 
 // StepText describes a step for people: "reverting innodb_x, innodb_y
 // costs +1.2 % tps (95 % interval -6.1 .. +9.0 %, 2 pairs): reverted".
-func StepText(s MinStep, goal Goal) string {
+func StepText(s MinStep, goal measure.Goal) string {
 	what := strings.Join(s.Knobs, ", ")
 	switch s.Status {
 	case MinUntested:
@@ -764,7 +765,7 @@ func StepText(s MinStep, goal Goal) string {
 }
 
 // CheckText describes the final check.
-func CheckText(m Minimized, goal Goal) string {
+func CheckText(m Minimized, goal measure.Goal) string {
 	if m.Check == nil {
 		return "minimize: the final check has fewer than 2 complete pairs: the full best stays the result"
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -40,9 +41,9 @@ var tenChanges = space.Config{
 func twoMatter(seed uint64, cv float64) Objective {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	var mu sync.Mutex
-	return func(ctx context.Context, t Trial) (Outcome, error) {
+	return func(ctx context.Context, t Trial) (measure.Outcome, error) {
 		if err := ctx.Err(); err != nil {
-			return Outcome{}, err
+			return measure.Outcome{}, err
 		}
 		tps := 500.0
 		if t.Params["innodb_buffer_pool_size"] == "1073741824" {
@@ -54,7 +55,7 @@ func twoMatter(seed uint64, cv float64) Objective {
 		mu.Lock()
 		tps *= math.Exp(cv * rng.NormFloat64())
 		mu.Unlock()
-		return Outcome{Score: tps, MeanTPS: tps, Restarted: true}, nil
+		return measure.Outcome{Score: tps, MeanTPS: tps, Restarted: true}, nil
 	}
 }
 
@@ -103,7 +104,7 @@ func TestMinimizeKeepsTheTwoThatMatter(t *testing.T) {
 			if res.Best.Params.Key() != tenChanges.Key() {
 				t.Fatalf("best = %v, want the ten changes", res.Best.Params)
 			}
-			m := Minimize(res.Trials, s.Minimize, GoalTPS)
+			m := Minimize(res.Trials, s.Minimize, measure.GoalTPS)
 			if !m.Done || !m.Accepted || m.Changes != 10 {
 				t.Fatalf("done %v accepted %v changes %d, want done, accepted, 10; steps %+v check %+v", m.Done, m.Accepted, m.Changes, m.Steps, m.Check)
 			}
@@ -150,10 +151,10 @@ func TestMinimizeKeepsTheTwoThatMatter(t *testing.T) {
 func stepsText(m Minimized) string {
 	s := ""
 	for _, st := range m.Steps {
-		s += StepText(st, GoalTPS) + "\n"
+		s += StepText(st, measure.GoalTPS) + "\n"
 	}
 	if m.Check != nil {
-		s += CheckText(m, GoalTPS) + "\n"
+		s += CheckText(m, measure.GoalTPS) + "\n"
 	}
 	return s
 }
@@ -163,12 +164,12 @@ func stepsText(m Minimized) string {
 // other side.
 func TestMinimizeRevertsWhatDoesNotPay(t *testing.T) {
 	store := newMemStore()
-	flat := func(ctx context.Context, tr Trial) (Outcome, error) {
+	flat := func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 		v := 500 * (1 + 0.01*float64(tr.Number%3))
 		if tr.Params.Key() == tenChanges.Key() && tr.Kind == Sampled {
 			v = 600 // a lucky first measurement made it the candidate
 		}
-		return Outcome{Score: v, MeanTPS: v, Restarted: true}, nil
+		return measure.Outcome{Score: v, MeanTPS: v, Restarted: true}, nil
 	}
 	s := minimizeStudy(store, flat)
 	s.Confirm = nil // the lucky measurement stands: the best is the ten changes
@@ -176,7 +177,7 @@ func TestMinimizeRevertsWhatDoesNotPay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Minimize(res.Trials, s.Minimize, GoalTPS)
+	m := Minimize(res.Trials, s.Minimize, measure.GoalTPS)
 	if res.Best.Params.Key() != tenChanges.Key() {
 		t.Fatalf("best %v", res.Best.Params)
 	}
@@ -221,13 +222,13 @@ func TestMinimizeRevertsDependentKnobsTogether(t *testing.T) {
 
 	// In a study: every reverted configuration reverts both or neither.
 	store := newMemStore()
-	obj := func(ctx context.Context, tr Trial) (Outcome, error) {
+	obj := func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 		v := 500.0
 		if tr.Params["thread_handling"] == "pool-of-threads" {
 			v = 700
 		}
 		v *= 1 + 0.01*float64(tr.Number%2)
-		return Outcome{Score: v, MeanTPS: v, Restarted: true}, nil
+		return measure.Outcome{Score: v, MeanTPS: v, Restarted: true}, nil
 	}
 	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{best}}, Objective: obj, Store: store, MaxTrials: 2,
 		Minimize: &Minimization{Pairs: 2, Space: sp}}
@@ -249,7 +250,7 @@ func TestMinimizeRevertsDependentKnobsTogether(t *testing.T) {
 			t.Fatalf("trial %d reverts one knob of a dependent pair: %v", tr.Number, tr.Params)
 		}
 	}
-	m := Minimize(res.Trials, s.Minimize, GoalTPS)
+	m := Minimize(res.Trials, s.Minimize, measure.GoalTPS)
 	if nRevert == 0 || !m.Done || keptKnobs(m) == nil || !slices.Equal(keptKnobs(m), []string{"thread_handling", "thread_pool_size"}) {
 		t.Fatalf("%d revert runs, done %v, kept %v; want thread handling and pool size kept:\n%s", nRevert, m.Done, keptKnobs(m), stepsText(m))
 	}
@@ -265,12 +266,12 @@ func TestMinimizeResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	refTrials, _ := full.Trials(context.Background(), "s")
-	refState := Minimize(refTrials, ref.Minimize, GoalTPS)
+	refState := Minimize(refTrials, ref.Minimize, measure.GoalTPS)
 
 	// Replay the same measurements (by trial number) and kill a
 	// minimisation run part-way through the second step.
 	killAt := 2*refState.Steps[0].Pairs + 3
-	byNumber := map[int]Outcome{}
+	byNumber := map[int]measure.Outcome{}
 	for _, tr := range refTrials {
 		byNumber[tr.Number] = tr.Outcome
 	}
@@ -278,13 +279,13 @@ func TestMinimizeResumes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	minRuns := 0
 	killed := -1
-	obj := func(c context.Context, tr Trial) (Outcome, error) {
+	obj := func(c context.Context, tr Trial) (measure.Outcome, error) {
 		if tr.Kind.Minimizing() {
 			minRuns++
 			if minRuns == killAt {
 				killed = tr.Number
 				cancel()
-				return Outcome{}, c.Err()
+				return measure.Outcome{}, c.Err()
 			}
 		}
 		return byNumber[tr.Number], nil
@@ -295,20 +296,20 @@ func TestMinimizeResumes(t *testing.T) {
 	}
 	store.markInterrupted()
 	before, _ := store.Trials(context.Background(), "s")
-	mid := Minimize(before, s.Minimize, GoalTPS)
+	mid := Minimize(before, s.Minimize, measure.GoalTPS)
 	if mid.Done || len(mid.Steps) == 0 {
 		t.Fatalf("killed minimisation: done %v with %d steps; want part-way", mid.Done, len(mid.Steps))
 	}
 	// The resumed run measures what the uninterrupted one measured at
 	// each number, shifted by the interrupted trial.
-	resumeObj := func(c context.Context, tr Trial) (Outcome, error) { return byNumber[tr.Number-1], nil }
+	resumeObj := func(c context.Context, tr Trial) (measure.Outcome, error) { return byNumber[tr.Number-1], nil }
 	s2 := minimizeStudy(store, resumeObj)
 	s2.Strategy = &script{}
 	res, err := s2.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := Minimize(res.Trials, s2.Minimize, GoalTPS)
+	after := Minimize(res.Trials, s2.Minimize, measure.GoalTPS)
 	if !reflect.DeepEqual(after.Steps[:len(mid.Steps)], mid.Steps) {
 		t.Fatalf("steps before the kill changed:\n%s\nvs\n%s", stepsText(mid), stepsText(after))
 	}
@@ -337,7 +338,7 @@ func budgetStudy(cost func(n int) time.Duration, share float64, rounds int, plan
 	now := time.Unix(0, 0)
 	obj := twoMatter(3, 0.06)
 	n := 0
-	s := minimizeStudy(newMemStore(), func(c context.Context, tr Trial) (Outcome, error) {
+	s := minimizeStudy(newMemStore(), func(c context.Context, tr Trial) (measure.Outcome, error) {
 		n++
 		now = now.Add(cost(n))
 		return obj(c, tr)
@@ -397,7 +398,7 @@ func TestMinimizePlan(t *testing.T) {
 			t.Fatalf("plan reserves %d runs, the minimisation's share %d:\n%s", p.Reserve, p.Minimize.Runs, txt)
 		}
 		if tc.on {
-			m := Minimize(res.Trials, s.Minimize, GoalTPS)
+			m := Minimize(res.Trials, s.Minimize, measure.GoalTPS)
 			if !m.Done {
 				t.Fatalf("minimisation not done within its share:\n%s", stepsText(m))
 			}
@@ -412,9 +413,9 @@ func TestMinimizePlan(t *testing.T) {
 func TestMinimizeKeepsWhatCannotBeReverted(t *testing.T) {
 	store := newMemStore()
 	inner := twoMatter(9, 0.06)
-	obj := func(ctx context.Context, tr Trial) (Outcome, error) {
+	obj := func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 		if tr.Kind == MinRevert && tr.Params["innodb_flush_neighbors"] != "0" {
-			return Outcome{Failure: "server refused the configuration"}, nil
+			return measure.Outcome{Failure: "server refused the configuration"}, nil
 		}
 		return inner(ctx, tr)
 	}
@@ -423,7 +424,7 @@ func TestMinimizeKeepsWhatCannotBeReverted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Minimize(res.Trials, s.Minimize, GoalTPS)
+	m := Minimize(res.Trials, s.Minimize, measure.GoalTPS)
 	if !m.Done || !m.Accepted {
 		t.Fatalf("done %v accepted %v:\n%s", m.Done, m.Accepted, stepsText(m))
 	}
@@ -499,7 +500,7 @@ func TestMinimizeStepExtendsWhenItLeans(t *testing.T) {
 	pool := space.Config{"innodb_buffer_pool_size": "1073741824"}
 	n := 0
 	run := func(k Kind, p space.Config, tps float64) Trial {
-		tr := Trial{Number: n, Kind: k, State: Complete, Params: p, Outcome: Outcome{Score: tps, MeanTPS: tps}}
+		tr := Trial{Number: n, Kind: k, State: Complete, Params: p, Outcome: measure.Outcome{Score: tps, MeanTPS: tps}}
 		if k.Extra() {
 			tr.RepeatOf = 1
 			if k == Recheck {
@@ -514,21 +515,21 @@ func TestMinimizeStepExtendsWhenItLeans(t *testing.T) {
 	// 128M pool did on this machine.
 	trials := []Trial{run(Baseline, space.Config{}, 500), run(Sampled, pool, 750), run(Recheck, space.Config{}, 600), run(Recheck, space.Config{}, 420)}
 	trials = append(trials, run(MinCurrent, pool, 800), run(MinRevert, space.Config{}, 640), run(MinRevert, space.Config{}, 560), run(MinCurrent, pool, 720))
-	st := Minimize(trials, m, GoalTPS)
+	st := Minimize(trials, m, measure.GoalTPS)
 	if st.Done || len(st.Steps) != 0 {
 		t.Fatalf("after 2 pairs at +25 %% each: done %v, steps:\n%s\nwant the step still measuring", st.Done, stepsText(st))
 	}
-	p, rep, ok := m.next(trials, GoalTPS, math.MaxInt)
+	p, rep, ok := m.next(trials, measure.GoalTPS, math.MaxInt)
 	if !ok || (p.Kind != MinCurrent && p.Kind != MinRevert) || rep.RepeatOf != 1 {
 		t.Fatalf("next after 2 leaning pairs: %v %+v %v; want a third pair of the step", p.Kind, rep, ok)
 	}
 	// No room in the budget for another pair and the final check: it
 	// decides on the pairs it has (the change is reverted, as before).
-	if _, _, ok := m.next(trials, GoalTPS, 3); ok {
+	if _, _, ok := m.next(trials, measure.GoalTPS, 3); ok {
 		t.Fatalf("with 3 runs left, the step asked for more")
 	}
 	trials = append(trials, run(MinCurrent, pool, 900), run(MinRevert, space.Config{}, 500), run(MinRevert, space.Config{}, 500), run(MinCurrent, pool, 850))
-	st = Minimize(trials, m, GoalTPS)
+	st = Minimize(trials, m, measure.GoalTPS)
 	kept := st.KeptSteps()
 	if len(kept) != 1 || kept[0].Pairs < 3 || !(kept[0].LoPct > 0) {
 		t.Fatalf("after more pairs: steps\n%s\nwant the pool kept on 3 or more pairs", stepsText(st))
@@ -541,7 +542,7 @@ func TestMinimizeStepExtendsWhenItLeans(t *testing.T) {
 	n = 0
 	flat := []Trial{run(Baseline, space.Config{}, 500), run(Sampled, pool, 750), run(Recheck, space.Config{}, 600), run(Recheck, space.Config{}, 420)}
 	flat = append(flat, run(MinCurrent, pool, 600), run(MinRevert, space.Config{}, 610), run(MinRevert, space.Config{}, 590), run(MinCurrent, pool, 600))
-	st = Minimize(flat, m, GoalTPS)
+	st = Minimize(flat, m, measure.GoalTPS)
 	if len(st.Steps) != 1 || st.Steps[0].Status != MinReverted || st.Steps[0].Pairs != 2 {
 		t.Fatalf("near 0: steps\n%s\nwant reverted after 2 pairs", stepsText(st))
 	}
@@ -564,7 +565,7 @@ func TestStudyABPhaseTakesTheRestWhenTheMinimisationStopsShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Minimize(res.Trials, s.Minimize, GoalTPS)
+	m := Minimize(res.Trials, s.Minimize, measure.GoalTPS)
 	if m.Runs == 0 || m.Done {
 		t.Fatalf("minimisation of %d runs, done %v; want one that began and stopped short (the case under test):\n%s", m.Runs, m.Done, stepsText(m))
 	}

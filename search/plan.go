@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/autotune/autotune/measure"
 )
 
 // PlanPhases are the phases of a trial whose durations the runner stores
@@ -124,7 +126,7 @@ const AssumedNoiseSD = 0.07
 // abPlan fills the A/B part of pl: the pairs, and the half-width of the
 // interval they give at the noise of trials (a pair's log-ratio has √2
 // times the noise of one run).
-func abPlan(pl *Plan, c *Confirmation, goal Goal, trials []Trial, budget, per time.Duration) {
+func abPlan(pl *Plan, c *Confirmation, goal measure.Goal, trials []Trial, budget, per time.Duration) {
 	best, base := Best(trials)
 	pl.ABArms = len(abArms(trials, best, base))
 	pl.ABPairs = c.abPairs(budget, per, pl.ABArms, abNoise(goal, trials))
@@ -322,6 +324,9 @@ type studyPlan struct {
 	// minimize reports that the minimisation runs (Plan.Minimize.On);
 	// minDecided that it is decided for the rest of the run.
 	minimize, minDecided bool
+	// horizon is the planned number of search trials (Plan.Total, or
+	// Study.MaxTrials before a plan; 0: unknown), for the final race.
+	horizon int
 }
 
 // plan re-plans over trials with spent of the budget used. The
@@ -364,8 +369,12 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 		sp.final = time.Duration(in.FinalRuns)*pl.TrialCost + in.FinalExtra
 	}
 	pl.Minimize, sp.minimize = mp, mp != nil && mp.On
-	if h, ok := s.Strategy.(Horizoner); ok && pl.LimitedBy != "none" && pl.Total > 0 {
-		h.SetHorizon(pl.Total)
+	sp.horizon = s.MaxTrials
+	if pl.LimitedBy != "none" && pl.Total > 0 {
+		sp.horizon = pl.Total
+		if h, ok := s.Strategy.(Horizoner); ok {
+			h.SetHorizon(pl.Total)
+		}
 	}
 	return pl
 }

@@ -7,15 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
 func TestPlan(t *testing.T) {
-	trial := func(state State, restore, measure, extra float64) Trial {
-		ph := map[string]float64{"restore": restore, "start": 0.5, "warmup": 10, "measure": measure, "stop": 0.5}
-		d := restore + 1 + 10 + measure + extra
+	trial := func(state State, restore, window, extra float64) Trial {
+		ph := map[string]float64{"restore": restore, "start": 0.5, "warmup": 10, "measure": window, "stop": 0.5}
+		d := restore + 1 + 10 + window + extra
 		start := time.Unix(1000, 0)
-		return Trial{State: state, Started: start, Ended: start.Add(time.Duration(d * float64(time.Second))), Outcome: Outcome{Phases: ph}}
+		return Trial{State: state, Started: start, Ended: start.Add(time.Duration(d * float64(time.Second))), Outcome: measure.Outcome{Phases: ph}}
 	}
 	// Two complete trials of 2+0.5+10+20+0.5 s phases and 1 s bookkeeping; a
 	// short failed one is not used for the cost.
@@ -68,7 +69,7 @@ func clockStudy(cfgs []space.Config, values map[string][]float64, cost, budget t
 	obj, _ := measured(values)
 	return &Study{Name: "s", Strategy: &script{cfgs: cfgs}, Store: newMemStore(), Budget: budget, Confirm: c,
 		PriorCost: cost,
-		Objective: func(ctx context.Context, tr Trial) (Outcome, error) {
+		Objective: func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 			now = now.Add(cost)
 			return obj(ctx, tr)
 		},
@@ -86,7 +87,7 @@ func timed(s *Study, values map[string][]float64, dur func(n int, tr Trial) time
 	*now = time.Unix(0, 0)
 	n := 0
 	s.Now = func() time.Time { return *now }
-	s.Objective = func(ctx context.Context, tr Trial) (Outcome, error) {
+	s.Objective = func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 		n++
 		*now = now.Add(dur(n, tr))
 		return obj(ctx, tr)
@@ -216,11 +217,11 @@ func TestStudyStopsForTheReserve(t *testing.T) {
 	var plans []Plan
 	s := clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, 10*time.Minute, 2*time.Hour,
 		&Confirmation{ABPairs: 2}, &plans)
-	measure := s.Objective
-	s.Objective = func(ctx context.Context, tr Trial) (Outcome, error) {
-		out, err := measure(ctx, tr)
+	objective := s.Objective
+	s.Objective = func(ctx context.Context, tr Trial) (measure.Outcome, error) {
+		out, err := objective(ctx, tr)
 		if tr.Kind == ABBest || tr.Kind == ABBase {
-			out = Outcome{Failure: "server crashed"}
+			out = measure.Outcome{Failure: "server crashed"}
 		}
 		return out, err
 	}
@@ -250,7 +251,7 @@ func TestStudyReportsItsPlan(t *testing.T) {
 	var reportedAt []int
 	s := &Study{Name: "s", Strategy: h, Store: store, Budget: time.Hour, PriorCost: 35 * time.Second,
 		Confirm: &Confirmation{Repeats: 2, ABPairs: 2}, MaxTrials: 4,
-		Objective: func(ctx context.Context, tr Trial) (Outcome, error) {
+		Objective: func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 			now = now.Add(36 * time.Second)
 			out, err := obj(ctx, tr)
 			out.Phases = phases
@@ -384,13 +385,13 @@ func TestStudyConfirmsTheLastSearchTrialWithinTheReserve(t *testing.T) {
 	s := clockStudy(cfgs, nil, 10*time.Minute, 3*time.Hour, &Confirmation{Repeats: 2, ABPairs: 2}, &plans)
 	now := time.Unix(0, 0)
 	s.Now = func() time.Time { return now }
-	s.Objective = func(ctx context.Context, tr Trial) (Outcome, error) {
+	s.Objective = func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 		now = now.Add(10 * time.Minute)
 		v := 500.0
 		if io, err := strconv.Atoi(tr.Params["innodb_io_capacity"]); err == nil && tr.Kind != Baseline && tr.Kind != ABBase {
 			v = float64(400 + io)
 		}
-		return Outcome{Score: v, MeanTPS: v, Restarted: true}, nil
+		return measure.Outcome{Score: v, MeanTPS: v, Restarted: true}, nil
 	}
 	res, err := s.Run(context.Background())
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -21,7 +22,7 @@ import (
 // stops, the trial does not count), Rejected when the outcome says it was
 // refused before a server started, Failed when it carries a failure, and
 // Complete otherwise.
-func classify(out Outcome, oerr error) State {
+func classify(out measure.Outcome, oerr error) State {
 	switch {
 	case oerr != nil:
 		return Interrupted
@@ -39,7 +40,7 @@ func classify(out Outcome, oerr error) State {
 // conclude returns t ended at ended with the objective's result: its
 // outcome, its state (see classify) and, for an interrupted trial without
 // a failure text, the objective's error as the failure.
-func conclude(t Trial, out Outcome, oerr error, ended time.Time) Trial {
+func conclude(t Trial, out measure.Outcome, oerr error, ended time.Time) Trial {
 	t.Ended = ended
 	t.Outcome = out
 	t.State = classify(out, oerr)
@@ -90,7 +91,7 @@ type observer interface {
 // metricsObserver is a strategy that reads the server metrics of the
 // trials it is told or observes (Hybrid.ObserveMetrics).
 type metricsObserver interface {
-	ObserveMetrics(cfg space.Config, levels []Level)
+	ObserveMetrics(cfg space.Config, levels []measure.Level)
 }
 
 // observeMetrics gives the thread levels of t, when it is complete, to

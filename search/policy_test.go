@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -15,21 +16,21 @@ func TestClassify(t *testing.T) {
 	boom := errors.New("sandbox gone")
 	for _, tc := range []struct {
 		name string
-		out  Outcome
+		out  measure.Outcome
 		err  error
 		want State
 	}{
-		{"scored", Outcome{Score: 500}, nil, Complete},
-		{"infeasible is complete", Outcome{Score: 500, Measurement: Measurement{Infeasible: true}}, nil, Complete},
-		{"failure", Outcome{Failure: "server crashed"}, nil, Failed},
-		{"rejected", Outcome{Rejected: true, Failure: "over the memory budget"}, nil, Rejected},
-		{"error wins", Outcome{Failure: "server crashed", Rejected: true}, boom, Interrupted},
+		{"scored", measure.Outcome{Score: 500}, nil, Complete},
+		{"infeasible is complete", measure.Outcome{Score: 500, Measurement: measure.Measurement{Infeasible: true}}, nil, Complete},
+		{"failure", measure.Outcome{Failure: "server crashed"}, nil, Failed},
+		{"rejected", measure.Outcome{Rejected: true, Failure: "over the memory budget"}, nil, Rejected},
+		{"error wins", measure.Outcome{Failure: "server crashed", Rejected: true}, boom, Interrupted},
 	} {
 		if got := classify(tc.out, tc.err); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}
-	tr := conclude(Trial{Number: 3, State: Running}, Outcome{}, boom, time.Unix(5, 0))
+	tr := conclude(Trial{Number: 3, State: Running}, measure.Outcome{}, boom, time.Unix(5, 0))
 	if tr.State != Interrupted || tr.Failure != "sandbox gone" || !tr.Ended.Equal(time.Unix(5, 0)) {
 		t.Fatalf("concluded %+v", tr)
 	}
@@ -61,12 +62,12 @@ func (r *recStrategy) Observe(cfg space.Config, v float64) error {
 
 // scripted returns an objective that answers trial n with outs[n].
 type scriptedRun struct {
-	out Outcome
+	out measure.Outcome
 	err error
 }
 
 func scripted(outs []scriptedRun) Objective {
-	return func(ctx context.Context, t Trial) (Outcome, error) {
+	return func(ctx context.Context, t Trial) (measure.Outcome, error) {
 		r := outs[t.Number]
 		return r.out, r.err
 	}
@@ -80,10 +81,12 @@ func scripted(outs []scriptedRun) Objective {
 // (the last value it observes). A study resumed over the same trials
 // replays them like the worker does.
 func TestStudyAndWorkerAgree(t *testing.T) {
-	ok := func(score float64) scriptedRun { return scriptedRun{out: Outcome{Score: score, MeanTPS: score}} }
-	failed := scriptedRun{out: Outcome{Failure: "server crashed"}}
-	rejected := scriptedRun{out: Outcome{Rejected: true, Failure: "over the memory budget"}}
-	infeasible := scriptedRun{out: Outcome{Score: 900, MeanTPS: 900, Measurement: Measurement{Infeasible: true}}}
+	ok := func(score float64) scriptedRun {
+		return scriptedRun{out: measure.Outcome{Score: score, MeanTPS: score}}
+	}
+	failed := scriptedRun{out: measure.Outcome{Failure: "server crashed"}}
+	rejected := scriptedRun{out: measure.Outcome{Rejected: true, Failure: "over the memory budget"}}
+	infeasible := scriptedRun{out: measure.Outcome{Score: 900, MeanTPS: 900, Measurement: measure.Measurement{Infeasible: true}}}
 	broken := scriptedRun{err: errors.New("sandbox vanished")}
 	for _, tc := range []struct {
 		name string
@@ -178,7 +181,7 @@ func TestStudyAndWorkerAgree(t *testing.T) {
 				}
 				w2 := *w
 				w2.MaxTrials = len(tc.runs) + 1
-				if _, _, _, err := w2.choose(ctx, m.trials, len(m.trials)); err != nil {
+				if _, _, _, _, err := w2.choose(ctx, m.trials, len(m.trials)); err != nil {
 					t.Fatal(err)
 				}
 				last := fresh[len(fresh)-1].observed
@@ -208,19 +211,19 @@ func TestWorkerCountsRejectedTrials(t *testing.T) {
 	}
 	w := &Worker{Name: "s", Budget: time.Hour,
 		NewStrategy: func(seed int64) (Strategy, error) { return &recStrategy{seed: seed}, nil }}
-	if _, c, reason, err := w.choose(context.Background(), trials, 2); err != nil || c != Stop || reason != StopBudget {
+	if _, _, c, reason, err := w.choose(context.Background(), trials, 2); err != nil || c != Stop || reason != StopBudget {
 		t.Fatalf("choice %v (%q, %v): want Stop for the budget (55 min spent, 10 min to go)", c, reason, err)
 	}
 	w = &Worker{Name: "s", MaxTrials: 2,
 		NewStrategy: func(seed int64) (Strategy, error) { return &recStrategy{seed: seed}, nil }}
-	if _, c, reason, err := w.choose(context.Background(), trials, 2); err != nil || c != Stop || reason != StopTrials {
+	if _, _, c, reason, err := w.choose(context.Background(), trials, 2); err != nil || c != Stop || reason != StopTrials {
 		t.Fatalf("choice %v (%q, %v): want Stop at the cap", c, reason, err)
 	}
 	// A rejected baseline that ended after the worker started stops it.
 	w = &Worker{Name: "s", MaxTrials: 5, Started: t0.Add(-time.Minute),
 		NewStrategy: func(seed int64) (Strategy, error) { return &recStrategy{seed: seed}, nil }}
-	rb := []Trial{{Number: 0, Kind: Baseline, State: Rejected, Params: space.Config{}, Started: t0, Ended: t0.Add(time.Second), Outcome: Outcome{Failure: "over budget"}}}
-	if _, _, _, err := w.choose(context.Background(), rb, 1); !errors.Is(err, ErrBaselineFailed) {
+	rb := []Trial{{Number: 0, Kind: Baseline, State: Rejected, Params: space.Config{}, Started: t0, Ended: t0.Add(time.Second), Outcome: measure.Outcome{Failure: "over budget"}}}
+	if _, _, _, _, err := w.choose(context.Background(), rb, 1); !errors.Is(err, ErrBaselineFailed) {
 		t.Fatalf("err %v, want ErrBaselineFailed", err)
 	}
 }

@@ -19,10 +19,6 @@ func (r recorder) Observe(cfg space.Config, value float64) error {
 	return nil
 }
 
-// SetPrepare implements Preparer: the history looks a proposal up as the
-// study would measure it (see history.keyOf).
-func (r recorder) SetPrepare(prepare func(space.Config) space.Config) { r.h.prepare = prepare }
-
 // Tell records the value of any proposal, the strategy's own or not.
 func (r recorder) Tell(ctx context.Context, p Proposal, value float64) error {
 	r.h.add(p.Config, value)

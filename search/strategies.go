@@ -20,6 +20,11 @@ type StrategyOptions struct {
 	// (the expert warm start, seeds): coordinate descent may start from
 	// them, the hybrid probes the knobs they set.
 	Starts []space.Config
+	// Shape is how the study shapes a proposal into what it measures
+	// (hybrid, coordinate descent: their history recognises a step that
+	// only moves a knob the repair moves back, and the baseline as
+	// measured under Base).
+	Shape Shape
 }
 
 // NewStrategy returns the strategy called name over sp: "hybrid"
@@ -29,9 +34,9 @@ type StrategyOptions struct {
 func NewStrategy(name string, sp *space.Space, o StrategyOptions) (Strategy, error) {
 	switch name {
 	case "hybrid":
-		return NewHybrid(sp, HybridOptions{Seed: o.Seed, Horizon: o.Horizon, Starts: o.Starts}), nil
+		return NewHybrid(sp, HybridOptions{Seed: o.Seed, Horizon: o.Horizon, Starts: o.Starts, Shape: o.Shape}), nil
 	case "coordinate":
-		return NewCoordinate(sp, CoordinateOptions{Starts: o.Starts}), nil
+		return NewCoordinate(sp, CoordinateOptions{Starts: o.Starts, Shape: o.Shape}), nil
 	case "tpe":
 		return NewTPE(sp, o.Seed)
 	case "random":
@@ -44,15 +49,4 @@ func NewStrategy(name string, sp *space.Space, o StrategyOptions) (Strategy, err
 // planned number of trials (Hybrid).
 type Horizoner interface {
 	SetHorizon(n int)
-}
-
-// Preparer is implemented by strategies that recognise a proposal whose
-// measurement they already hold in another form (those that keep a
-// history: Hybrid, coordinate descent): Study and Worker give them, before their first Ask, the
-// function that turns a proposal's configuration into the one a trial
-// measures and records (Base under it, the repair, the canonical form:
-// Study.params), so a step that only moves a knob Base pins or the repair
-// moves back is seen as the configuration measured before.
-type Preparer interface {
-	SetPrepare(prepare func(space.Config) space.Config)
 }

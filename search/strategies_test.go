@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -60,7 +61,7 @@ func additive(n int, seed uint64) []Trial {
 			y += 60
 		}
 		y *= 1 + 0.03*rng.NormFloat64()
-		out = append(out, Trial{Number: i, State: Complete, Kind: Sampled, Params: cfg, Outcome: Outcome{Score: y}})
+		out = append(out, Trial{Number: i, State: Complete, Kind: Sampled, Params: cfg, Outcome: measure.Outcome{Score: y}})
 	}
 	return out
 }
@@ -354,7 +355,7 @@ func TestWarmStartWithABaseOncePerStudy(t *testing.T) {
 		t.Helper()
 		s := newStudy(t, store, landscape(10), int64(n))
 		s.MaxTrials, s.Base = n, space.Config{"innodb_doublewrite": "ON"}
-		s.Prepare = func(c space.Config) space.Config { c = c.Clone(); c["innodb_io_capacity_max"] = "6000"; return c }
+		s.Space = space.Default()
 		s.WarmStart = []Proposal{{Config: expert, Kind: Expert}}
 		res, err := s.Run(context.Background())
 		if err != nil {
@@ -441,15 +442,10 @@ func TestHybridProposesNoRepairedRepeat(t *testing.T) {
 		}
 		repeats, repaired := 0, 0
 		for seed := uint64(1); seed <= 3; seed++ {
-			h := NewHybrid(sp, HybridOptions{Seed: int64(seed), Horizon: 80})
-			s := &Study{Name: "s", Strategy: h, Objective: landscape(seed), Store: newMemStore(), MaxTrials: 80,
-				Base: base,
-				Prepare: func(c space.Config) space.Config {
-					rc, notes := sp.Repair(c)
-					repaired += len(notes)
-					return rc
-				},
-				Canonical: sp.Essential}
+			shape := Shape{Space: sp, Base: base}
+			h := NewHybrid(sp, HybridOptions{Seed: int64(seed), Horizon: 80, Shape: shape})
+			s := &Study{Name: "s", Strategy: repairCounter{h, shape, &repaired}, Objective: landscape(seed), Store: newMemStore(), MaxTrials: 80,
+				Base: base, Space: sp}
 			res, err := s.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -473,127 +469,9 @@ func TestHybridProposesNoRepairedRepeat(t *testing.T) {
 	}
 }
 
-// TestHybridRacesTheTwoBest: in the last Race share of its horizon the
-// hybrid re-measures, every other proposal, whichever of the two
-// configurations with the best estimates (mean after the first run) has
-// fewer measurements; before it, and with the race off, it does not.
-func TestHybridRacesTheTwoBest(t *testing.T) {
-	sp := firstSpace(t)
-	ctx := context.Background()
-	a := space.Config{"innodb_buffer_pool_size": strconv.Itoa(1 << 30)}
-	b := space.Config{"innodb_buffer_pool_size": strconv.Itoa(2 << 30)}
-	c := space.Config{"innodb_buffer_pool_size": strconv.Itoa(512 << 20)}
-	// history builds a hybrid with the given history size: a measured 4
-	// times (its runs after the first average 1000), b twice (1010 after a
-	// lucky 1500: the best estimate), c twice (900), and filler points of
-	// one measurement each.
-	history := func(o HybridOptions, size int) *Hybrid {
-		h := NewHybrid(sp, o)
-		for _, v := range []float64{1200, 990, 1000, 1010} {
-			_ = h.Observe(a, v)
-		}
-		_ = h.Observe(b, 1500)
-		_ = h.Observe(b, 1010)
-		_ = h.Observe(c, 900)
-		_ = h.Observe(c, 900)
-		for i := 0; len(h.h.obs) < size; i++ {
-			_ = h.Observe(space.Config{"innodb_io_capacity": strconv.Itoa(200 + 10*i)}, 500)
-		}
-		return h
-	}
-	races := func(h *Hybrid, asks int) (ra, rb, other int) {
-		for i := 0; i < asks; i++ {
-			p, err := h.Ask(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			switch {
-			case p.Kind == Repeat && fullConfig(sp, p.Config).Key() == fullConfig(sp, a).Key():
-				ra++
-			case p.Kind == Repeat && fullConfig(sp, p.Config).Key() == fullConfig(sp, b).Key():
-				rb++
-			case p.Kind == Repeat:
-				other++
-			}
-		}
-		return
-	}
-	// In the race (history 85 of 100): b, the best estimate with fewer
-	// measurements, every other proposal (nothing is told, so it stays
-	// the one to measure).
-	if ra, rb, other := races(history(HybridOptions{Seed: 1, Horizon: 100}, 85), 10); rb != 5 || ra != 0 || other != 0 {
-		t.Fatalf("in the race: %d repeats of b, %d of a, %d others; want 5 of b", rb, ra, other)
-	}
-	// Once b has more measurements than a, a is measured.
-	h := history(HybridOptions{Seed: 1, Horizon: 100}, 85)
-	for _, v := range []float64{1010, 1010, 1010} {
-		_ = h.Observe(b, v)
-	}
-	if ra, rb, _ := races(h, 10); ra != 5 || rb != 0 {
-		t.Fatalf("b measured 5 times: %d repeats of a, %d of b; want 5 of a", ra, rb)
-	}
-	// Before the race (history 60 of 100) and with the race off: no
-	// repeat of a or b beyond the search's own repeat of its centre.
-	for _, o := range []HybridOptions{{Seed: 1, Horizon: 100}, {Seed: 1, Horizon: 100, Race: -1}} {
-		size := 60
-		if o.Race < 0 {
-			size = 85
-		}
-		if ra, rb, _ := races(history(o, size), 10); ra+rb > 3 {
-			t.Fatalf("race %v, history %d: %d repeats of a, %d of b; want the race's repeats only in the race", o.Race, size, ra, rb)
-		}
-	}
-}
-
-// TestHybridDoesNotRaceADecidedPair: when the two best estimates are many
-// standard errors of the noise apart (a short study's warm start and
-// baseline), the race does not re-measure the worse one: its repeats could
-// not change which is better.
-func TestHybridDoesNotRaceADecidedPair(t *testing.T) {
-	sp := firstSpace(t)
-	best := space.Config{"innodb_buffer_pool_size": strconv.Itoa(1 << 30)}
-	baseline := space.Config{}
-	for _, tc := range []struct {
-		name      string
-		baseRuns  []float64
-		wantRaced bool
-	}{
-		// 1000 ± 4 against 603 ± 4: decided.
-		{"decided", []float64{600, 606}, false},
-		// 1000 ± 4 against 992.5 ± 4 (estimate 995): raced.
-		{"close", []float64{990, 995}, true},
-	} {
-		h := NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 100})
-		for _, v := range []float64{1000, 1005, 995, 1000} {
-			_ = h.Observe(best, v)
-		}
-		for _, v := range tc.baseRuns {
-			_ = h.Observe(baseline, v)
-		}
-		// Filler from io_capacity 210: 200 is the default (the baseline).
-		for i := 1; len(h.h.obs) < 85; i++ {
-			_ = h.Observe(space.Config{"innodb_io_capacity": strconv.Itoa(200 + 10*i)}, 500)
-		}
-		raced := 0
-		for i := 0; i < 10; i++ {
-			p, err := h.Ask(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Kind == Repeat && fullConfig(sp, p.Config).Key() == fullConfig(sp, baseline).Key() {
-				raced++
-			}
-		}
-		if got := raced > 0; got != tc.wantRaced {
-			t.Errorf("%s: %d repeats of the second best in 10 proposals; want raced %v", tc.name, raced, tc.wantRaced)
-		}
-	}
-}
-
 // TestHybridPhasesFromAReplayedHistory: a worker asks a fresh hybrid for
 // one proposal after replaying the study's trials (Worker.choose), so the
-// hybrid's alternation (TPE every other proposal, the final race every
-// other) must follow the history, not the proposals this instance made.
+// hybrid's alternation (TPE every other proposal) must follow the history, not the proposals this instance made.
 // The test plays a worker: 40 random trials, then 60 trials each proposed
 // by a fresh instance that replayed all before it.
 func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
@@ -627,10 +505,10 @@ func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
 		ys = append(ys, f(p.Config))
 	}
 	t.Logf("kinds of 60 one-shot proposals: %v", kinds)
-	// TPE on about half the proposals, repeats (the incumbent's, the
-	// centre's, the race's) and local steps.
-	if kinds[Sampled] < 15 || kinds[Repeat] < 8 || kinds[Refine] < 8 {
-		t.Fatalf("kinds of 60 one-shot proposals %v: want TPE, repeats and local steps", kinds)
+	// TPE on about half the proposals, local steps on the others, and
+	// no repeat: re-measurements are the study's.
+	if kinds[Sampled] < 15 || kinds[Refine] < 8 || kinds[Repeat] > 0 {
+		t.Fatalf("kinds of 60 one-shot proposals %v: want TPE and local steps, no repeat", kinds)
 	}
 }
 
@@ -640,7 +518,7 @@ func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
 // its stats), and a configuration the repair leaves alone is not.
 func TestHistoryFindsARepairedProposal(t *testing.T) {
 	sp := space.Default()
-	h := newHistory(sp)
+	h := newHistory(sp, Shape{})
 	raw := space.Config{"innodb_io_capacity": "4000", "innodb_io_capacity_max": "2000", "query_cache_type": "OFF", "query_cache_size": "67108864"}
 	rep, notes := sp.Repair(fullConfig(sp, raw))
 	if len(notes) < 2 {
@@ -661,10 +539,8 @@ func TestHistoryFindsARepairedProposal(t *testing.T) {
 func TestCoordinateStartsFromABaselineCnf(t *testing.T) {
 	sp := space.Default()
 	base := space.Config{"innodb_buffer_pool_size": strconv.Itoa(1 << 30), "innodb_flush_log_at_trx_commit": "2"}
-	s := &Study{Name: "s", Strategy: NewCoordinate(sp, CoordinateOptions{}), Objective: landscape(5), Store: newMemStore(), MaxTrials: 2,
-		Base:      base,
-		Prepare:   func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
-		Canonical: sp.Essential}
+	s := &Study{Name: "s", Strategy: NewCoordinate(sp, CoordinateOptions{Shape: Shape{Space: sp, Base: base}}), Objective: landscape(5), Store: newMemStore(), MaxTrials: 2,
+		Base: base, Space: sp}
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -708,4 +584,19 @@ func TestReplayedHybridCountsLocalStepsAsAStudy(t *testing.T) {
 	if repeats*4 != steps {
 		t.Errorf("the centre's repeat falls on %d of %d local steps; want a quarter", repeats, steps)
 	}
+}
+
+// repairCounter counts the repairs the study makes to its strategy's
+// proposals (as Shape.Of does: Base under them, then the repair).
+type repairCounter struct {
+	Strategy
+	shape Shape
+	n     *int
+}
+
+func (r repairCounter) Ask(ctx context.Context) (Proposal, error) {
+	p, err := r.Strategy.Ask(ctx)
+	_, notes := r.shape.Space.Repair(r.shape.Base.Merge(p.Config))
+	*r.n += len(notes)
+	return p, err
 }

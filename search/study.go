@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -15,7 +16,7 @@ import (
 // the trial failed (config refused, server crash, benchmark error: the study
 // goes on), and an error only when the study must stop (cancellation,
 // storage or sandbox trouble).
-type Objective func(ctx context.Context, t Trial) (Outcome, error)
+type Objective func(ctx context.Context, t Trial) (measure.Outcome, error)
 
 // Event reports a finished trial to the progress display.
 type Event struct {
@@ -66,20 +67,18 @@ type Study struct {
 	// It holds the pinned knobs (durability policy, space file) and the
 	// user's baseline my.cnf (--baseline-cnf); nil is the server defaults.
 	Base space.Config
-	// Prepare, when set, makes every proposed configuration (Base with
-	// the proposal on top) consistent before it is recorded and measured:
-	// the space's constraint repair (space.Space.Repair), which must see
-	// the merged configuration.
-	Prepare func(space.Config) space.Config
-	// Canonical, when set, gives every configuration the study records
-	// (the baseline's included, after Base and Prepare) its canonical
-	// form: space.Space.Essential, which leaves out the knobs at the
-	// value the server runs with anyway. Measurements are grouped by the
-	// recorded configuration's key, so without it a warm start that names
-	// three knobs and a strategy's proposal of the same configuration with
-	// every knob listed count as two configurations. Re-measurements and
-	// retries repeat a recorded configuration as it is.
-	Canonical func(space.Config) space.Config
+	// Space, when set, shapes every configuration the study records (see
+	// Shape): the baseline's (Base, in canonical form) and every
+	// proposal's (Base under it, repaired, in canonical form), so a warm
+	// start that names three knobs and a strategy's proposal of the same
+	// configuration with every knob listed are one configuration.
+	// Re-measurements and retries repeat a recorded configuration as it
+	// is. Nil records Base with the proposal on top as it is.
+	Space *space.Space
+	// Verbatim leaves out the canonical form (the knobs at the value the
+	// server runs with stay listed): set for an existing server, whose
+	// own values are not the catalogue's defaults.
+	Verbatim bool
 	// Now returns the current time (time.Now when nil).
 	Now func() time.Time
 	// StoreRetry is how long recording a finished trial is retried when
@@ -115,7 +114,7 @@ type Study struct {
 	// already, however it was proposed) are never pruned.
 	Prune bool
 	// Goal is the study's objective (for PruneThreshold; tps when empty).
-	Goal Goal
+	Goal measure.Goal
 	// MaxErrorShift, when > 0, fails a measured trial whose error share
 	// (ErrorShare) differs from the baseline's by more than this (a share:
 	// 0.01 is one percentage point), with a failure that says the
@@ -228,163 +227,252 @@ func penalty(trials []Trial) float64 {
 // and ctx.Err() is returned. A failing baseline returns ErrBaselineFailed.
 // Storage errors stop the study.
 func (s *Study) Run(ctx context.Context) (Result, error) {
-	now := s.Now
-	if now == nil {
-		now = time.Now
+	r, err := s.begin(ctx)
+	if err != nil {
+		return Result{}, err
 	}
-	start := s.Start
-	if start.IsZero() {
-		start = now()
+	for {
+		if err := ctx.Err(); err != nil {
+			return r.result(""), err
+		}
+		p, rep, stop, err := r.choose(ctx)
+		if err != nil || stop != "" {
+			return r.result(stop), err
+		}
+		t := r.trial(p, rep)
+		if err := s.Store.BeginTrial(ctx, t); err != nil {
+			return r.result(""), fmt.Errorf("record start of trial %d: %w", t.Number, err)
+		}
+		out, oerr := s.Objective(ctx, t)
+		if err := r.finish(ctx, p, t, out, oerr); err != nil {
+			return r.result(""), err
+		}
 	}
-	spent := s.Spent
-	mark := start
+}
+
+// studyRun is the state of one Study.Run: the study's trials so far, the
+// queue of proposals the study owes before its strategy's, the budget
+// spent and the plan.
+type studyRun struct {
+	s       *Study
+	now     func() time.Time
+	trials  []Trial
+	queue   []Proposal
+	next    int           // the next trial number
+	spent   time.Duration // budget used up to mark
+	mark    time.Time
+	plan    *studyPlan
+	inFinal StopReason // why this run began the final phases (A/B, minimisation), "" before
+}
+
+// begin loads the study's trials, replays them into the strategy and
+// queues what the study owes (pending, then the warm start).
+func (s *Study) begin(ctx context.Context) (*studyRun, error) {
+	r := &studyRun{s: s, now: s.Now, spent: s.Spent, mark: s.Start}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.mark.IsZero() {
+		r.mark = r.now()
+	}
 	trials, err := s.Store.Trials(ctx, s.Name)
 	if err != nil {
-		return Result{}, fmt.Errorf("load trials of study %q: %w", s.Name, err)
+		return nil, fmt.Errorf("load trials of study %q: %w", s.Name, err)
 	}
-	res := func(reason StopReason) Result {
-		best, base := Best(trials)
-		return Result{Reason: reason, Trials: trials, Best: best, Baseline: base, Spent: spent + now().Sub(mark)}
-	}
-
-	if pr, ok := s.Strategy.(Preparer); ok {
-		pr.SetPrepare(func(c space.Config) space.Config { return s.params(Proposal{Config: c, Kind: Sampled}) })
-	}
+	r.trials = trials
 	// Replay history into the strategy, so it learns from earlier runs.
 	if obs, ok := s.Strategy.(observer); ok {
 		if err := replay(obs, trials); err != nil {
-			return Result{}, err
+			return nil, err
 		}
 	}
+	r.queue = warmStart(trials, pending(trials), s.WarmStart, s.params)
+	r.next = nextNumber(trials)
+	r.plan = &studyPlan{s: s, printed: -1}
+	r.plan.start(trials, r.used())
+	return r, nil
+}
 
-	queue := warmStart(trials, pending(trials), s.WarmStart, s.params)
+// nextNumber returns the number after the highest of trials (0 when none).
+func nextNumber(trials []Trial) int {
 	next := 0
 	for _, t := range trials {
-		if t.Number >= next {
-			next = t.Number + 1
+		next = max(next, t.Number+1)
+	}
+	return next
+}
+
+// used returns the budget used so far across all runs.
+func (r *studyRun) used() time.Duration { return r.spent + r.now().Sub(r.mark) }
+
+// result sums up the study as Run returns it.
+func (r *studyRun) result(reason StopReason) Result {
+	best, base := Best(r.trials)
+	return Result{Reason: reason, Trials: r.trials, Best: best, Baseline: base, Spent: r.used()}
+}
+
+// choose returns the next run, or why the study stops. An owed
+// confirmation (confirm.go) comes first; at the trial cap or the plan's
+// reserve the final phases run (finalRun), then the study stops. An owed
+// recheck yields to the reserve.
+func (r *studyRun) choose(ctx context.Context) (Proposal, RepeatLink, StopReason, error) {
+	s, trials, used := r.s, r.trials, r.used()
+	fp, rep, follow := s.Confirm.followUp(trials, r.plan.horizon)
+	stop := StopReason("")
+	switch {
+	case s.MinimizeOnly:
+		stop = StopMinimized
+	case s.Budget > 0 && used+estimate(trials) > s.Budget:
+		stop = StopBudget
+	case r.inFinal != "":
+		// Once the final phases began, the search does not resume when a
+		// re-plan finds room again: an A/B pair or a minimisation step is
+		// measured without search trials between its runs.
+		stop = r.inFinal
+	case follow && fp.Kind == Confirm:
+		// A confirmation (or a close race's re-measurement) of the last
+		// search trial: the reserve holds room for it.
+	case s.Budget > 0 && r.plan.final > 0 && used+estimate(trials)+r.plan.final > s.Budget:
+		// The rest of the budget is held for the final runs the plan
+		// still expects (studyPlan.final); an owed recheck does not take
+		// it (the A/B runs measure the baseline anyway).
+		stop = StopReserve
+	case follow:
+	case s.MaxTrials > 0 && countFinished(trials) >= s.MaxTrials:
+		stop = StopTrials
+	}
+	switch {
+	case stop != "":
+		p, rep, ok := s.finalRun(trials, used, r.plan.minimize, stop == StopReserve)
+		if !ok || (s.Budget > 0 && used+estimate(trials) > s.Budget) {
+			return Proposal{}, RepeatLink{}, stop, nil
+		}
+		r.inFinal = stop
+		return p, rep, "", nil
+	case follow:
+		return fp, rep, "", nil
+	case len(r.queue) > 0:
+		p := r.queue[0]
+		r.queue = r.queue[1:]
+		return p, RepeatLink{}, "", nil
+	}
+	p, err := s.Strategy.Ask(ctx)
+	if err != nil && ctx.Err() != nil {
+		return Proposal{}, RepeatLink{}, "", ctx.Err()
+	} else if err != nil {
+		return Proposal{}, RepeatLink{}, "", fmt.Errorf("propose trial %d: %w", r.next, err)
+	}
+	return p, RepeatLink{}, "", nil
+}
+
+// countFinished returns how many of trials count towards the trial cap.
+func countFinished(trials []Trial) int {
+	n := 0
+	for _, t := range trials {
+		if countsToCap(t) {
+			n++
 		}
 	}
-	plan := &studyPlan{s: s, printed: -1}
-	inFinal := StopReason("") // why this run began the final phases (A/B, minimisation), "" before
-	plan.start(trials, spent+now().Sub(mark))
-	for {
-		if err := ctx.Err(); err != nil {
-			return res(""), err
-		}
-		finished := 0
-		for _, t := range trials {
-			if countsToCap(t) {
-				finished++
-			}
-		}
-		used := spent + now().Sub(mark)
-		// An owed confirmation (confirm.go) comes first; at the trial cap
-		// or the plan's reserve the final A/B phase runs, then the study
-		// stops. An owed recheck yields to the reserve.
-		var p Proposal
-		fp, rep, follow := s.Confirm.followUp(trials)
-		stop := StopReason("")
-		switch {
-		case s.MinimizeOnly:
-			stop = StopMinimized
-		case s.Budget > 0 && used+estimate(trials) > s.Budget:
-			stop = StopBudget
-		case inFinal != "":
-			// Once the final phases began, the search does not resume
-			// when a re-plan finds room again: an A/B pair or a
-			// minimisation step is measured without search trials
-			// between its runs.
-			stop = inFinal
-		case follow && fp.Kind == Confirm:
-			// A confirmation (or a close race's re-measurement) of the
-			// last search trial: the reserve holds room for it.
-		case s.Budget > 0 && plan.final > 0 && used+estimate(trials)+plan.final > s.Budget:
-			// The rest of the budget is held for the final runs the plan
-			// still expects (studyPlan.final) and the confirmations the
-			// last search trial may owe; an owed recheck does not take
-			// it (the A/B runs measure the baseline anyway).
-			stop = StopReserve
-		case follow:
-		case s.MaxTrials > 0 && finished >= s.MaxTrials:
-			stop = StopTrials
-		}
-		if stop != "" {
-			var ok bool
-			if p, rep, ok = s.finalRun(trials, used, plan.minimize, stop == StopReserve); !ok || (s.Budget > 0 && used+estimate(trials) > s.Budget) {
-				return res(stop), nil
-			}
-			inFinal = stop
-		} else if follow {
-			p = fp
-		} else if len(queue) > 0 {
-			p, queue = queue[0], queue[1:]
-		} else if p, err = s.Strategy.Ask(ctx); err != nil {
-			if ctx.Err() != nil {
-				return res(""), ctx.Err()
-			}
-			return res(""), fmt.Errorf("propose trial %d: %w", next, err)
-		}
-		t := Trial{Study: s.Name, Number: next, State: Running, Kind: p.Kind, Source: p.Source, Why: p.Why, Params: s.params(p), Started: now(), RepeatLink: rep}
-		if !p.Kind.Extra() && p.Kind != Baseline {
-			t.ConfirmNeeded = s.Confirm.repeats()
-			// A configuration measured before is being re-measured (a
-			// strategy's repeat of its incumbent, a re-proposal): its
-			// estimate needs the whole run, or pruning would bias it.
-			if s.Prune && groupOf(trials, t.Params.Key()).all == 0 {
-				t.PruneBelow = PruneThreshold(s.Goal, trials)
-			}
-		}
-		next++
-		if err := s.Store.BeginTrial(ctx, t); err != nil {
-			return res(""), fmt.Errorf("record start of trial %d: %w", t.Number, err)
-		}
-		out, oerr := s.Objective(ctx, t)
-		t = conclude(t, out, oerr, now())
-		if s.MaxErrorShift > 0 && oerr == nil {
-			if why := ErrorShift(trials, t, s.MaxErrorShift); why != "" {
-				t.State, t.Failure = Failed, why
-			}
-		}
-		d := t.Ended.Sub(mark)
-		mark = t.Ended
-		spent += d
-		// Record the end even when ctx is cancelled: an interrupted trial
-		// must not stay Running.
-		if err := recordRetried(ctx, s.StoreRetry, func(ctx context.Context) error { return s.Store.FinishTrial(ctx, t, d) }); err != nil {
-			return res(""), fmt.Errorf("record trial %d: %w", t.Number, err)
-		}
-		trials = append(trials, t)
-		if oerr != nil {
-			if ctx.Err() != nil {
-				return res(""), ctx.Err()
-			}
-			return res(""), fmt.Errorf("trial %d: %w", t.Number, oerr)
-		}
-		if baselineFailed(t) {
-			return res(""), fmt.Errorf("%w: %s", ErrBaselineFailed, t.Failure)
-		}
-		if s.Strategy == nil {
-			// MinimizeOnly: no strategy learns.
-		} else if err := s.Strategy.Tell(ctx, measuredAs(p, t), toldValue(trials, t)); err != nil {
-			return res(""), fmt.Errorf("tell trial %d: %w", t.Number, err)
-		}
-		observeMetrics(s.Strategy, t)
-		note := Verdict(trials, t)
-		if t.Kind.Minimizing() {
-			note = minNote(trials, t, s.Minimize, s.Goal)
-			if ms, ok := s.Store.(MinimizationStore); ok {
-				m := Minimize(trials, s.Minimize, s.Goal)
-				if err := recordRetried(ctx, s.StoreRetry, func(ctx context.Context) error { return ms.SaveMinimization(ctx, s.Name, m) }); err != nil {
-					return res(""), fmt.Errorf("record the minimisation after trial %d: %w", t.Number, err)
-				}
-			}
-		}
-		if s.OnTrial != nil {
-			best, base := Best(trials)
-			s.OnTrial(Event{Trial: t, Best: best, Baseline: base, Spent: spent, Budget: s.Budget, Note: note})
-		}
-		plan.after(trials, spent)
+	return n
+}
+
+// trial returns the Running trial of proposal p, numbered next.
+func (r *studyRun) trial(p Proposal, rep RepeatLink) Trial {
+	s := r.s
+	p.Config = s.params(p)
+	t := newTrial(s.Name, r.next, p, rep, r.now(), s.Confirm)
+	// A configuration measured before is being re-measured (a strategy's
+	// repeat of its incumbent, a re-proposal): its estimate needs the
+	// whole run, or pruning would bias it.
+	if s.Prune && !p.Kind.Extra() && p.Kind != Baseline && groupOf(r.trials, t.Params.Key()).all == 0 {
+		t.PruneBelow = PruneThreshold(s.Goal, r.trials)
 	}
+	r.next++
+	return t
+}
+
+// newTrial returns the Running trial number of study that measures
+// proposal p's configuration as it is (Study.params applied), started
+// at start, linked by rep to the trial it repeats. A search trial needs
+// the policy conf's confirmations before it may become the best.
+func newTrial(study string, number int, p Proposal, rep RepeatLink, start time.Time, conf *Confirmation) Trial {
+	t := Trial{Study: study, Number: number, State: Running, Kind: p.Kind, Source: p.Source, Why: p.Why, Params: p.Config, Started: start, RepeatLink: rep}
+	if !p.Kind.Extra() && p.Kind != Baseline {
+		t.ConfirmNeeded = conf.repeats()
+	}
+	return t
+}
+
+// finish concludes trial t of proposal p from its measurement, records
+// it, tells the strategy, saves the minimisation, reports the trial and
+// re-plans. It returns the error that stops the study: the objective's,
+// a failed baseline's (ErrBaselineFailed), the store's.
+func (r *studyRun) finish(ctx context.Context, p Proposal, t Trial, out measure.Outcome, oerr error) error {
+	s := r.s
+	t = concluded(r.trials, t, out, oerr, r.now(), s.MaxErrorShift)
+	d := t.Ended.Sub(r.mark)
+	r.mark = t.Ended
+	r.spent += d
+	// Record the end even when ctx is cancelled: an interrupted trial
+	// must not stay Running.
+	if err := recordRetried(ctx, s.StoreRetry, func(ctx context.Context) error { return s.Store.FinishTrial(ctx, t, d) }); err != nil {
+		return fmt.Errorf("record trial %d: %w", t.Number, err)
+	}
+	r.trials = append(r.trials, t)
+	if err := stopsStudy(ctx, t, oerr); err != nil {
+		return err
+	}
+	if s.Strategy != nil { // nil with MinimizeOnly: no strategy learns
+		if err := s.Strategy.Tell(ctx, measuredAs(p, t), toldValue(r.trials, t)); err != nil {
+			return fmt.Errorf("tell trial %d: %w", t.Number, err)
+		}
+	}
+	observeMetrics(s.Strategy, t)
+	note := Verdict(r.trials, t)
+	if t.Kind.Minimizing() {
+		note = minNote(r.trials, t, s.Minimize, s.Goal)
+		if ms, ok := s.Store.(MinimizationStore); ok {
+			m := Minimize(r.trials, s.Minimize, s.Goal)
+			if err := recordRetried(ctx, s.StoreRetry, func(ctx context.Context) error { return ms.SaveMinimization(ctx, s.Name, m) }); err != nil {
+				return fmt.Errorf("record the minimisation after trial %d: %w", t.Number, err)
+			}
+		}
+	}
+	if s.OnTrial != nil {
+		best, base := Best(r.trials)
+		s.OnTrial(Event{Trial: t, Best: best, Baseline: base, Spent: r.spent, Budget: s.Budget, Note: note})
+	}
+	r.plan.after(r.trials, r.spent)
+	return nil
+}
+
+// concluded returns trial t ended at end with its measurement (see
+// conclude), failed when its error share moved from the baseline's in
+// history by more than maxShift (ErrorShift; 0: not checked).
+func concluded(history []Trial, t Trial, out measure.Outcome, oerr error, end time.Time, maxShift float64) Trial {
+	t = conclude(t, out, oerr, end)
+	if maxShift > 0 && oerr == nil {
+		if why := ErrorShift(history, t, maxShift); why != "" {
+			t.State, t.Failure = Failed, why
+		}
+	}
+	return t
+}
+
+// stopsStudy returns the error that stops a study after recorded trial
+// t: the objective's error oerr (ctx's when cancelled), or
+// ErrBaselineFailed when t is a failed baseline; nil otherwise.
+func stopsStudy(ctx context.Context, t Trial, oerr error) error {
+	if oerr != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("trial %d: %w", t.Number, oerr)
+	}
+	if baselineFailed(t) {
+		return fmt.Errorf("%w: %s", ErrBaselineFailed, t.Failure)
+	}
+	return nil
 }
 
 // finalRun returns the next run of the final phases once the search has
@@ -439,17 +527,14 @@ func (s *Study) minimizeFits(trials []Trial, used time.Duration) bool {
 	return int(max(0, s.Budget-used)/per) >= s.Minimize.needRuns()
 }
 
-// params returns the configuration a trial of proposal p measures: a
-// re-measurement or a retry repeats a recorded configuration as it is;
-// the baseline measures Base; any other proposal is merged onto Base and
-// made consistent by Prepare; Canonical, when set, then gives either its
-// canonical form.
+// params returns the configuration a trial of proposal p measures (see
+// Shape).
 func (s *Study) params(p Proposal) space.Config {
-	return proposalParams(s.Base, s.Prepare, s.Canonical, p)
+	return Shape{Space: s.Space, Base: s.Base, Verbatim: s.Verbatim}.Of(p)
 }
 
 // measuredAs returns proposal p with the configuration trial t measured
-// (Base under it, Prepare's repairs applied): the strategy learns what was
+// (shaped: see Shape): the strategy learns what was
 // measured, as a resumed study's replay of t.Params teaches it, so a
 // proposal the repairs turn into an earlier trial's configuration counts
 // as a repeat of that configuration.
@@ -458,19 +543,47 @@ func measuredAs(p Proposal, t Trial) Proposal {
 	return p
 }
 
-// proposalParams is Study.params and Worker.params: see Study.params.
-func proposalParams(base space.Config, prepare, canonical func(space.Config) space.Config, p Proposal) space.Config {
+// Shape is how a study turns a proposal into the configuration it
+// measures and records; strategies that keep a history shape a candidate
+// the same way to see whether it was measured (history.keyOf).
+type Shape struct {
+	// Space repairs and canonicalises (nil: neither).
+	Space *space.Space
+	// Base is set under every configuration: the pinned knobs and the
+	// user's baseline my.cnf; nil is the server defaults.
+	Base space.Config
+	// Verbatim leaves out the canonical form (see Study.Verbatim).
+	Verbatim bool
+}
+
+// Of returns the configuration a trial of proposal p measures: a
+// re-measurement or a retry repeats a recorded configuration as it is;
+// the baseline measures Base; any other proposal is merged onto Base and
+// repaired (space.Space.Repair, which must see the merged configuration);
+// either then takes its canonical form unless Verbatim:
+// space.Space.Essential, which leaves out the knobs at the value the
+// server runs with anyway, keeping every knob Base sets.
+func (sh Shape) Of(p Proposal) space.Config {
 	if p.Kind == Retry || p.Kind.Extra() {
 		return p.Config
 	}
-	cfg := base.Merge(p.Config)
-	if p.Kind != Baseline && prepare != nil {
-		cfg = prepare(cfg)
+	cfg := sh.Base.Merge(p.Config)
+	if sh.Space == nil {
+		return cfg
 	}
-	if canonical != nil {
-		cfg = canonical(cfg)
+	if p.Kind != Baseline {
+		cfg, _ = sh.Space.Repair(cfg)
 	}
-	return cfg
+	if sh.Verbatim {
+		return cfg
+	}
+	out := sh.Space.Essential(cfg)
+	for k := range sh.Base {
+		if v, ok := cfg[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // pending returns the proposals a resumed study owes: the baseline when no
@@ -568,11 +681,11 @@ const MinPruneMargin = 0.2
 // configuration (baseline rechecks, confirmations, re-proposals), so a
 // noisier machine prunes later. 0 (no pruning) without an eligible
 // incumbent and for GoalP95.
-func PruneThreshold(goal Goal, trials []Trial) float64 {
+func PruneThreshold(goal measure.Goal, trials []Trial) float64 {
 	if goal == "" {
-		goal = GoalTPS
+		goal = measure.GoalTPS
 	}
-	if goal == GoalP95 {
+	if goal == measure.GoalP95 {
 		return 0
 	}
 	inc := incumbent(trials)
@@ -592,7 +705,7 @@ func PruneThreshold(goal Goal, trials []Trial) float64 {
 	if margin >= 1 {
 		return 0
 	}
-	return mean(incVals) * (1 - margin)
+	return measure.Mean(incVals) * (1 - margin)
 }
 
 // NoiseSD returns the pooled within-configuration standard deviation of
@@ -600,14 +713,14 @@ func PruneThreshold(goal Goal, trials []Trial) float64 {
 // least twice (final A/B runs included: they repeat configurations too):
 // the run-to-run noise of this machine as a share (0.05 = 5 %). 0 when no
 // configuration was measured twice.
-func NoiseSD(goal Goal, trials []Trial) float64 {
+func NoiseSD(goal measure.Goal, trials []Trial) float64 {
 	sd, _ := noiseStats(goal, trials)
 	return sd
 }
 
 // noiseStats returns NoiseSD and its degrees of freedom (the number of
 // measurements behind it less the number of configurations).
-func noiseStats(goal Goal, trials []Trial) (sd float64, df int) {
+func noiseStats(goal measure.Goal, trials []Trial) (sd float64, df int) {
 	byKey := map[string][]float64{}
 	var keys []string // in the order of first measurement: a sum in map order would differ in its last bits from call to call
 	for _, u := range trials {
@@ -628,7 +741,7 @@ func noiseStats(goal Goal, trials []Trial) (sd float64, df int) {
 		if len(vs) < 2 {
 			continue
 		}
-		m := mean(vs)
+		m := measure.Mean(vs)
 		for _, v := range vs {
 			ss += (v - m) * (v - m)
 		}

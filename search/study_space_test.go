@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -17,7 +18,7 @@ func TestStudyBaseAndRejected(t *testing.T) {
 	store := newMemStore()
 	base := landscape(9)
 	rejected := 0
-	obj := func(ctx context.Context, tr Trial) (Outcome, error) {
+	obj := func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 		if tr.Params["innodb_doublewrite"] != "ON" {
 			t.Errorf("trial %d lacks the base config: %v", tr.Number, tr.Params)
 		}
@@ -29,7 +30,7 @@ func TestStudyBaseAndRejected(t *testing.T) {
 		bp, _ := strconv.ParseFloat(tr.Params["innodb_buffer_pool_size"], 64)
 		if bp > 4<<30 {
 			rejected++
-			return Outcome{Rejected: true, Failure: "rejected before start: over budget"}, nil
+			return measure.Outcome{Rejected: true, Failure: "rejected before start: over budget"}, nil
 		}
 		return base(ctx, tr)
 	}
@@ -60,8 +61,8 @@ func TestStudyBaseAndRejected(t *testing.T) {
 
 	// A rejected baseline stops the study.
 	s2 := &Study{Name: "b", Strategy: st, Store: newMemStore(), MaxTrials: 3,
-		Objective: func(ctx context.Context, tr Trial) (Outcome, error) {
-			return Outcome{Rejected: true, Failure: "over budget"}, nil
+		Objective: func(ctx context.Context, tr Trial) (measure.Outcome, error) {
+			return measure.Outcome{Rejected: true, Failure: "over budget"}, nil
 		}}
 	if _, err := s2.Run(context.Background()); !errors.Is(err, ErrBaselineFailed) {
 		t.Fatalf("err = %v, want ErrBaselineFailed", err)

@@ -28,14 +28,16 @@ const (
 
 // ChooseFunc decides, given every trial of the study (ordered by number,
 // stale ones already marked Interrupted) and the next free trial number,
-// what to run next. It is called with the study locked.
-type ChooseFunc func(trials []Trial, next int) (Proposal, Choice, error)
+// what to run next: with Run, the trial to record as Running (numbered
+// next). It is called with the study locked.
+type ChooseFunc func(trials []Trial, next int) (Trial, Choice, error)
 
 // ClaimStore is a study store shared by several workers.
 type ClaimStore interface {
 	// Claim atomically marks trials of dead workers Interrupted (returned
-	// as stale), asks choose, and records its proposal as Running under
-	// this worker's claim; two workers never get the same trial number.
+	// as stale), asks choose, and records the trial it returns as Running
+	// under this worker's claim; two workers never get the same trial
+	// number.
 	Claim(ctx context.Context, study string, choose ChooseFunc) (t Trial, c Choice, stale []Trial, err error)
 	// Heartbeat says the worker still runs t; ErrClaimLost when it does not
 	// own t any more.
@@ -84,17 +86,22 @@ type Worker struct {
 	// Started is when this worker began; a failed baseline that ended
 	// before it is measured again (zero: the moment Run is called).
 	Started time.Time
-	// Base is set under every trial's configuration, Prepare makes a
-	// proposal consistent and Canonical gives it its canonical form, as
-	// in Study (see Study.params).
-	Base               space.Config
-	Prepare, Canonical func(space.Config) space.Config
+	// Base, Space and Verbatim shape every recorded configuration, as in
+	// Study (see Shape).
+	Base     space.Config
+	Space    *space.Space
+	Verbatim bool
 	// WarmStart lists configurations measured right after the baseline,
 	// each once per study, whichever worker claims them.
 	WarmStart []Proposal
 	// MaxErrorShift fails a measured trial whose error share moves from
 	// the baseline's by more than this, as Study.MaxErrorShift (0: off).
 	MaxErrorShift float64
+	// Confirm is the re-measurement policy, as Study.Confirm: a new best
+	// is confirmed (and a close race re-measured) and the baseline
+	// rechecked by whichever worker claims next. Its final A/B phase
+	// (ABPairs, ABShare) is not run by workers; nil turns it off.
+	Confirm *Confirmation
 	// OnTrial, OnStart and OnStale report progress (any may be nil).
 	OnTrial func(Event)
 	OnStart func(Trial)
@@ -132,10 +139,13 @@ func (w *Worker) Run(ctx context.Context) (WorkerResult, error) {
 			return res, err
 		}
 		var history []Trial
-		choose := func(trials []Trial, next int) (Proposal, Choice, error) {
-			p, c, r, err := w.choose(ctx, trials, next)
+		choose := func(trials []Trial, next int) (Trial, Choice, error) {
+			p, rep, c, r, err := w.choose(ctx, trials, next)
 			reason, history = r, trials
-			return p, c, err
+			if c != Run || err != nil {
+				return Trial{}, c, err
+			}
+			return newTrial(w.Name, next, p, rep, time.Now(), w.Confirm), Run, nil
 		}
 		t, c, stale, err := w.Store.Claim(ctx, w.Name, choose)
 		if err != nil {
@@ -210,27 +220,16 @@ func (w *Worker) runOne(ctx context.Context, t Trial, history []Trial) (done boo
 		return false, nil
 	default:
 	}
-	t = conclude(t, out, oerr, time.Now())
-	if w.MaxErrorShift > 0 && oerr == nil {
-		// The baseline (this worker's or another's) is in the history.
-		if why := ErrorShift(history, t, w.MaxErrorShift); why != "" {
-			t.State, t.Failure = Failed, why
-		}
-	}
+	// The baseline (this worker's or another's) is in the history.
+	t = concluded(history, t, out, oerr, time.Now(), w.MaxErrorShift)
 	err = recordRetried(ctx, w.StoreRetry, func(ctx context.Context) error { return w.Store.FinishClaimed(ctx, t, t.Duration()) })
 	if errors.Is(err, ErrClaimLost) {
 		return false, nil
 	} else if err != nil {
 		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
-	if oerr != nil {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		return false, fmt.Errorf("trial %d: %w", t.Number, oerr)
-	}
-	if baselineFailed(t) {
-		return false, fmt.Errorf("%w: %s", ErrBaselineFailed, t.Failure)
+	if err := stopsStudy(ctx, t, oerr); err != nil {
+		return false, err
 	}
 	if w.OnTrial != nil {
 		// The event's best and baseline are this worker's view at the end
@@ -241,7 +240,7 @@ func (w *Worker) runOne(ctx context.Context, t Trial, history []Trial) (done boo
 }
 
 // choose implements the claim decision (see Worker and ChooseFunc).
-func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal, Choice, StopReason, error) {
+func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal, RepeatLink, Choice, StopReason, error) {
 	finished, running := 0, 0
 	for _, t := range trials {
 		switch {
@@ -253,16 +252,16 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 	}
 	spent := spentOn(trials)
 	if w.MaxTrials > 0 && finished >= w.MaxTrials {
-		return Proposal{}, Stop, StopTrials, nil
+		return Proposal{}, RepeatLink{}, Stop, StopTrials, nil
 	}
 	if w.MaxTrials > 0 && finished+running >= w.MaxTrials {
-		return Proposal{}, Wait, "", nil
+		return Proposal{}, RepeatLink{}, Wait, "", nil
 	}
 	if w.Budget > 0 && spent+estimate(trials) > w.Budget {
 		if running > 0 {
-			return Proposal{}, Wait, "", nil
+			return Proposal{}, RepeatLink{}, Wait, "", nil
 		}
-		return Proposal{}, Stop, StopBudget, nil
+		return Proposal{}, RepeatLink{}, Stop, StopBudget, nil
 	}
 
 	isRunning := func(key string) bool {
@@ -293,17 +292,21 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 	}
 	if !baseDone && !baseRunning {
 		if lastFailedBase != nil && lastFailedBase.Ended.After(w.Started) {
-			return Proposal{}, Stop, "", fmt.Errorf("%w: trial %d: %s", ErrBaselineFailed, lastFailedBase.Number, lastFailedBase.Failure)
+			return Proposal{}, RepeatLink{}, Stop, "", fmt.Errorf("%w: trial %d: %s", ErrBaselineFailed, lastFailedBase.Number, lastFailedBase.Failure)
 		}
 		p := Proposal{Config: space.Config{}, Kind: Baseline, handle: -1}
-		p.Config = proposalParams(w.Base, w.Prepare, w.Canonical, p)
-		return p, Run, "", nil
+		p.Config = w.params(p)
+		return p, RepeatLink{}, Run, "", nil
+	}
+	// Then the re-measurement the confirmation policy owes, as in a Study.
+	if p, rep, ok := w.Confirm.followUp(trials, w.MaxTrials); ok {
+		return p, rep, Run, "", nil
 	}
 	// Then the configs of interrupted trials (a dead worker's, a Ctrl-C)
 	// that no later trial measured and no worker is measuring.
 	for _, p := range pending(trials) {
 		if p.Kind == Retry && !isRunning(p.Config.Key()) {
-			return p, Run, "", nil
+			return p, RepeatLink{}, Run, "", nil
 		}
 	}
 	// Then the warm start, unless measured or running.
@@ -315,29 +318,26 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 			}
 		}
 		if p.Config = w.params(p); !running && !isRunning(p.Config.Key()) {
-			return p, Run, "", nil
+			return p, RepeatLink{}, Run, "", nil
 		}
 	}
 	// Then the strategy, after replaying every finished trial.
 	strat, err := w.NewStrategy(w.Seed + int64(next))
 	if err != nil {
-		return Proposal{}, Stop, "", err
-	}
-	if pr, ok := strat.(Preparer); ok {
-		pr.SetPrepare(func(c space.Config) space.Config { return w.params(Proposal{Config: c, Kind: Sampled}) })
+		return Proposal{}, RepeatLink{}, Stop, "", err
 	}
 	obs, ok := strat.(observer)
 	if !ok {
-		return Proposal{}, Stop, "", errors.New("worker strategy cannot replay history (no Observe method)")
+		return Proposal{}, RepeatLink{}, Stop, "", errors.New("worker strategy cannot replay history (no Observe method)")
 	}
 	if err := replay(obs, trials); err != nil {
-		return Proposal{}, Stop, "", err
+		return Proposal{}, RepeatLink{}, Stop, "", err
 	}
 	var p Proposal
 	prev := ""
 	for asked := 0; ; asked++ {
 		if p, err = strat.Ask(ctx); err != nil {
-			return Proposal{}, Stop, "", fmt.Errorf("propose trial %d: %w", next, err)
+			return Proposal{}, RepeatLink{}, Stop, "", fmt.Errorf("propose trial %d: %w", next, err)
 		}
 		p.Config = w.params(p)
 		// A new configuration another worker is measuring now would be
@@ -352,7 +352,7 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 		// kept.
 		key := p.Config.Key()
 		if p.Kind == Repeat || !isRunning(key) || key == prev || asked >= reaskRunning {
-			return p, Run, "", nil
+			return p, RepeatLink{}, Run, "", nil
 		}
 		prev = key
 	}
@@ -365,5 +365,5 @@ const reaskRunning = 3
 // params returns the configuration a trial of proposal p measures (see
 // Study.params).
 func (w *Worker) params(p Proposal) space.Config {
-	return proposalParams(w.Base, w.Prepare, w.Canonical, p)
+	return Shape{Space: w.Space, Base: w.Base, Verbatim: w.Verbatim}.Of(p)
 }

@@ -3,10 +3,12 @@ package search
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -37,11 +39,10 @@ func (s memWorkerStore) Claim(ctx context.Context, study string, choose ChooseFu
 		}
 	}
 	cp := append([]Trial(nil), m.trials...)
-	p, c, err := choose(cp, len(m.trials))
+	t, c, err := choose(cp, len(m.trials))
 	if err != nil || c != Run {
 		return Trial{}, c, stale, err
 	}
-	t := Trial{Study: study, Number: len(m.trials), State: Running, Kind: p.Kind, Params: p.Config, Started: time.Now()}
 	m.trials = append(m.trials, t)
 	m.owner[t.Number], m.beat[t.Number] = s.id, time.Now()
 	return t, Run, stale, nil
@@ -93,7 +94,7 @@ func TestWorkersShareOneStudy(t *testing.T) {
 		w := &Worker{
 			Name: "s", Seed: 5, Store: memWorkerStore{m: m, id: id}, MaxTrials: 12,
 			HeartbeatEvery: 10 * time.Millisecond,
-			Objective: func(ctx context.Context, t Trial) (Outcome, error) {
+			Objective: func(ctx context.Context, t Trial) (measure.Outcome, error) {
 				time.Sleep(5 * time.Millisecond)
 				return obj(ctx, t)
 			},
@@ -176,11 +177,11 @@ func (c *checkReplay) Ask(ctx context.Context) (Proposal, error) {
 func TestWorkerStaleTrialRetried(t *testing.T) {
 	m := &memClaims{owner: map[int]string{}, beat: map[int]time.Time{}, stale: 50 * time.Millisecond}
 	// Trial 0 (baseline) complete; trial 1 claimed by a worker that died.
-	m.trials = []Trial{{Study: "s", Number: 0, Kind: Baseline, State: Complete, Params: space.Config{}, Outcome: Outcome{Score: 1}}}
+	m.trials = []Trial{{Study: "s", Number: 0, Kind: Baseline, State: Complete, Params: space.Config{}, Outcome: measure.Outcome{Score: 1}}}
 	dead := memWorkerStore{m: m, id: "dead"}
 	cfg := space.Config{"innodb_flush_log_at_trx_commit": "2"}
-	t1, _, _, err := dead.Claim(context.Background(), "s", func([]Trial, int) (Proposal, Choice, error) {
-		return Proposal{Config: cfg, Kind: Sampled}, Run, nil
+	t1, _, _, err := dead.Claim(context.Background(), "s", func(_ []Trial, next int) (Trial, Choice, error) {
+		return Trial{Study: "s", Number: next, State: Running, Params: cfg, Kind: Sampled, Started: time.Now()}, Run, nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -206,44 +207,20 @@ func TestWorkerStaleTrialRetried(t *testing.T) {
 	}
 }
 
-// prepScript proposes cfgs in order and records the preparation the
-// worker hands it.
-type prepScript struct {
-	cfgs    []space.Config
-	prepare func(space.Config) space.Config
-}
-
-func (s *prepScript) SetPrepare(f func(space.Config) space.Config)  { s.prepare = f }
-func (s *prepScript) Observe(space.Config, float64) error           { return nil }
-func (s *prepScript) Tell(context.Context, Proposal, float64) error { return nil }
-func (s *prepScript) Ask(context.Context) (Proposal, error) {
-	// The same configuration (the warm start listed in full) every time;
-	// the worker asks once.
-	return Proposal{Config: s.cfgs[0], Kind: Sampled, handle: -1}, nil
-}
-
-// TestWorkerRecordsTheCanonicalFormAndPreparesItsStrategy: a worker
-// records a strategy's proposal of the warm start listed in full in the
-// warm start's own recorded form (the same configuration, measured
-// twice), and hands each fresh strategy the preparation it records with,
-// so the strategy sees the full form as what was measured.
-func TestWorkerRecordsTheCanonicalFormAndPreparesItsStrategy(t *testing.T) {
+// TestWorkerRecordsTheCanonicalForm: a worker records a strategy's
+// proposal of the warm start listed in full in the warm start's own
+// recorded form (the same configuration, measured twice).
+func TestWorkerRecordsTheCanonicalForm(t *testing.T) {
 	sp := space.Default()
 	warm := space.Config{"innodb_buffer_pool_size": "1073741824", "innodb_io_capacity": "1500"}
 	full := fullConfig(sp, warm) // every knob listed, io_capacity_max at 3000
 	m := &memClaims{owner: map[int]string{}, beat: map[int]time.Time{}, stale: time.Hour}
-	var strats []*prepScript
 	w := &Worker{
 		Name: "s", Seed: 1, Store: memWorkerStore{m: m, id: "a"}, MaxTrials: 3,
 		HeartbeatEvery: 10 * time.Millisecond, Objective: landscape(1),
-		Prepare:   func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
-		Canonical: sp.Essential,
-		WarmStart: []Proposal{{Config: warm, Kind: Expert, handle: -1}},
-		NewStrategy: func(seed int64) (Strategy, error) {
-			s := &prepScript{cfgs: []space.Config{full}}
-			strats = append(strats, s)
-			return s, nil
-		},
+		Space:       sp,
+		WarmStart:   []Proposal{{Config: warm, Kind: Expert, handle: -1}},
+		NewStrategy: func(seed int64) (Strategy, error) { return &askScript{cfgs: []space.Config{full}}, nil },
 	}
 	if _, err := w.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -256,12 +233,6 @@ func TestWorkerRecordsTheCanonicalFormAndPreparesItsStrategy(t *testing.T) {
 	}
 	if len(m.trials[1].Params) != 2 {
 		t.Errorf("the warm start was recorded as %v; want its two knobs", m.trials[1].Params)
-	}
-	if len(strats) != 1 || strats[0].prepare == nil {
-		t.Fatalf("%d strategies, prepared: %v; want one, prepared", len(strats), len(strats) == 1 && strats[0].prepare != nil)
-	}
-	if got, want := strats[0].prepare(full).Key(), m.trials[1].Params.Key(); got != want {
-		t.Errorf("the strategy's preparation turns the full form into %s; want %s", got, want)
 	}
 }
 
@@ -295,7 +266,7 @@ func TestWorkerDoesNotProposeARunningConfiguration(t *testing.T) {
 	a := space.Config{"innodb_flush_log_at_trx_commit": "2"}
 	b := space.Config{"innodb_flush_log_at_trx_commit": "0"}
 	trials := []Trial{
-		{Study: "s", Number: 0, Kind: Baseline, State: Complete, Params: space.Config{}, Outcome: Outcome{Score: 1}},
+		{Study: "s", Number: 0, Kind: Baseline, State: Complete, Params: space.Config{}, Outcome: measure.Outcome{Score: 1}},
 		{Study: "s", Number: 1, Kind: Sampled, State: Running, Params: a},
 	}
 	var scripts []*askScript
@@ -305,7 +276,7 @@ func TestWorkerDoesNotProposeARunningConfiguration(t *testing.T) {
 			scripts = append(scripts, s)
 			return s, nil
 		}}
-	p, c, _, err := w.choose(context.Background(), trials, 2)
+	p, _, c, _, err := w.choose(context.Background(), trials, 2)
 	if err != nil || c != Run {
 		t.Fatalf("choose: %v, %v", c, err)
 	}
@@ -324,9 +295,132 @@ func TestWorkerDoesNotProposeARunningConfiguration(t *testing.T) {
 		{&askScript{cfgs: []space.Config{a, b}, kind: Repeat}, a, 1},              // a deliberate repeat
 	} {
 		w.NewStrategy = func(int64) (Strategy, error) { return tc.script, nil }
-		p, _, _, err = w.choose(context.Background(), trials, 3)
+		p, _, _, _, err = w.choose(context.Background(), trials, 3)
 		if err != nil || p.Config.Key() != tc.want.Key() || tc.script.asked != tc.asks {
 			t.Errorf("script %v (%s): proposed %v after %d asks (err %v); want %v after %d", tc.script.cfgs, tc.script.kind, p.Config, tc.script.asked, err, tc.want, tc.asks)
 		}
+	}
+}
+
+// TestWorkersConfirmANewBest: two workers share a study with --confirm 2;
+// the configuration that beats the baseline is re-measured twice (by
+// whichever worker claims next) before it counts, and becomes the
+// study's confirmed best; configurations that do not beat it are not
+// re-measured, and no re-measurement counts towards the cap.
+func TestWorkersConfirmANewBest(t *testing.T) {
+	good := space.Config{"innodb_flush_log_at_trx_commit": "2"}
+	poor := []space.Config{
+		{"innodb_doublewrite": "OFF"},
+		{"innodb_io_capacity": "400"},
+		{"innodb_io_capacity": "500"},
+		{"innodb_io_capacity": "600"},
+	}
+	score := func(c space.Config) float64 {
+		if c.Key() == good.Key() {
+			return 150
+		}
+		if len(c) == 0 {
+			return 100
+		}
+		return 90
+	}
+	m := &memClaims{owner: map[int]string{}, beat: map[int]time.Time{}, stale: time.Hour}
+	var wg sync.WaitGroup
+	for i := range 2 {
+		w := &Worker{
+			Name: "s", Seed: 3, Store: memWorkerStore{m: m, id: string(rune('a' + i))}, MaxTrials: 6,
+			HeartbeatEvery: 10 * time.Millisecond, Confirm: &Confirmation{Repeats: 2},
+			Objective: func(ctx context.Context, t Trial) (measure.Outcome, error) {
+				time.Sleep(time.Duration(5+10*i) * time.Millisecond)
+				v := score(t.Params)
+				return measure.Outcome{Score: v, MeanTPS: v}, nil
+			},
+			// Each fresh strategy proposes the configurations not
+			// measured or running yet, the good one first.
+			NewStrategy: func(int64) (Strategy, error) {
+				var todo []space.Config
+				for _, c := range append([]space.Config{good}, poor...) {
+					if !slices.ContainsFunc(m.trials, func(u Trial) bool { return u.Params.Key() == c.Key() }) {
+						todo = append(todo, c)
+					}
+				}
+				if len(todo) == 0 {
+					todo = poor[:1]
+				}
+				return &askScript{cfgs: todo}, nil
+			},
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := w.Run(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	var cand Trial
+	confirms, counted := 0, 0
+	for _, u := range m.trials {
+		switch {
+		case u.Kind == Confirm:
+			confirms++
+			if u.Params.Key() != good.Key() {
+				t.Errorf("trial %d confirms %v, want only %v confirmed", u.Number, u.Params, good)
+			}
+		case u.Params.Key() == good.Key():
+			cand = u
+		}
+		if countsToCap(u) {
+			counted++
+		}
+	}
+	if cand.ConfirmNeeded != 2 {
+		t.Fatalf("the good trial needs %d confirmations, want 2 (trials %v)", cand.ConfirmNeeded, m.trials)
+	}
+	for _, u := range m.trials {
+		if u.Kind == Confirm && u.RepeatOf != cand.Number {
+			t.Errorf("confirmation %d repeats trial %d, want %d", u.Number, u.RepeatOf, cand.Number)
+		}
+	}
+	for _, u := range m.trials {
+		t.Logf("%d %s %s %v %v-%v need %d of %d", u.Number, u.Kind, u.State, u.Params, u.Started.Format("05.000"), u.Ended.Format("05.000"), u.ConfirmNeeded, u.RepeatOf)
+	}
+	if confirms != 2 || counted != 6 {
+		t.Fatalf("%d confirmations and %d trials towards the cap; want 2 and 6", confirms, counted)
+	}
+	best, _ := Best(m.trials)
+	if best.Number != cand.Number || !EstimateOf(m.trials, best).Eligible {
+		t.Fatalf("best is trial %d, want the confirmed trial %d", best.Number, cand.Number)
+	}
+}
+
+// A candidate that ended while another worker's trial was running is
+// still owed its confirmation after that trial ends; a confirmation
+// another worker is running is not owed twice.
+func TestFollowUpOfAnOverlappedCandidate(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	good := space.Config{"innodb_flush_log_at_trx_commit": "2"}
+	trials := []Trial{
+		{Number: 0, Kind: Baseline, State: Complete, Params: space.Config{}, Started: at(0), Ended: at(10), Outcome: measure.Outcome{Score: 100}},
+		{Number: 1, Kind: Sampled, State: Complete, Params: good, Started: at(10), Ended: at(20), Outcome: measure.Outcome{Score: 150}, RepeatLink: RepeatLink{ConfirmNeeded: 1}},
+		{Number: 2, Kind: Sampled, State: Complete, Params: space.Config{"innodb_doublewrite": "OFF"}, Started: at(12), Ended: at(25), Outcome: measure.Outcome{Score: 90}, RepeatLink: RepeatLink{ConfirmNeeded: 1}},
+	}
+	c := &Confirmation{Repeats: 1}
+	p, rep, ok := c.followUp(trials, 0)
+	if !ok || p.Kind != Confirm || rep.RepeatOf != 1 {
+		t.Fatalf("follow-up %v %+v %v; want a confirmation of trial 1", p, rep, ok)
+	}
+	running := append(slices.Clone(trials), Trial{Number: 3, Kind: Confirm, State: Running, Params: good, Started: at(25), RepeatLink: RepeatLink{RepeatOf: 1}})
+	if p, _, ok := c.followUp(running, 0); ok {
+		t.Fatalf("follow-up %v owed while its confirmation runs", p)
+	}
+	// A search trial that started after the candidate ended closes it (a
+	// single process confirms at once; one that did not owe it then owes
+	// nothing later).
+	later := append(slices.Clone(trials), Trial{Number: 3, Kind: Sampled, State: Complete, Params: space.Config{"innodb_io_capacity": "400"}, Started: at(25), Ended: at(35), Outcome: measure.Outcome{Score: 90}, RepeatLink: RepeatLink{ConfirmNeeded: 1}})
+	if p, _, ok := c.followUp(later, 0); ok {
+		t.Fatalf("follow-up %v owed for a closed trial", p)
 	}
 }

@@ -126,7 +126,7 @@ type MeasureManifest struct {
 	// ColdStart is set when trials start with an empty buffer pool
 	// (sandbox trials load the snapshot's page list otherwise).
 	ColdStart bool `json:"cold_start,omitempty"`
-	// ScoreRule names the score formula's version (search.ScoreRuleVersion;
+	// ScoreRule names the score formula's version (measure.ScoreRuleVersion;
 	// "" for studies scored with the per-second standard deviation).
 	ScoreRule string `json:"score_rule,omitempty"`
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 )
 
@@ -29,7 +30,7 @@ type levelJSON struct {
 	StdTPS       *float64            `json:"std_tps"`
 	MeanQPS      *float64            `json:"mean_qps"`
 	P95MS        *float64            `json:"p95_ms"`
-	Penalties    search.Penalties    `json:"penalties"`
+	Penalties    measure.Penalties   `json:"penalties"`
 	HLLGrowthPS  *float64            `json:"hll_growth_ps"`
 	Infeasible   bool                `json:"infeasible"`
 	Metrics      map[string]*float64 `json:"metrics"`
@@ -51,7 +52,7 @@ func unfp(p *float64) float64 {
 	return *p
 }
 
-func encodeLevels(ls []search.Level) (any, error) {
+func encodeLevels(ls []measure.Level) (any, error) {
 	if ls == nil {
 		return nil, nil
 	}
@@ -74,7 +75,7 @@ func encodeLevels(ls []search.Level) (any, error) {
 	return string(b), nil
 }
 
-func decodeLevels(s sql.NullString) ([]search.Level, error) {
+func decodeLevels(s sql.NullString) ([]measure.Level, error) {
 	if !s.Valid {
 		return nil, nil
 	}
@@ -82,10 +83,10 @@ func decodeLevels(s sql.NullString) ([]search.Level, error) {
 	if err := json.Unmarshal([]byte(s.String), &in); err != nil {
 		return nil, err
 	}
-	out := make([]search.Level, len(in))
+	out := make([]measure.Level, len(in))
 	for i, l := range in {
-		out[i] = search.Level{Threads: l.Threads, WarmupS: unfp(l.WarmupS), WarmupCapped: l.WarmupCapped,
-			Eval: search.Eval{Score: unfp(l.Score), Base: unfp(l.Base), MeanTPS: unfp(l.MeanTPS), StdTPS: unfp(l.StdTPS),
+		out[i] = measure.Level{Threads: l.Threads, WarmupS: unfp(l.WarmupS), WarmupCapped: l.WarmupCapped,
+			Eval: measure.Eval{Score: unfp(l.Score), Base: unfp(l.Base), MeanTPS: unfp(l.MeanTPS), StdTPS: unfp(l.StdTPS),
 				MeanQPS: unfp(l.MeanQPS), P95MS: unfp(l.P95MS), Seconds: l.Seconds, Penalties: l.Penalties, Infeasible: l.Infeasible},
 			Metrics: l.Metrics, HLLSource: l.HLLSource}
 		out[i].HLLGrowthPS = unfp(l.HLLGrowthPS)
@@ -166,7 +167,7 @@ func loadMeasurements(ctx context.Context, q querier, trials []search.Trial, whe
 			continue // not measured: the Measurement stays zero
 		}
 		t.WarmupS = floatOf(f[0])
-		t.Penalties = search.Penalties{Variance: floatOf(f[1]), Dips: floatOf(f[2]), Stalls: floatOf(f[3]), Errors: floatOf(f[4]),
+		t.Penalties = measure.Penalties{Variance: floatOf(f[1]), Dips: floatOf(f[2]), Stalls: floatOf(f[3]), Errors: floatOf(f[4]),
 			Purge: floatOf(f[5]), DipSeconds: int(dipS.Int64), StallSeconds: int(stallS.Int64),
 			ErrPS: floatOf(f[6]), ReconnPS: floatOf(f[7]), HLLGrowthPS: floatOf(f[8])}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -93,7 +94,7 @@ func (db *DB) Minimization(ctx context.Context, study string) (m search.Minimize
 	if err != nil {
 		return m, false, fail(err)
 	}
-	m.Goal, m.Done, m.Accepted = search.Goal(goal), done == 1, accepted == 1
+	m.Goal, m.Done, m.Accepted = measure.Goal(goal), done == 1, accepted == 1
 	if err := json.Unmarshal([]byte(cfg), &m.Config); err != nil {
 		return m, false, fail(fmt.Errorf("config: %w", err))
 	}

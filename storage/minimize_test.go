@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -19,7 +20,7 @@ func TestMinimizationRoundTrip(t *testing.T) {
 	if _, found, err := db.Minimization(ctx, "s"); found || err != nil {
 		t.Fatalf("before any save: found %v, %v", found, err)
 	}
-	m := search.Minimized{Best: 7, Goal: search.GoalTPS, Changes: 3, Config: space.Config{"innodb_buffer_pool_size": "1073741824"},
+	m := search.Minimized{Best: 7, Goal: measure.GoalTPS, Changes: 3, Config: space.Config{"innodb_buffer_pool_size": "1073741824"},
 		Steps: []search.MinStep{
 			{Knobs: []string{"innodb_sync_spin_loops", "innodb_purge_batch_size"}, Lead: "innodb_purge_batch_size", Values: space.Config{"innodb_sync_spin_loops": "114", "innodb_purge_batch_size": "17"},
 				Status: search.MinReverted, Pct: -1.5, LoPct: -9, HiPct: 6.5, Pairs: 2},
@@ -27,7 +28,7 @@ func TestMinimizationRoundTrip(t *testing.T) {
 			{Knobs: []string{"innodb_old_blocks_pct"}, Values: space.Config{"innodb_old_blocks_pct": "50"}, Status: search.MinUntested},
 		},
 		Check: &search.MinCheck{Pct: -0.5, LoPct: -7, HiPct: 6, Pairs: 2}, Done: true, Accepted: true, Runs: 12, Pairs: 2}
-	if err := db.SaveMinimization(ctx, "s", search.Minimized{Best: 7, Goal: search.GoalTPS, Config: space.Config{}, Steps: m.Steps[:1]}); err != nil {
+	if err := db.SaveMinimization(ctx, "s", search.Minimized{Best: 7, Goal: measure.GoalTPS, Config: space.Config{}, Steps: m.Steps[:1]}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.SaveMinimization(ctx, "s", m); err != nil {

@@ -160,8 +160,8 @@ func TestWorkersClaimAtomically(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < each; j++ {
-				tr, c, _, err := ws.Claim(ctx, "w", func(trials []search.Trial, next int) (search.Proposal, search.Choice, error) {
-					return search.Proposal{Config: space.Config{"n": fmt.Sprint(next)}, Kind: search.Sampled}, search.Run, nil
+				tr, c, _, err := ws.Claim(ctx, "w", func(trials []search.Trial, next int) (search.Trial, search.Choice, error) {
+					return search.Trial{Params: space.Config{"n": fmt.Sprint(next)}, Kind: search.Sampled}, search.Run, nil
 				})
 				if err != nil || c != search.Run {
 					errs <- fmt.Errorf("claim: %v %v", c, err)
@@ -195,8 +195,8 @@ func TestWorkersClaimAtomically(t *testing.T) {
 	}
 	a, _ := db.Workers(WorkerInfo{ID: "a", Host: "h"}, 1500*time.Millisecond)
 	b, _ := db.Workers(WorkerInfo{ID: "b", Host: "h"}, 1500*time.Millisecond)
-	one := func(trials []search.Trial, next int) (search.Proposal, search.Choice, error) {
-		return search.Proposal{Config: space.Config{"x": "1"}, Kind: search.Sampled}, search.Run, nil
+	one := func(trials []search.Trial, next int) (search.Trial, search.Choice, error) {
+		return search.Trial{Params: space.Config{"x": "1"}, Kind: search.Sampled}, search.Run, nil
 	}
 	ta, _, _, err := a.Claim(ctx, "s", one)
 	if err != nil {

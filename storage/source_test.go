@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -19,7 +20,7 @@ func TestTrialSourceRoundTrip(t *testing.T) {
 		mk := func(n int, kind search.Kind, source string) search.Trial {
 			return search.Trial{Study: "src", Number: n, State: search.Complete, Kind: kind, Source: source,
 				Params: space.Config{"innodb_io_capacity": "1000"}, Started: t0, Ended: t0.Add(time.Minute),
-				Outcome: search.Outcome{Score: 1, MeanTPS: 1}}
+				Outcome: measure.Outcome{Score: 1, MeanTPS: 1}}
 		}
 		a := mk(0, search.Baseline, "")
 		b := mk(1, search.Seed, "prod.cnf:ram=64G,cores=16")

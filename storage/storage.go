@@ -16,6 +16,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // the "sqlite3" database/sql driver
 	"github.com/pressly/goose/v3"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -746,7 +747,7 @@ func queryTrials(ctx context.Context, q querier, where string, args ...any) ([]s
 // Samples returns the per-second samples of trial number of study in the
 // order FinishTrial was given them; none (and a nil error) when the trial
 // has none or does not exist.
-func (db *DB) Samples(ctx context.Context, study string, number int) ([]search.Sample, error) {
+func (db *DB) Samples(ctx context.Context, study string, number int) ([]measure.Sample, error) {
 	fail := func(err error) error {
 		return fmt.Errorf("storage: samples of trial %d of study %q: %w", number, study, err)
 	}
@@ -756,10 +757,10 @@ func (db *DB) Samples(ctx context.Context, study string, number int) ([]search.S
 		return nil, fail(err)
 	}
 	defer rows.Close()
-	var out []search.Sample
+	var out []measure.Sample
 	for rows.Next() {
 		var (
-			s       search.Sample
+			s       measure.Sample
 			v       [10]sql.NullFloat64
 			threads sql.NullInt64
 			hll     sql.NullFloat64

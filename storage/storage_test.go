@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -383,12 +384,12 @@ func testBeginFinishRoundTrip(t *testing.T, db *DB) {
 	done := running
 	done.State = search.Complete
 	done.Ended = done.Started.Add(95*time.Second + 1)
-	done.Outcome = search.Outcome{
+	done.Outcome = measure.Outcome{
 		Score:   1234.5678901234,
 		MeanTPS: 1234.5678901234,
 		StdTPS:  12.25,
 		P95MS:   8.43,
-		Samples: []search.Sample{
+		Samples: []measure.Sample{
 			{T: 1, Warmup: true, TPS: 900.5, QPS: 18010, Reads: 12607, Writes: 3602, Other: 1801, LatPct: 95, LatMS: 9.91, ErrPS: 0, ReconnPS: 0},
 			{T: 2, Warmup: false, TPS: 1230.25, QPS: 24605, Reads: 17223.5, Writes: 4921, Other: 2460.5, LatPct: 95, LatMS: 8.43, ErrPS: 0.5, ReconnPS: 0.25},
 			{T: 3, TPS: 1e-300, QPS: math.MaxFloat64, Reads: math.Inf(1), Writes: -0.125},
@@ -443,9 +444,9 @@ func testFinishNaNAndEmptyValues(t *testing.T, db *DB) {
 	tr := search.Trial{
 		Study: "s", Number: 0, State: search.Complete, Kind: search.Baseline,
 		Started: time.Now(), Ended: time.Now(),
-		Outcome: search.Outcome{
+		Outcome: measure.Outcome{
 			Score: math.NaN(), StdTPS: math.NaN(),
-			Samples: []search.Sample{{T: 1, TPS: math.NaN(), LatMS: math.NaN()}},
+			Samples: []measure.Sample{{T: 1, TPS: math.NaN(), LatMS: math.NaN()}},
 		},
 	}
 	if err := db.FinishTrial(ctx, tr, 0); err != nil {
@@ -508,7 +509,7 @@ func testFinishWithoutBegin(t *testing.T, db *DB) {
 		Study: "s", Number: 7, State: search.Failed, Kind: search.Retry,
 		Params:  space.Config{"a": "1"},
 		Started: time.Unix(1700000000, 5), Ended: time.Unix(1700000010, 0),
-		Outcome: search.Outcome{Failure: "benchmark: exit status 1", Samples: []search.Sample{{T: 1, TPS: 3}}},
+		Outcome: measure.Outcome{Failure: "benchmark: exit status 1", Samples: []measure.Sample{{T: 1, TPS: 3}}},
 	}
 	if err := db.FinishTrial(ctx, tr, time.Second); err != nil {
 		t.Fatal(err)
@@ -520,7 +521,7 @@ func testFinishWithoutBegin(t *testing.T, db *DB) {
 		t.Errorf("%d samples", len(s))
 	}
 	// Finishing again replaces the samples rather than adding to them.
-	tr.Samples = []search.Sample{{T: 1}, {T: 2}}
+	tr.Samples = []measure.Sample{{T: 1}, {T: 2}}
 	if err := db.FinishTrial(ctx, tr, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -689,7 +690,7 @@ func TestFinishTrialIsAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.State, tr.Ended, tr.Score, tr.MeanTPS = search.Complete, time.Now(), 10, 10
-	tr.Samples = []search.Sample{{T: 1, TPS: 10}, {T: 2, TPS: 10}, {T: 3, TPS: -1}}
+	tr.Samples = []measure.Sample{{T: 1, TPS: 10}, {T: 2, TPS: 10}, {T: 3, TPS: -1}}
 
 	check := func(label string) {
 		t.Helper()

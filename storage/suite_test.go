@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/internal/teststore"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -48,11 +49,11 @@ func testNamesUpdateRefinish(t *testing.T, db *DB) {
 		t.Fatal(err)
 	}
 	tr.State, tr.Ended = search.Complete, tr.Started.Add(time.Minute)
-	tr.Samples = []search.Sample{{T: 1, TPS: 400}, {T: 2, TPS: 500}}
+	tr.Samples = []measure.Sample{{T: 1, TPS: 400}, {T: 2, TPS: 500}}
 	if err := db.FinishTrial(ctx, tr, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	tr.Samples = []search.Sample{{T: 1, TPS: 1}}
+	tr.Samples = []measure.Sample{{T: 1, TPS: 1}}
 	if err := db.FinishTrial(ctx, tr, 0); err != nil {
 		t.Fatal(err)
 	}

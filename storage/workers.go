@@ -57,7 +57,7 @@ func (db *DB) Workers(w WorkerInfo, staleAfter time.Duration) (*WorkerStore, err
 // running trials whose heartbeat is older than the stale limit (or that
 // have no claim at all) Interrupted and returns them as stale, loads every
 // trial, calls choose with them and the next free trial number, and, when
-// choose says Run, inserts the trial as Running together with its claim
+// choose says Run, inserts the trial it returns as Running together with its claim
 // row. Deadlocks and lock-wait timeouts are retried. It returns an error
 // wrapping ErrNoStudy when the study does not exist, and choose's error.
 func (ws *WorkerStore) Claim(ctx context.Context, study string, choose search.ChooseFunc) (search.Trial, search.Choice, []search.Trial, error) {
@@ -98,12 +98,16 @@ func (ws *WorkerStore) Claim(ctx context.Context, study string, choose search.Ch
 		for _, x := range trials {
 			next = max(next, x.Number+1)
 		}
-		p, c, err := choose(trials, next)
+		c := search.Wait
+		t, c, err = choose(trials, next)
 		if err != nil || c != search.Run {
-			choice = c
+			t, choice = search.Trial{}, c
 			return err
 		}
-		t = search.Trial{Study: study, Number: next, State: search.Running, Kind: p.Kind, Params: p.Config, Started: time.Now()}
+		t.Study, t.Number, t.State = study, next, search.Running
+		if t.Started.IsZero() {
+			t.Started = time.Now()
+		}
 		if err := checkTrial(t); err != nil {
 			return err
 		}

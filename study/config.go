@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -118,7 +119,7 @@ type Measure struct {
 	Confirm, RecheckEvery, ABPairs int
 	ABShare                        float64
 	// SteadyBlock, SteadySpread and SteadyTrend tune warm-up detection
-	// (search.SteadyRule).
+	// (measure.SteadyRule).
 	SteadyBlock               time.Duration
 	SteadySpread, SteadyTrend float64
 }
@@ -195,9 +196,9 @@ func IsUsage(err error) bool {
 }
 
 // ScoreRule returns the score rule of the measurement settings.
-func (m Measure) ScoreRule() search.ScoreRule {
-	r := search.DefaultScoreRule()
-	r.Goal, r.Lambda, r.DipShare, r.MaxP95MS = search.Goal(m.Objective), m.Lambda, m.DipShare, m.MaxP95
+func (m Measure) ScoreRule() measure.ScoreRule {
+	r := measure.DefaultScoreRule()
+	r.Goal, r.Lambda, r.DipShare, r.MaxP95MS = measure.Goal(m.Objective), m.Lambda, m.DipShare, m.MaxP95
 	return r
 }
 
@@ -218,7 +219,7 @@ func (c Config) manifest(sp *storage.SpaceManifest) storage.Manifest {
 		Measure: storage.MeasureManifest{Objective: m.Objective, MaxP95MS: m.MaxP95, DipShare: m.DipShare, Confirm: m.Confirm,
 			RecheckEvery: m.RecheckEvery, ABPairs: m.ABPairs, ABShare: m.ABShare, BenchCmd: c.Bench.Command,
 			SteadyBlockS: int(m.SteadyBlock / time.Second), SteadySpread: m.SteadySpread, SteadyTrend: m.SteadyTrend,
-			WarmupMaxS: m.WarmupMax.Seconds(), ColdStart: m.ColdStart, ScoreRule: search.ScoreRuleVersion}}
+			WarmupMaxS: m.WarmupMax.Seconds(), ColdStart: m.ColdStart, ScoreRule: measure.ScoreRuleVersion}}
 	if len(c.Bench.Threads) > 1 {
 		man.ThreadLevels = c.Bench.Threads
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -26,10 +27,10 @@ func TestMinimizeResumesWithItsPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	history := []search.Trial{
-		{Number: 0, Kind: search.Baseline, State: search.Complete, Outcome: search.Outcome{Score: 500, MeanTPS: 500}},
-		{Number: 1, Kind: search.Sampled, State: search.Complete, Params: space.Config{"innodb_buffer_pool_size": "1073741824"}, Outcome: search.Outcome{Score: 700, MeanTPS: 700}},
+		{Number: 0, Kind: search.Baseline, State: search.Complete, Outcome: measure.Outcome{Score: 500, MeanTPS: 500}},
+		{Number: 1, Kind: search.Sampled, State: search.Complete, Params: space.Config{"innodb_buffer_pool_size": "1073741824"}, Outcome: measure.Outcome{Score: 700, MeanTPS: 700}},
 	}
-	if err := db.SaveMinimization(ctx, "s", search.Minimized{Best: 1, Goal: search.GoalTPS, Config: space.Config{}, Pairs: 2}); err != nil {
+	if err := db.SaveMinimization(ctx, "s", search.Minimized{Best: 1, Goal: measure.GoalTPS, Config: space.Config{}, Pairs: 2}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{Study: "s", MinimizePairs: 2}

@@ -12,6 +12,7 @@ import (
 	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/internal/realtest"
 	"github.com/autotune/autotune/internal/teststore"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -62,7 +63,7 @@ func (silent) Configure(string, time.Duration, int, time.Duration, time.Time, *s
 }
 func (silent) SetTrialLength(time.Duration, time.Duration) {}
 func (silent) Phase(search.Trial, string)                  {}
-func (silent) Sample(search.Trial, search.Sample)          {}
+func (silent) Sample(search.Trial, measure.Sample)         {}
 func (silent) Trial(search.Event)                          {}
 func (silent) Done(search.Result, string)                  {}
 func (silent) Interrupted(string) error                    { return context.Canceled }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/internal/realtest"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -37,7 +38,7 @@ func BenchmarkRankAgreement(b *testing.B) {
 	}
 	cfg := Config{Study: "rank", Trials: 1, Workdir: work,
 		Bench:   Bench{Driver: "sysbench", Path: "sysbench", Workload: "oltp_read_write", Tables: 8, TableSize: 500000, Threads: []int{16}},
-		Measure: Measure{Warmup: 30 * time.Second, WarmupMax: 90 * time.Second, Duration: 60 * time.Second, Lambda: search.DefaultLambda, Objective: "tps", DipShare: 0.5, SteadyBlock: 5 * time.Second, SteadySpread: 0.15, SteadyTrend: 0.05},
+		Measure: Measure{Warmup: 30 * time.Second, WarmupMax: 90 * time.Second, Duration: 60 * time.Second, Lambda: measure.DefaultLambda, Objective: "tps", DipShare: 0.5, SteadyBlock: 5 * time.Second, SteadySpread: 0.15, SteadyTrend: 0.05},
 		Space:   Space{Durability: string(space.Relaxed), MemoryBudget: "100%", Apply: ApplyRestart}}
 	prog := report.NewProgress("plain", os.Stdout, nil)
 	defer prog.Close()
@@ -47,7 +48,7 @@ func BenchmarkRankAgreement(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, warm, err := newStrategy(ctx, "random", true, nil, r.sp, 1, 1, r.facts, r.logf)
+		_, warm, err := newStrategy(ctx, "random", true, nil, r.shape(), 1, 1, r.facts, r.logf)
 		if err != nil || len(warm) == 0 {
 			b.Fatalf("expert warm start: %v", err)
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/internal/lockfile"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
@@ -37,7 +38,7 @@ type Progress interface {
 	// Phase, Sample and Trial report a trial's phase, its per-second
 	// samples and its end.
 	Phase(t search.Trial, phase string)
-	Sample(t search.Trial, s search.Sample)
+	Sample(t search.Trial, s measure.Sample)
 	Trial(e search.Event)
 	// Done reports the end of the study with a hint for the next step.
 	Done(res search.Result, hint string)
@@ -54,7 +55,7 @@ type Progress interface {
 // measurement returns the engine's measurement rules.
 func (c Config) measurement() trial.Measurement {
 	m := c.Measure
-	st := search.DefaultSteadyRule()
+	st := measure.DefaultSteadyRule()
 	st.Block, st.MaxSpread, st.MaxTrend = int(m.SteadyBlock/time.Second), m.SteadySpread, m.SteadyTrend
 	return trial.Measurement{Levels: c.Bench.Threads, WarmupCap: m.Warmup, WarmupMax: m.WarmupMax, Duration: m.Duration, Steady: st,
 		Score: m.ScoreRule(), PollEvery: time.Second, Prune: trial.PruneRule{Off: !m.Prune}}
@@ -87,27 +88,15 @@ type run struct {
 
 func (r *run) logf(format string, a ...any) { r.prog.Logf(format, a...) }
 
-// canonical returns the form the study records configurations in
-// (search.Study.Canonical): space.Space.Essential, except that a knob Base
-// sets (a pin, the baseline my.cnf) is kept at any value, so an export
-// against the user's my.cnf still names a knob the best sets back to the
-// server's default. Nil on an existing server: a knob a trial leaves out
-// keeps the server's own setting there (trial.Existing), not the default
-// Essential compares with.
-func (r *run) canonical() func(space.Config) space.Config {
-	if r.cfg.Existing != nil {
-		return nil
-	}
-	sp, base := r.sp, r.base
-	return func(c space.Config) space.Config {
-		out := sp.Essential(c)
-		for k := range base {
-			if v, ok := c[k]; ok {
-				out[k] = v
-			}
-		}
-		return out
-	}
+// shape returns how the study records configurations (search.Shape):
+// Base under every proposal, the space's repair and space.Space.Essential,
+// except that a knob Base sets (a pin, the baseline my.cnf) is kept at any
+// value, so an export against the user's my.cnf still names a knob the
+// best sets back to the server's default. Verbatim on an existing server:
+// a knob a trial leaves out keeps the server's own setting there
+// (trial.Existing), not the default Essential compares with.
+func (r *run) shape() search.Shape {
+	return search.Shape{Space: r.sp, Base: r.base, Verbatim: r.cfg.Existing != nil}
 }
 
 // close undoes what the run did, last first, and returns the first error
@@ -227,7 +216,7 @@ func (r *run) fitBenchmark(b trial.Benchmark) error {
 		return nil
 	}
 	r.cfg.Bench.Threads = []int{fc.Connections()}
-	if r.cfg.Bench.Speed > 0 && r.cfg.Measure.Objective != string(search.GoalP95) {
+	if r.cfg.Bench.Speed > 0 && r.cfg.Measure.Objective != string(measure.GoalP95) {
 		return Usagef("--speed %g replays at the captured pace, a fixed load whose throughput is the workload's: score it on latency with --objective p95 (or replay as fast as possible with --speed max)", r.cfg.Bench.Speed)
 	}
 	if n, ok := b.(noted); ok {
@@ -329,7 +318,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	}
 	// Vary the seed on each resume so a resumed sampler does not replay the
 	// random draws of the first run.
-	strategy, warm, err := newStrategy(ctx, cfg.Strategy, cfg.WarmStart, r.seeds, r.sp, op.Study.Seed+int64(op.Next), cfg.Trials, r.facts, r.logf)
+	strategy, warm, err := newStrategy(ctx, cfg.Strategy, cfg.WarmStart, r.seeds, r.shape(), op.Study.Seed+int64(op.Next), cfg.Trials, r.facts, r.logf)
 	if err != nil {
 		return r.interrupted(ctx, err)
 	}
@@ -343,13 +332,11 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	st := &search.Study{
 		Name: cfg.Study, Strategy: strategy, Objective: r.engine.Run, Store: db,
 		Budget: cfg.Budget, Spent: op.Study.Spent, Start: r.started, MaxTrials: cfg.Trials, WarmStart: warm,
-		Confirm: cfg.Measure.Confirmation(), Base: r.base,
-		Prepare:   func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
-		Canonical: r.canonical(),
+		Confirm: cfg.Measure.Confirmation(), Base: r.base, Space: r.sp, Verbatim: r.cfg.Existing != nil,
 		PriorCost: cfg.Measure.Warmup + cfg.Measure.Duration + 5*time.Second,
 		OnPlan:    func(p search.Plan) { r.logPlan(p) },
 		OnTrial:   prog.Trial,
-		Prune:     cfg.Measure.Prune, Goal: search.Goal(cfg.Measure.Objective),
+		Prune:     cfg.Measure.Prune, Goal: measure.Goal(cfg.Measure.Objective),
 		MaxErrorShift: r.errorShiftLimit(),
 	}
 	if cfg.Minimize {
@@ -365,7 +352,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err := saveImportance(ctx, db, cfg.Study, sp, res.Trials, prog.Writer()); err != nil {
 		return err
 	}
-	goal := search.Goal(cfg.Measure.Objective)
+	goal := measure.Goal(cfg.Measure.Objective)
 	report.WriteGain(prog.Writer(), goal, res.Trials, res.Best)
 	report.WriteConclusion(prog.Writer(), goal, res.Trials, res.Best, fmt.Sprintf("write it as a my.cnf with autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB))
 	if st.Minimize != nil {
@@ -397,7 +384,7 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 	}
 	prog.Configure(cfg.Study, 0, 0, op.Study.Spent, r.started, r.sp, history)
 	prog.SetTrialLength(cfg.Measure.Warmup, cfg.Measure.Duration)
-	goal := search.Goal(cfg.Measure.Objective)
+	goal := measure.Goal(cfg.Measure.Objective)
 	pol := cfg.minimization(r.sp)
 	if err := samePairs(ctx, db, cfg, history); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -48,7 +49,7 @@ func seedDBOn(t *testing.T, dir string, params space.Config, cores int, ram int6
 	for i, p := range []space.Config{{}, params} {
 		tr := search.Trial{Study: "old", Number: i, State: search.Complete, Kind: search.Baseline, Params: p,
 			Started: t0.Add(time.Duration(i) * time.Minute), Ended: t0.Add(time.Duration(i)*time.Minute + 50*time.Second),
-			Outcome: search.Outcome{Score: 500 + 300*float64(i), MeanTPS: 510 + 300*float64(i)}}
+			Outcome: measure.Outcome{Score: 500 + 300*float64(i), MeanTPS: 510 + 300*float64(i)}}
 		if i > 0 {
 			tr.Kind = search.Sampled
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -49,7 +50,7 @@ func Show(ctx context.Context, dbPath, name, which string, samples bool, out io.
 			return fmt.Errorf("TRIAL %d: study %q has no such trial (it has %d trials)", n, name, len(trials))
 		}
 	}
-	var ss []search.Sample
+	var ss []measure.Sample
 	if samples {
 		if ss, err = db.Samples(ctx, name, t.Number); err != nil {
 			return err

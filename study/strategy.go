@@ -27,7 +27,8 @@ type expertFacts struct {
 // (the buffer pool knob's range is already limited to the memory budget),
 // the dataset's size and an fsync probe of the datadir's disk. Coordinate
 // descent may start from any of them.
-func newStrategy(ctx context.Context, name string, warmStart bool, seeds []search.Proposal, sp *space.Space, seed int64, horizon int, facts expertFacts, logf func(string, ...any)) (search.Strategy, []search.Proposal, error) {
+func newStrategy(ctx context.Context, name string, warmStart bool, seeds []search.Proposal, shape search.Shape, seed int64, horizon int, facts expertFacts, logf func(string, ...any)) (search.Strategy, []search.Proposal, error) {
+	sp := shape.Space
 	warm := append([]search.Proposal(nil), seeds...)
 	var starts []space.Config
 	for _, p := range seeds {
@@ -70,7 +71,7 @@ func newStrategy(ctx context.Context, name string, warmStart bool, seeds []searc
 			starts = append(starts, cfg)
 		}
 	}
-	st, err := search.NewStrategy(name, sp, search.StrategyOptions{Seed: seed, Horizon: horizon, Starts: starts})
+	st, err := search.NewStrategy(name, sp, search.StrategyOptions{Seed: seed, Horizon: horizon, Starts: starts, Shape: shape})
 	if err != nil {
 		return nil, nil, err
 	}

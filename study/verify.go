@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -90,7 +91,7 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 	}
 	arms = append(arms, verifyArm{name: baselineName(cfg), cfg: base})
 	bi := len(arms) - 1
-	goal := search.Goal(cfg.Measure.Objective)
+	goal := measure.Goal(cfg.Measure.Objective)
 	single := len(files) == 1
 	if single {
 		r.logf("verifying %s: %d interleaved pairs against %s; %s, threads %v, warm-up up to %s + %s window, objective %s",
@@ -191,7 +192,7 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 		}
 		row.Runs, row.Rounds = len(counted), rounds
 		if len(counted) > 0 {
-			row.Mean = search.GeoMean(counted)
+			row.Mean = measure.GeoMean(counted)
 		}
 		if ai != bi {
 			row.VsBase, row.VsBaseErr = search.PairedGain(goal, pairs(ai, bi))

@@ -48,7 +48,7 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 		return err
 	}
 	r.logf("worker %s joins study %q", id, cfg.Study)
-	_, warm, err := newStrategy(ctx, cfg.Strategy, cfg.WarmStart, nil, r.sp, op.Study.Seed, cfg.Trials, r.facts, r.logf)
+	_, warm, err := newStrategy(ctx, cfg.Strategy, cfg.WarmStart, nil, r.shape(), op.Study.Seed, cfg.Trials, r.facts, r.logf)
 	if err != nil {
 		return r.interrupted(ctx, err)
 	}
@@ -66,14 +66,13 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 	w := &search.Worker{
 		Name: cfg.Study, Seed: op.Study.Seed, Objective: r.engine.Run, Store: ws,
 		NewStrategy: func(seed int64) (search.Strategy, error) {
-			return search.NewStrategy(cfg.Strategy, sp, search.StrategyOptions{Seed: seed, Horizon: cfg.Trials, Starts: starts})
+			return search.NewStrategy(cfg.Strategy, sp, search.StrategyOptions{Seed: seed, Horizon: cfg.Trials, Starts: starts, Shape: r.shape()})
 		},
-		WarmStart: warm, Base: r.base,
-		Prepare:        func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc },
-		Canonical:      r.canonical(),
+		WarmStart: warm, Base: r.base, Space: sp, Verbatim: r.cfg.Existing != nil,
 		MaxTrials:      cfg.Trials,
 		Budget:         cfg.Budget,
 		MaxErrorShift:  r.errorShiftLimit(),
+		Confirm:        cfg.Measure.Confirmation(),
 		HeartbeatEvery: cfg.Heartbeat,
 		Started:        r.started,
 		OnStale: func(t search.Trial) {

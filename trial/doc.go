@@ -9,7 +9,7 @@
 // restart); read every server knob back and fail the trial when the server
 // does not run what the trial records; run the Benchmark once per thread
 // level while detecting the end of the warm-up from the per-second
-// throughput; score the measurement window with search.ScoreRule; sample
+// throughput; score the measurement window with measure.ScoreRule; sample
 // server status and host CPU during the window; and classify failures (a
 // refused config, a crash, a benchmark error: the trial fails and the study
 // goes on; a server that ran out of memory (it could not allocate it at

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/internal/benchdef"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -72,8 +73,8 @@ type Request struct {
 	Launch runner.Launch
 	// Out is the trial's outcome: the target records its phases
 	// (restore, start, apply; seconds), Restarted and ServerVersion.
-	Out *search.Outcome
-	// Enter reports the phase the trial enters (search.PhaseRestoring, ...).
+	Out *measure.Outcome
+	// Enter reports the phase the trial enters (measure.PhaseRestoring, ...).
 	Enter func(phase string)
 }
 
@@ -84,7 +85,7 @@ type Applied struct {
 	// Release ends the trial's use of the server. measured is true when
 	// the benchmark ran to the end; the target may keep the server for the
 	// next trial, else it stops it (recording the stop phase in out).
-	Release func(measured bool, out *search.Outcome)
+	Release func(measured bool, out *measure.Outcome)
 	// KilledForMemory, when set, reports whether the kernel killed the
 	// server for memory (the host profile's limit) since Apply: a server
 	// that died during the benchmark then failed for the configuration's
@@ -129,7 +130,7 @@ type Engine struct {
 	// OnPhase and OnSample, when set, report progress: the phase a trial
 	// enters and each per-second sample.
 	OnPhase  func(t search.Trial, phase string)
-	OnSample func(t search.Trial, s search.Sample)
+	OnSample func(t search.Trial, s measure.Sample)
 
 	// noMemory is what a server could not allocate at start: the smallest
 	// estimated memory of a configuration whose start failed for lack of
@@ -165,8 +166,8 @@ var _ search.Objective = (*Engine)(nil).Run
 // cancelled, a *RestartedError when the server restarted during the
 // benchmark, or trouble with the sandbox or the target that is not the
 // configuration's fault.
-func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, err error) {
-	out = search.Outcome{Phases: map[string]float64{}}
+func (e *Engine) Run(ctx context.Context, t search.Trial) (out measure.Outcome, err error) {
+	out = measure.Outcome{Phases: map[string]float64{}}
 	cfg := t.Params
 	enter := func(p string) {
 		if e.OnPhase != nil {
@@ -250,16 +251,16 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out search.Outcome, e
 	m := e.Measure
 	m.run = run
 	m.pruneBelow = t.PruneBelow
-	m.onMeasuring = func() { enter(search.PhaseMeasuring) }
-	m.onSample = func(s search.Sample) {
+	m.onMeasuring = func() { enter(measure.PhaseMeasuring) }
+	m.onSample = func(s measure.Sample) {
 		if e.OnSample != nil {
 			e.OnSample(t, s)
 		}
 	}
 	if m.WarmupCap > 0 {
-		enter(search.PhaseWarmingUp)
+		enter(measure.PhaseWarmingUp)
 	} else {
-		enter(search.PhaseMeasuring)
+		enter(measure.PhaseMeasuring)
 	}
 	berr := m.measure(ctx, e.Bench, srv, &out)
 	if ctx.Err() != nil {

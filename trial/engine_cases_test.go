@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -57,7 +58,7 @@ func TestOutOfMemoryStartTeachesALimit(t *testing.T) {
 		return Applied{}, &Refused{Failure: "some other refusal"}
 	}}
 	e := &Engine{Target: ft, Space: space.Default(), MaxConnections: 20}
-	run := func(n int, pool string) search.Outcome {
+	run := func(n int, pool string) measure.Outcome {
 		out, err := e.Run(context.Background(), search.Trial{Number: n, Params: space.Config{"innodb_buffer_pool_size": pool}})
 		if err != nil {
 			t.Fatalf("trial %d: %v", n, err)
@@ -105,11 +106,11 @@ func TestRestartDuringBenchmarkVoidsTrial(t *testing.T) {
 	}
 
 	ft := &fakeTarget{apply: func(space.Config) (Applied, error) {
-		return Applied{Server: &runner.Server{Socket: "/nonexistent/sock"}, Release: func(bool, *search.Outcome) {}}, nil
+		return Applied{Server: &runner.Server{Socket: "/nonexistent/sock"}, Release: func(bool, *measure.Outcome) {}}, nil
 	}}
 	fb := &fakeBench{emitted: map[int]int{}, tps: func(_, _ int) float64 { return 100 }, fail: &RestartedError{Why: "Uptime decreased (500 -> 1)"}}
 	e := &Engine{Target: ft, Bench: fb, Space: space.Default(), Measure: Measurement{Levels: []int{2}, Duration: 10 * time.Second,
-		Steady: search.DefaultSteadyRule(), Score: search.DefaultScoreRule()}}
+		Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule()}}
 	out, err := e.Run(context.Background(), search.Trial{Number: 7, Params: space.Config{}})
 	var re *RestartedError
 	if !errors.As(err, &re) || re.Trial != 7 || !strings.Contains(err.Error(), "not counted") || out.Score != 0 {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
-	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -178,7 +178,7 @@ func (r *Existing) restoreInclude() error {
 func (r *Existing) Apply(ctx context.Context, req Request) (Applied, error) {
 	t0 := time.Now()
 	cfg, out := req.Trial.Params, req.Out
-	req.Enter(search.PhaseStarting)
+	req.Enter(measure.PhaseStarting)
 	content := r.orig.Include
 	if len(cfg) > 0 || !r.orig.HadInclude {
 		var b bytes.Buffer
@@ -196,7 +196,7 @@ func (r *Existing) Apply(ctx context.Context, req Request) (Applied, error) {
 	if v, err := r.ex.Version(ctx); err == nil {
 		out.ServerVersion = v
 	}
-	return Applied{Server: r.ex.Target(), Release: func(bool, *search.Outcome) {}}, nil
+	return Applied{Server: r.ex.Target(), Release: func(bool, *measure.Outcome) {}}, nil
 }
 
 func (r *Existing) apply(ctx context.Context, cfg space.Config, content string, restarted *bool) error {

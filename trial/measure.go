@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
-	"github.com/autotune/autotune/search"
 )
 
 // Measurement says how a running server is measured: for each thread level
@@ -36,15 +36,15 @@ type Measurement struct {
 	// Duration is the measurement window (whole seconds).
 	Duration time.Duration
 	// Steady detects the end of the warm-up.
-	Steady search.SteadyRule
+	Steady measure.SteadyRule
 	// Score scores the window.
-	Score search.ScoreRule
+	Score measure.ScoreRule
 	// PollEvery is the status/CPU/history-list sampling interval (1 s
 	// when zero).
 	PollEvery time.Duration
 
 	run         runner.BenchRun // this trial's build, placement, connection
-	onSample    func(search.Sample)
+	onSample    func(measure.Sample)
 	onMeasuring func()
 	pruneBelow  float64 // this trial's pruning threshold (0: none)
 }
@@ -81,7 +81,7 @@ type errNotScored struct{ error }
 // measure phases. It returns ctx.Err() when cancelled, a *RestartedError
 // when the server restarted during a run, the benchmark's error when a run
 // failed, and errNotScored when a run could not be scored.
-func (m Measurement) measure(ctx context.Context, b Benchmark, srv *runner.Server, out *search.Outcome) error {
+func (m Measurement) measure(ctx context.Context, b Benchmark, srv *runner.Server, out *measure.Outcome) error {
 	var warm, total float64
 	for i, threads := range m.Levels {
 		t0 := time.Now()
@@ -134,8 +134,8 @@ func restartDuring(polls []runner.Poll) *RestartedError {
 }
 
 // sampleOf turns a benchmark interval into a sample of the given level.
-func sampleOf(iv runner.Interval, threads int) search.Sample {
-	s := search.Sample{T: iv.Time, TPS: iv.TPS, QPS: iv.QPS, Reads: iv.Reads, Writes: iv.Writes, Other: iv.Other,
+func sampleOf(iv runner.Interval, threads int) measure.Sample {
+	s := measure.Sample{T: iv.Time, TPS: iv.TPS, QPS: iv.QPS, Reads: iv.Reads, Writes: iv.Writes, Other: iv.Other,
 		LatPct: iv.LatPct, ErrPS: iv.ErrPS, ReconnPS: iv.ReconnPS, Threads: threads}
 	if iv.LatMS != nil {
 		s.LatMS = *iv.LatMS
@@ -153,8 +153,8 @@ func sampleOf(iv runner.Interval, threads int) search.Sample {
 // at its length plus Deadlines.BenchGrace is killed (*Overran). With a
 // pruning threshold the level stops early (errPruned, lvl scored on its
 // partial window) when PruneRule says so.
-func (m Measurement) level(ctx context.Context, b Benchmark, srv *runner.Server, threads int) (search.Level, []search.Sample, runner.BenchResult, error) {
-	lvl := search.Level{Threads: threads}
+func (m Measurement) level(ctx context.Context, b Benchmark, srv *runner.Server, threads int) (measure.Level, []measure.Sample, runner.BenchResult, error) {
+	lvl := measure.Level{Threads: threads}
 	maxWarm := max(m.WarmupMax, m.WarmupCap)
 	maxS, durS := int(maxWarm/time.Second), int(m.Duration/time.Second)
 	every := m.PollEvery
@@ -171,10 +171,10 @@ func (m Measurement) level(ctx context.Context, b Benchmark, srv *runner.Server,
 	bctx, stopBench := context.WithTimeout(ctx, limit)
 	defer stopBench()
 	var (
-		samples []search.Sample
+		samples []measure.Sample
 		tps     []float64
 		recv    []time.Time
-		warm    search.Warmup
+		warm    measure.Warmup
 		stopped bool
 		pruned  bool
 	)
@@ -183,7 +183,7 @@ func (m Measurement) level(ctx context.Context, b Benchmark, srv *runner.Server,
 	if pruneBlocks < 2 {
 		pruneBlocks = 3
 	}
-	canPrune := !m.Prune.Off && m.pruneBelow > 0 && m.Score.Goal != search.GoalP95 && len(m.Levels) == 1
+	canPrune := !m.Prune.Off && m.pruneBelow > 0 && m.Score.Goal != measure.GoalP95 && len(m.Levels) == 1
 	start := time.Now()
 	res, berr := b.Run(bctx, srv, run, func(iv runner.Interval) {
 		if stopped {
@@ -258,7 +258,7 @@ func (m Measurement) level(ctx context.Context, b Benchmark, srv *runner.Server,
 	if w > 0 {
 		winStart = recv[w-1]
 	}
-	lvl.Metrics = search.Metrics(runner.WindowMetrics(polls, winStart, recv[end-1]))
+	lvl.Metrics = measure.Metrics(runner.WindowMetrics(polls, winStart, recv[end-1]))
 	if pruned {
 		return lvl, samples, res, errPruned
 	}
@@ -267,11 +267,11 @@ func (m Measurement) level(ctx context.Context, b Benchmark, srv *runner.Server,
 
 // goalValues returns the per-second values of the goal (qps for GoalQPS,
 // tps otherwise).
-func goalValues(goal search.Goal, ss []search.Sample) []float64 {
+func goalValues(goal measure.Goal, ss []measure.Sample) []float64 {
 	out := make([]float64, len(ss))
 	for i, s := range ss {
 		out[i] = s.TPS
-		if goal == search.GoalQPS {
+		if goal == measure.GoalQPS {
 			out[i] = s.QPS
 		}
 	}

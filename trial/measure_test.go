@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/internal/benchdef"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 )
@@ -59,9 +60,9 @@ func TestMeasurerWarmupEarlyStopAndLevels(t *testing.T) {
 		return base
 	}}
 	m := Measurement{Levels: []int{2, 8}, WarmupCap: 30 * time.Second, Duration: 20 * time.Second,
-		Steady: search.DefaultSteadyRule(), Score: search.DefaultScoreRule(), PollEvery: time.Second}
+		Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule(), PollEvery: time.Second}
 	var b Benchmark = fb
-	out := search.Outcome{Phases: map[string]float64{}}
+	out := measure.Outcome{Phases: map[string]float64{}}
 	if err := m.measure(context.Background(), b, &runner.Server{Socket: "/nonexistent/sock"}, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestMeasurerWarmupEarlyStopAndLevels(t *testing.T) {
 	// whole cap + duration + slack; the window is the 5 s after the cap.
 	fb2 := &fakeBench{emitted: map[int]int{}, tps: func(_, sec int) float64 { return float64(100 + 100*(sec/5%2)) }}
 	b, m.Levels, m.WarmupCap, m.Duration = fb2, []int{4}, 10*time.Second, 5*time.Second
-	out = search.Outcome{Phases: map[string]float64{}}
+	out = measure.Outcome{Phases: map[string]float64{}}
 	if err := m.measure(context.Background(), b, &runner.Server{}, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -113,11 +114,11 @@ func TestMeasurerWarmupEarlyStopAndLevels(t *testing.T) {
 	// scored".
 	fb3 := &fakeBench{emitted: map[int]int{}, tps: func(_, _ int) float64 { return 5 }, fail: &runner.BenchError{Reason: "boom"}}
 	b = fb3
-	if err := m.measure(context.Background(), b, &runner.Server{}, &search.Outcome{Phases: map[string]float64{}}); err == nil || !strings.Contains(err.Error(), "boom") {
+	if err := m.measure(context.Background(), b, &runner.Server{}, &measure.Outcome{Phases: map[string]float64{}}); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("err %v", err)
 	}
 	b, m.WarmupCap, m.Duration = fb, 0, 2*time.Second
-	err := m.measure(context.Background(), b, &runner.Server{}, &search.Outcome{Phases: map[string]float64{}})
+	err := m.measure(context.Background(), b, &runner.Server{}, &measure.Outcome{Phases: map[string]float64{}})
 	if _, ok := err.(errNotScored); !ok {
 		t.Fatalf("err %v, want errNotScored", err)
 	}
@@ -143,9 +144,9 @@ func (h *hangingBench) Run(ctx context.Context, _ *runner.Server, r runner.Bench
 // A benchmark still running at its length plus the grace period is killed
 // and the level fails as overrun, with the samples that arrived.
 func TestBenchmarkOverrunIsKilled(t *testing.T) {
-	m := Measurement{Levels: []int{4}, Duration: time.Second, Steady: search.DefaultSteadyRule(), Score: search.DefaultScoreRule(),
+	m := Measurement{Levels: []int{4}, Duration: time.Second, Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule(),
 		Deadlines: Deadlines{BenchGrace: 100 * time.Millisecond}}
-	out := search.Outcome{Phases: map[string]float64{}}
+	out := measure.Outcome{Phases: map[string]float64{}}
 	t0 := time.Now()
 	err := m.measure(context.Background(), &hangingBench{n: 0}, &runner.Server{}, &out)
 	var ov *Overran
@@ -166,9 +167,9 @@ func TestRisingSeriesExtendsTheWarmup(t *testing.T) {
 		return 300 + 700*math.Min(float64(sec), 40)/40
 	}
 	m := Measurement{Levels: []int{16}, WarmupCap: 20 * time.Second, WarmupMax: 60 * time.Second, Duration: 20 * time.Second,
-		Steady: search.DefaultSteadyRule(), Score: search.DefaultScoreRule()}
+		Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule()}
 	fb := &fakeBench{emitted: map[int]int{}, tps: ramp}
-	out := search.Outcome{Phases: map[string]float64{}}
+	out := measure.Outcome{Phases: map[string]float64{}}
 	if err := m.measure(context.Background(), fb, &runner.Server{}, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestRisingSeriesExtendsTheWarmup(t *testing.T) {
 	}
 	m.WarmupMax = 0
 	fb = &fakeBench{emitted: map[int]int{}, tps: ramp}
-	out = search.Outcome{Phases: map[string]float64{}}
+	out = measure.Outcome{Phases: map[string]float64{}}
 	if err := m.measure(context.Background(), fb, &runner.Server{}, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +191,11 @@ func TestRisingSeriesExtendsTheWarmup(t *testing.T) {
 // Pruning stops a trial whose block means stay below the threshold after
 // warm-up, never one that stays above it, and never during warm-up.
 func TestPruning(t *testing.T) {
-	run := func(tps func(int, int) float64, below float64, off bool) (search.Outcome, int) {
+	run := func(tps func(int, int) float64, below float64, off bool) (measure.Outcome, int) {
 		m := Measurement{Levels: []int{16}, WarmupCap: 30 * time.Second, Duration: 60 * time.Second,
-			Steady: search.DefaultSteadyRule(), Score: search.DefaultScoreRule(), Prune: PruneRule{Off: off}, pruneBelow: below}
+			Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule(), Prune: PruneRule{Off: off}, pruneBelow: below}
 		fb := &fakeBench{emitted: map[int]int{}, tps: tps}
-		out := search.Outcome{Phases: map[string]float64{}}
+		out := measure.Outcome{Phases: map[string]float64{}}
 		if err := m.measure(context.Background(), fb, &runner.Server{}, &out); err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +229,7 @@ func TestPruning(t *testing.T) {
 func TestRestoreDeadline(t *testing.T) {
 	s := &Sandbox{Box: &runner.Sandbox{Dir: t.TempDir()}, Deadlines: Deadlines{Restore: 100 * time.Millisecond},
 		restore: func(ctx context.Context) (string, error) { <-ctx.Done(); return "", ctx.Err() }}
-	out := search.Outcome{Phases: map[string]float64{}}
+	out := measure.Outcome{Phases: map[string]float64{}}
 	_, _, err := s.start(context.Background(), Request{Trial: search.Trial{Number: 1}, Out: &out, Enter: func(string) {}}, runner.Binary{})
 	var ov *Overran
 	if !errors.As(err, &ov) || ov.Phase != "restore" || !strings.Contains(err.Error(), "restore overran its time (limit 100ms)") {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
-	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -193,7 +193,7 @@ func (s *Sandbox) Apply(ctx context.Context, req Request) (Applied, error) {
 	var srv *runner.Server
 	var datadir string
 	if as, ok := dynamicChanges(s.Space, s.liveCfg, cfg); s.Dynamic && s.live != nil && !s.live.Exited() && ok {
-		req.Enter(search.PhaseStarting)
+		req.Enter(measure.PhaseStarting)
 		t0 := time.Now()
 		if err := s.live.SetGlobals(ctx, as); err != nil {
 			if ctx.Err() != nil {
@@ -214,13 +214,13 @@ func (s *Sandbox) Apply(ctx context.Context, req Request) (Applied, error) {
 		out.Restarted = true
 	}
 	out.ServerVersion = srv.Version
-	release := func(measured bool, out *search.Outcome) {
+	release := func(measured bool, out *measure.Outcome) {
 		if measured && s.Dynamic && !srv.Exited() {
 			s.live, s.liveCfg, s.liveDatadir = srv, cfg.Clone(), datadir
 			return
 		}
 		if !srv.Exited() {
-			req.Enter(search.PhaseStopping)
+			req.Enter(measure.PhaseStopping)
 			t0 := time.Now()
 			if err := srv.Stop(s.Deadlines.orDefault().Stop); err != nil && measured {
 				// Measured fine; a slow or failed shutdown does not void
@@ -243,7 +243,7 @@ func (s *Sandbox) Apply(ctx context.Context, req Request) (Applied, error) {
 func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*runner.Server, string, error) {
 	out := req.Out
 	dl := s.Deadlines.orDefault()
-	req.Enter(search.PhaseRestoring)
+	req.Enter(measure.PhaseRestoring)
 	t0 := time.Now()
 	restore, startServer, waitLoad := s.restore, s.startServer, s.waitLoad
 	if restore == nil {
@@ -279,7 +279,7 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 	o.Launch = req.Launch
 	o.Launch.Cgroup = cg
 	o.MaxStart = dl.Start
-	req.Enter(search.PhaseStarting)
+	req.Enter(measure.PhaseStarting)
 	t0 = time.Now()
 	srv, err := startServer(ctx, bin, o)
 	var se *runner.StartError
@@ -309,7 +309,7 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 	out.Phases["start"] = time.Since(t0).Seconds()
 	s.diskFull = 0
 	if s.Preload {
-		req.Enter(search.PhasePreloading)
+		req.Enter(measure.PhasePreloading)
 		load, err := waitLoad(ctx, srv, dl.Preload)
 		out.Phases["preload"] = load.Waited.Seconds()
 		if err != nil {

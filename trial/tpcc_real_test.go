@@ -8,8 +8,8 @@ import (
 
 	"github.com/autotune/autotune/internal/realtest"
 	"github.com/autotune/autotune/internal/teststore"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner/tpcc"
-	"github.com/autotune/autotune/search"
 )
 
 // TPC-C of 1 warehouse on a real server: go-tpc loads it and its
@@ -38,8 +38,8 @@ func TestRealTPCCPrepareRunScore(t *testing.T) {
 	t.Logf("prepare and check of 1 warehouse: %.0f s", time.Since(t0).Seconds())
 
 	m := Measurement{Levels: []int{2}, Duration: 6 * time.Second,
-		Steady: search.DefaultSteadyRule(), Score: search.DefaultScoreRule(), PollEvery: time.Second}
-	out := search.Outcome{Phases: map[string]float64{}}
+		Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule(), PollEvery: time.Second}
+	out := measure.Outcome{Phases: map[string]float64{}}
 	if err := m.measure(ctx, b, srv, &out); err != nil {
 		t.Fatal(err)
 	}

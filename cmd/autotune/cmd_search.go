@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/report"
-	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/study"
 )
 
@@ -54,7 +54,7 @@ func (o *searchOptions) config(fs *pflag.FlagSet) (study.Config, error) {
 			return c, err
 		}
 	}
-	if o.prune && (c.Measure.Objective == string(search.GoalP95) || len(c.Bench.Threads) > 1) {
+	if o.prune && (c.Measure.Objective == string(measure.GoalP95) || len(c.Bench.Threads) > 1) {
 		// On by default, and then off for these silently (docs); asked
 		// for, it would be ignored.
 		if err := refuse(fs, "early stopping judges one thread level's throughput: trials of --objective p95 or of several --threads are measured in full", "prune"); err != nil {

@@ -32,7 +32,7 @@ var workerRefused = []struct {
 }{
 	{"a worker runs trials in its own sandbox; tune an existing server with autotune search --dsn", append([]string{"dsn"}, existingOnly...)},
 	{"workers refuse any change of a study's settings (scores under different settings do not compare): start a new study", []string{"allow-changes"}},
-	{"workers do not re-measure (no confirmation, baseline rechecks or final A/B runs): their trials count on one measurement", []string{"confirm", "recheck-every", "ab-pairs", "ab-share"}},
+	{"workers do not run the final A/B phase (its rounds measure the best and the baseline in turn, which concurrent workers cannot): they confirm new bests (--confirm) and recheck the baseline (--recheck-every); measure the gain with autotune verify", []string{"ab-pairs", "ab-share"}},
 	{"workers measure every trial in full (no early stopping)", []string{"prune"}},
 	{"workers do not minimise the best: a minimisation re-measures configurations in interleaved pairs, which workers do not make (and autotune minimize does not open a study run by workers)", []string{"minimize", "minimize-pairs", "minimize-share"}},
 	{"workers do not seed a study: a worker study's trials come from the workers' strategy alone", []string{"seed-from"}},
@@ -55,7 +55,7 @@ func (o *workerOptions) config(fs *pflag.FlagSet) (study.Config, error) {
 		return c, usagef("--heartbeat %s: want at least 100ms, e.g. 10s", o.heartbeat)
 	}
 	c.Heartbeat = o.heartbeat
-	c.Measure.Confirm, c.Measure.RecheckEvery, c.Measure.ABPairs, c.Measure.ABShare = 0, 0, 0, 0
+	c.Measure.ABPairs, c.Measure.ABShare = 0, 0
 	c.Minimize = false
 	return c, nil
 }
@@ -74,8 +74,10 @@ history with every other worker of the study through a MySQL/MariaDB store
 the same flags. Trials are claimed atomically (no two workers run the same
 trial), the strategy (--strategy) replays all workers' results before each
 proposal, and a trial whose worker dies (no heartbeat for 6 x --heartbeat) is
-marked interrupted and run again by another worker. Workers do not re-measure:
---confirm, --recheck-every and the final A/B runs are search's alone.
+marked interrupted and run again by another worker. A new best is confirmed
+(--confirm) and the baseline rechecked (--recheck-every) by whichever worker
+claims next; the final A/B runs are search's alone (measure the gain with
+autotune verify).
 
 Every worker of a study must run on the same hardware (cores and RAM) and the
 same server version: scores measured on different machines do not compare,

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -35,7 +36,7 @@ func addAB(t *testing.T, db, name string, best int, a, b []float64) {
 		for j, kind := range []search.Kind{search.ABBest, search.ABBase} {
 			v := []float64{a[i], b[i]}[j]
 			tr := search.Trial{Study: name, Number: n, State: search.Complete, Kind: kind, Started: at, Ended: at.Add(time.Minute),
-				RepeatLink: search.RepeatLink{RepeatOf: best}, Outcome: search.Outcome{Score: v - 10, MeanTPS: v}}
+				RepeatLink: search.RepeatLink{RepeatOf: best}, Outcome: measure.Outcome{Score: v - 10, MeanTPS: v}}
 			if err := s.FinishTrial(ctx, tr, time.Minute); err != nil {
 				t.Fatal(err)
 			}
@@ -78,14 +79,14 @@ func addMinimal(t *testing.T, db, name string, best int) {
 			kind, p = search.MinFull, full
 		}
 		tr := search.Trial{Study: name, Number: n, State: search.Complete, Kind: kind, Params: p, Started: at, Ended: at.Add(time.Minute),
-			RepeatLink: search.RepeatLink{RepeatOf: best}, Outcome: search.Outcome{Score: v - 10, MeanTPS: v}}
+			RepeatLink: search.RepeatLink{RepeatOf: best}, Outcome: measure.Outcome{Score: v - 10, MeanTPS: v}}
 		if err := s.FinishTrial(ctx, tr, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 		n++
 		at = at.Add(time.Minute)
 	}
-	m := search.Minimized{Best: best, Goal: search.GoalTPS, Changes: len(full), Config: minimal, Done: true, Accepted: true, Runs: 4, Pairs: 2,
+	m := search.Minimized{Best: best, Goal: measure.GoalTPS, Changes: len(full), Config: minimal, Done: true, Accepted: true, Runs: 4, Pairs: 2,
 		Steps: []search.MinStep{
 			{Knobs: reverted, Status: search.MinReverted, Pct: 0.4, LoPct: -3.1, HiPct: 4.0, Pairs: 2},
 			{Knobs: []string{"innodb_buffer_pool_size"}, Status: search.MinKept, Pct: 180.2, LoPct: 150.3, HiPct: 211.0, Pairs: 2},

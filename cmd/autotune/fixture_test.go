@@ -10,6 +10,7 @@ import (
 	"time"
 
 	goldenpkg "github.com/autotune/autotune/internal/golden"
+	"github.com/autotune/autotune/measure"
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -99,15 +100,15 @@ func fixtureDB(t *testing.T) string {
 		}
 		return tps
 	}
-	samplesOf := func(mean float64) []search.Sample {
-		var out []search.Sample
+	samplesOf := func(mean float64) []measure.Sample {
+		var out []measure.Sample
 		for i := 1; i <= 14; i++ {
 			tps := mean * (1 + 0.08*rng.NormFloat64())
 			if i <= 4 {
 				tps *= 0.4 + 0.15*float64(i)
 			}
 			tps = math.Round(tps*100) / 100
-			out = append(out, search.Sample{T: float64(i), Warmup: i <= 4, TPS: tps, QPS: math.Round(tps*2000) / 100,
+			out = append(out, measure.Sample{T: float64(i), Warmup: i <= 4, TPS: tps, QPS: math.Round(tps*2000) / 100,
 				Reads: math.Round(tps*1400) / 100, Writes: math.Round(tps*400) / 100, Other: math.Round(tps*200) / 100,
 				LatPct: 95, LatMS: math.Round(16000000/tps) / 1000})
 		}
@@ -117,7 +118,7 @@ func fixtureDB(t *testing.T) string {
 		t.Helper()
 		tr.Study = study
 		begin := tr
-		begin.Outcome = search.Outcome{}
+		begin.Outcome = measure.Outcome{}
 		if err := db.BeginTrial(ctx, begin); err != nil {
 			t.Fatal(err)
 		}
@@ -128,13 +129,13 @@ func fixtureDB(t *testing.T) string {
 	measured := func(n int, kind search.Kind, cfg space.Config, start time.Time) search.Trial {
 		tr := search.Trial{Number: n, Kind: kind, State: search.Complete, Params: cfg, Started: start, Ended: start.Add(19 * time.Second)}
 		tr.Samples = samplesOf(level(cfg))
-		var window []search.Sample
+		var window []measure.Sample
 		for _, s := range tr.Samples {
 			if !s.Warmup {
 				window = append(window, s)
 			}
 		}
-		ev, err := search.ScoreRule{Goal: search.GoalTPS, Lambda: 0.5}.Evaluate(window)
+		ev, err := measure.ScoreRule{Goal: measure.GoalTPS, Lambda: 0.5}.Evaluate(window)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/autotune/autotune/internal/secret"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner/sysbench"
 	"github.com/autotune/autotune/runner/tpcc"
 	"github.com/autotune/autotune/search"
@@ -140,8 +141,8 @@ func (o *benchFlags) apply(c *study.Config) error {
 		return usagef("--table-size %d: want a positive row count", o.tableSize)
 	case o.warmup < 0:
 		return usagef("--warmup %s: want a duration >= 0 such as 30s", o.warmup)
-	case o.duration < time.Duration(search.MinMeasureSamples)*time.Second:
-		return usagef("--duration %s: want at least %ds (the score needs per-second samples)", o.duration, search.MinMeasureSamples)
+	case o.duration < time.Duration(measure.MinMeasureSamples)*time.Second:
+		return usagef("--duration %s: want at least %ds (the score needs per-second samples)", o.duration, measure.MinMeasureSamples)
 	case o.warmup%time.Second != 0 || o.duration%time.Second != 0 || o.warmupMax%time.Second != 0:
 		return usagef("--warmup/--warmup-max/--duration: want whole seconds (sysbench reports once per second)")
 	case o.warmupMax != 0 && o.warmupMax < o.warmup:
@@ -242,10 +243,10 @@ type measureFlags struct {
 }
 
 func (m *measureFlags) AddFlags(fs *pflag.FlagSet) {
-	d := search.DefaultScoreRule()
-	st := search.DefaultSteadyRule()
-	fs.Float64Var(&m.lambda, "lambda", search.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x slow swings of tps around its level (5 s blocks, detrended, beyond per-second jitter) - other penalties")
-	fs.StringVar(&m.objective, "objective", string(search.GoalTPS), "what to optimise: tps, qps, or p95 (lower p95 latency is better)")
+	d := measure.DefaultScoreRule()
+	st := measure.DefaultSteadyRule()
+	fs.Float64Var(&m.lambda, "lambda", measure.DefaultLambda, "weight of the variance penalty: score = mean tps - lambda x slow swings of tps around its level (5 s blocks, detrended, beyond per-second jitter) - other penalties")
+	fs.StringVar(&m.objective, "objective", string(measure.GoalTPS), "what to optimise: tps, qps, or p95 (lower p95 latency is better)")
 	fs.Float64Var(&m.maxP95, "max-p95", 0, "p95 latency limit (ms, median of the per-second values; 0 = no limit): a trial over it is infeasible (search: kept, never the best; verify: its pair does not count and the verdict is NOT VERIFIED; noise: marked)")
 	fs.Float64Var(&m.dipShare, "dip-share", d.DipShare, "a second under this share of the window's median throughput is a dip (penalised)")
 	fs.DurationVar(&m.steadyBlock, "steady-block", time.Duration(st.Block)*time.Second, "warm-up detection: block length; throughput is steady when 3 consecutive block means are flat and close")
@@ -257,7 +258,7 @@ func (m *measureFlags) apply(c *study.Config) error {
 	switch {
 	case m.lambda < 0:
 		return usagef("--lambda %g: want a number >= 0", m.lambda)
-	case !slices.Contains(search.Goals, search.Goal(m.objective)):
+	case !slices.Contains(measure.Goals, measure.Goal(m.objective)):
 		return usagef("--objective %q: want tps, qps or p95", m.objective)
 	case m.maxP95 < 0:
 		return usagef("--max-p95 %g: want milliseconds >= 0 (0 = no limit)", m.maxP95)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/internal/realtest"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
@@ -159,7 +160,7 @@ func checkEventStream(t *testing.T, out, dbPath string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if samples[n] != len(stored) || len(stored) < search.MinMeasureSamples {
+		if samples[n] != len(stored) || len(stored) < measure.MinMeasureSamples {
 			t.Errorf("trial %d: %d sample events, %d samples stored", n, samples[n], len(stored))
 		}
 	}

@@ -8,7 +8,8 @@
 // archtest_test.go; the direct imports of non-test files are checked (test
 // files may import what they need, e.g. internal/teststore).
 //
-// In short: space is the vocabulary and imports nothing of the project;
+// In short: space is the vocabulary and imports nothing of the project,
+// nor does measure, the measurement vocabulary (samples, outcome, score);
 // search decides and knows no processes or storage; runner and its
 // sub-packages run processes and know nothing of the search; trial is the
 // engine between search and runner; storage and report read search types;

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -100,7 +101,7 @@ func fitFixtureLandscape(name, file string) (*Fitted, error) {
 func (f FitFixture) Input(name string) FitInput {
 	trials := make([]search.Trial, len(f.Trials))
 	for i, t := range f.Trials {
-		trials[i] = search.Trial{Number: t.Number, Kind: t.Kind, State: t.State, Params: t.Params, Outcome: search.Outcome{Score: t.Score}}
+		trials[i] = search.Trial{Number: t.Number, Kind: t.Kind, State: t.State, Params: t.Params, Outcome: measure.Outcome{Score: t.Score}}
 	}
 	return FitInput{Name: name, Trials: trials, Settings: f.Settings, RAMBytes: f.RAMBytes, Cores: f.Cores}
 }

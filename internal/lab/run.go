@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -33,7 +34,7 @@ func newStrategy(ctx context.Context, name string, sp *space.Space, seed int64, 
 	if _, ok := peerStrategies[name]; ok {
 		return NewPeer(ctx, name, sp, seed)
 	}
-	return search.NewStrategy(name, sp, search.StrategyOptions{Seed: seed, Horizon: horizon, Starts: starts})
+	return search.NewStrategy(name, sp, search.StrategyOptions{Seed: seed, Horizon: horizon, Starts: starts, Shape: search.Shape{Space: sp}})
 }
 
 // Options are the settings of a comparison.
@@ -106,21 +107,20 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0xda3e39cb94b95bdb))
 	var lerr error
-	obj := func(ctx context.Context, t search.Trial) (search.Outcome, error) {
+	obj := func(ctx context.Context, t search.Trial) (measure.Outcome, error) {
 		v, failed, err := l.Measure(ctx, t.Params, rng)
 		if err != nil {
 			lerr = err
-			return search.Outcome{}, err
+			return measure.Outcome{}, err
 		}
 		if failed {
-			return search.Outcome{Failure: "crashed (landscape)"}, nil
+			return measure.Outcome{Failure: "crashed (landscape)"}, nil
 		}
-		return search.Outcome{Score: v, MeanTPS: v}, nil
+		return measure.Outcome{Score: v, MeanTPS: v}, nil
 	}
 	// As a real study (study.Run): every configuration repaired and
 	// recorded in its canonical form.
-	study := &search.Study{Name: "harness", Strategy: st, Objective: obj, Store: &search.MemoryStore{}, MaxTrials: trials, WarmStart: ws,
-		Prepare: func(c space.Config) space.Config { rc, _ := sp.Repair(c); return rc }, Canonical: sp.Essential}
+	study := &search.Study{Name: "harness", Strategy: st, Objective: obj, Store: &search.MemoryStore{}, MaxTrials: trials, WarmStart: ws, Space: sp}
 	if confirm > 0 {
 		study.Confirm = &search.Confirmation{Repeats: confirm}
 	}

@@ -1,4 +1,4 @@
-package search
+package measure
 
 // Phases of a trial as the trial engine reports them to progress displays
 // while it runs (Outcome.Phases holds the durations, under shorter names).

@@ -1,4 +1,4 @@
-package search
+package measure
 
 import (
 	"errors"
@@ -181,7 +181,7 @@ func (r ScoreRule) Evaluate(window []Sample) (Eval, error) {
 	}
 	e := Eval{Seconds: n, P95MS: math.NaN()}
 	e.MeanTPS, e.StdTPS = stat.MeanStdDev(tps, nil)
-	e.MeanQPS = mean(qps)
+	e.MeanQPS = Mean(qps)
 	if len(lat) > 0 {
 		e.P95MS = median(append([]float64(nil), lat...))
 	}

@@ -1,4 +1,4 @@
-package search
+package measure
 
 import (
 	"fmt"
@@ -90,7 +90,7 @@ func (r SteadyRule) Detect(v []float64, capS int, final bool) Warmup {
 			return Warmup{Seconds: capS}
 		}
 		for b := 0; b < r.Blocks; b++ {
-			means[b] = mean(v[c+b*r.Block : c+(b+1)*r.Block])
+			means[b] = Mean(v[c+b*r.Block : c+(b+1)*r.Block])
 		}
 		if r.steady(means) {
 			return Warmup{Seconds: c, Decided: true}
@@ -101,7 +101,7 @@ func (r SteadyRule) Detect(v []float64, capS int, final bool) Warmup {
 
 // steady applies the spread and trend tests to block means.
 func (r SteadyRule) steady(m []float64) bool {
-	mu := mean(m)
+	mu := Mean(m)
 	if !(mu > 0) {
 		return false
 	}
@@ -116,8 +116,8 @@ func (r SteadyRule) steady(m []float64) bool {
 	return math.Abs(rise)/mu <= r.MaxTrend
 }
 
-// mean returns the arithmetic mean (NaN for no values).
-func mean(xs []float64) float64 {
+// Mean returns the arithmetic mean of xs (NaN for no values).
+func Mean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
@@ -136,7 +136,7 @@ func slope(ys []float64) float64 {
 		return 0
 	}
 	mx := (n - 1) / 2
-	my := mean(ys)
+	my := Mean(ys)
 	var sxy, sxx float64
 	for i, y := range ys {
 		dx := float64(i) - mx

@@ -1,4 +1,4 @@
-package search
+package measure
 
 import "math"
 
@@ -78,6 +78,17 @@ func (o *Outcome) Combine(goal Goal) {
 		o.P95MS = 0 // "not reported", as Score documents
 	}
 	o.WarmupS, o.WarmupCapped = o.Levels[0].WarmupS, o.Levels[0].WarmupCapped
+}
+
+// MeanPenalties returns the mean of ps (at least one): the amounts and
+// rates are means, the dip and stall seconds rounded means, HLLGrowthPS
+// the mean of those that sampled it (NaN when none did).
+func MeanPenalties(ps []Penalties) Penalties {
+	n := float64(len(ps))
+	p := sumPenalties(ps).amountsOver(n)
+	p.DipSeconds = int(math.Round(float64(p.DipSeconds) / n))
+	p.StallSeconds = int(math.Round(float64(p.StallSeconds) / n))
+	return p
 }
 
 // sumPenalties adds ps up; HLLGrowthPS is the mean over the ones that

@@ -1,4 +1,4 @@
-package search
+package measure
 
 import (
 	"flag"
@@ -156,7 +156,7 @@ func TestSteadyRealRunsGolden(t *testing.T) {
 			t.Errorf("default pool, 16 threads: warm-up %d s, want <= 20 (design notes: 10-20 s)", w)
 		}
 	}
-	if mean(ints(sum["bp4g16"])) <= mean(ints(sum["default16"])) {
+	if Mean(ints(sum["bp4g16"])) <= Mean(ints(sum["default16"])) {
 		t.Errorf("4G pool warm-ups %v not longer than default pool's %v", sum["bp4g16"], sum["default16"])
 	}
 }
