@@ -1,7 +1,6 @@
 package report
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
@@ -12,7 +11,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -179,13 +177,43 @@ func NewProgress(mode ProgressMode, out io.Writer, now func() time.Time) *Progre
 	return t
 }
 
-// configure tells the Progress about the study once it is open: its
-// limits, the budget used by earlier runs, when this run started, the
-// knob space and the trials already recorded.
-func (t *Progress) Configure(study string, budget time.Duration, maxTrials int, spent0 time.Duration, start time.Time, sp *space.Space, history []search.Trial) {
+// Emit renders event e through the sink, after updating the study status
+// the sink shows with it (trial count, budget, best).
+func (t *Progress) Emit(e Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.study, t.budget, t.maxTrials, t.spent0, t.start, t.sp, t.known = study, budget, maxTrials, spent0, start, sp, true
+	switch e.Kind {
+	case EventLog:
+		t.emit(progressEvent{Event: evLog, Message: e.Message})
+	case EventOpen:
+		t.open(e.Open)
+	case EventTrialLength:
+		if s, ok := t.sink.(interface{ setTrialLength(w, d time.Duration) }); ok {
+			s.setTrialLength(e.Warmup, e.Window)
+		}
+	case EventPhase:
+		t.phase(e.Trial, e.Phase)
+	case EventSample:
+		n, s := e.Trial.Number, e.Sample
+		t.emit(progressEvent{Event: evSample, Trial: &n, Kind: string(e.Trial.Kind),
+			Sample: &progressSample{T: s.T, Warmup: s.Warmup, TPS: s.TPS, LatMS: s.LatMS}})
+	case EventTrial:
+		t.trial(e.Finished)
+	case EventDone:
+		t.best, t.base, t.running = e.Result.Best, e.Result.Baseline, false
+		t.emit(progressEvent{Event: evDone, Reason: string(e.Result.Reason), Message: e.Message, result: e.Result})
+		t.sink.close()
+	case EventInterrupted:
+		t.running = false
+		t.emit(progressEvent{Event: evInterrupted, Message: e.Message})
+		t.sink.close()
+	}
+}
+
+// open takes in the opened study and the trials already recorded.
+func (t *Progress) open(o StudyOpen) {
+	t.study, t.budget, t.maxTrials, t.spent0, t.start, t.sp, t.known = o.Study, o.Budget, o.MaxTrials, o.Spent0, o.Start, o.Space, true
+	history, sp := o.History, o.Space
 	for _, tr := range history {
 		if tr.State == search.Complete || tr.State == search.Failed {
 			t.finished++
@@ -208,19 +236,10 @@ func (t *Progress) emit(e progressEvent) {
 	t.sink.handle(e)
 }
 
-// logf reports a message.
-func (t *Progress) Logf(format string, a ...any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.emit(progressEvent{Event: evLog, Message: fmt.Sprintf(format, a...)})
-}
-
-// Phase reports that trial tr entered phase (measure.PhaseRestoring, ...);
+// phase takes in trial tr entering phase (measure.PhaseRestoring, ...);
 // the first phase of a trial starts it (a restore in the sandbox, the
 // settings' apply on an existing server or a dynamic change).
-func (t *Progress) Phase(tr search.Trial, phase string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (t *Progress) phase(tr search.Trial, phase string) {
 	if !t.running || t.runningTrial != tr.Number {
 		t.running, t.trialFrom, t.runningTrial = true, t.now(), tr.Number
 	}
@@ -228,19 +247,8 @@ func (t *Progress) Phase(tr search.Trial, phase string) {
 	t.emit(progressEvent{Event: evPhase, Trial: &n, Kind: string(tr.Kind), Phase: phase})
 }
 
-// sample reports a per-second sample of the running trial tr.
-func (t *Progress) Sample(tr search.Trial, s measure.Sample) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := tr.Number
-	t.emit(progressEvent{Event: evSample, Trial: &n, Kind: string(tr.Kind),
-		Sample: &progressSample{T: s.T, Warmup: s.Warmup, TPS: s.TPS, LatMS: s.LatMS}})
-}
-
-// trial reports a finished trial (search.Study.OnTrial).
-func (t *Progress) Trial(e search.Event) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+// trial takes in a finished trial (search.Study.OnTrial).
+func (t *Progress) trial(e search.Event) {
 	tr := e.Trial
 	if tr.State == search.Complete || tr.State == search.Failed {
 		t.finished++
@@ -259,27 +267,6 @@ func (t *Progress) Trial(e search.Event) {
 	}
 	n := tr.Number
 	t.emit(progressEvent{Event: evTrial, Trial: &n, Kind: string(tr.Kind), Source: tr.Source, Why: tr.Why, Result: res, src: e})
-}
-
-// done reports the end of the study and closes the display; hint is the
-// next step to suggest.
-func (t *Progress) Done(res search.Result, hint string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.best, t.base, t.running = res.Best, res.Baseline, false
-	t.emit(progressEvent{Event: evDone, Reason: string(res.Reason), Message: hint, result: res})
-	t.sink.close()
-}
-
-// interrupted reports Ctrl-C with the resume hint, closes the display and
-// returns context.Canceled (exit code 130).
-func (t *Progress) Interrupted(hint string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.running = false
-	t.emit(progressEvent{Event: evInterrupted, Message: hint})
-	t.sink.close()
-	return context.Canceled
 }
 
 // close ends the live display (on errors); safe to call more than once.
@@ -389,16 +376,6 @@ func fmtDur(d time.Duration) string {
 	}
 	d = d.Round(time.Minute)
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// setTrialLength tells displays how long each trial's benchmark runs
-// (warm-up + measurement).
-func (t *Progress) SetTrialLength(warmup, duration time.Duration) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if s, ok := t.sink.(interface{ setTrialLength(w, d time.Duration) }); ok {
-		s.setTrialLength(warmup, duration)
-	}
 }
 
 // round1 rounds v to one decimal.

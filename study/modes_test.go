@@ -12,10 +12,9 @@ import (
 	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/internal/realtest"
 	"github.com/autotune/autotune/internal/teststore"
-	"github.com/autotune/autotune/measure"
+	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
-	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
 	"github.com/autotune/autotune/trial"
 )
@@ -58,17 +57,8 @@ func (scripted) Run(ctx context.Context, _ *runner.Server, r runner.BenchRun, on
 // silent is a Progress that prints nothing.
 type silent struct{}
 
-func (silent) Logf(string, ...any) {}
-func (silent) Configure(string, time.Duration, int, time.Duration, time.Time, *space.Space, []search.Trial) {
-}
-func (silent) SetTrialLength(time.Duration, time.Duration) {}
-func (silent) Phase(search.Trial, string)                  {}
-func (silent) Sample(search.Trial, measure.Sample)         {}
-func (silent) Trial(search.Event)                          {}
-func (silent) Done(search.Result, string)                  {}
-func (silent) Interrupted(string) error                    { return context.Canceled }
-func (silent) Writer() io.Writer                           { return io.Discard }
-func (silent) Close()                                      {}
+func (silent) Emit(report.Event) {}
+func (silent) Writer() io.Writer { return io.Discard }
 
 // TestOneEngineForEveryMode drives the same scripted benchmark through
 // the sandbox target, the existing-server target and a worker, and checks

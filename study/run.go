@@ -24,32 +24,15 @@ import (
 	"github.com/autotune/autotune/trial"
 )
 
-// Progress receives what a mode reports while it runs; report.Progress
-// prints it (plain lines, a live terminal display, or JSON events).
+// Progress receives what a mode reports while it runs (report.Event);
+// report.Progress renders it as plain lines, a live terminal display or
+// JSON events.
 type Progress interface {
-	// Logf reports a message.
-	Logf(format string, a ...any)
-	// Configure tells the display about the open study: its limits, the
-	// budget used by earlier runs, this run's start, the knob space and
-	// the trials already recorded.
-	Configure(study string, budget time.Duration, maxTrials int, spent0 time.Duration, start time.Time, sp *space.Space, history []search.Trial)
-	// SetTrialLength is each trial's warm-up cap and window.
-	SetTrialLength(warmup, duration time.Duration)
-	// Phase, Sample and Trial report a trial's phase, its per-second
-	// samples and its end.
-	Phase(t search.Trial, phase string)
-	Sample(t search.Trial, s measure.Sample)
-	Trial(e search.Event)
-	// Done reports the end of the study with a hint for the next step.
-	Done(res search.Result, hint string)
-	// Interrupted reports Ctrl-C with the resume hint and returns
-	// context.Canceled.
-	Interrupted(hint string) error
+	// Emit reports one event.
+	Emit(e report.Event)
 	// Writer is where summaries (importance, gain) go; io.Discard when
 	// the output is a JSON event stream.
 	Writer() io.Writer
-	// Close ends a live display.
-	Close()
 }
 
 // measurement returns the engine's measurement rules.
@@ -86,7 +69,7 @@ type run struct {
 	bin     runner.Binary     // its binary (onSandbox)
 }
 
-func (r *run) logf(format string, a ...any) { r.prog.Logf(format, a...) }
+func (r *run) logf(format string, a ...any) { r.prog.Emit(report.Logf(format, a...)) }
 
 // shape returns how the study records configurations (search.Shape):
 // Base under every proposal, the space's repair and space.Space.Essential,
@@ -171,7 +154,8 @@ func (r *run) build(ctx context.Context) error {
 	}
 	cfg = r.cfg
 	r.engine = &trial.Engine{Bench: b, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
-		OnPhase: prog.Phase, OnSample: prog.Sample}
+		OnPhase:  func(t search.Trial, phase string) { prog.Emit(report.PhaseOf(t, phase)) },
+		OnSample: func(t search.Trial, s measure.Sample) { prog.Emit(report.SampleOf(t, s)) }}
 	if cfg.Existing != nil {
 		err = r.onExisting(ctx)
 	} else {
@@ -307,7 +291,7 @@ func (r *run) onSandbox(ctx context.Context) error {
 // Search runs (or resumes) the study of cfg until its budget or trial cap:
 // the baseline, the seeds (cfg.SeedFrom), the warm start, the strategy's proposals and the
 // re-measurements, each committed to the store as it ends. It returns
-// context.Canceled (via prog.Interrupted) when interrupted, a UsageError for
+// context.Canceled (after a report.Interrupted event) when interrupted, a UsageError for
 // a bad combination of settings, and other errors when the study cannot go
 // on (the store, the sandbox, a failing baseline).
 func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
@@ -326,8 +310,8 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err != nil {
 		return err
 	}
-	prog.Configure(cfg.Study, cfg.Budget, cfg.Trials, op.Study.Spent, r.started, r.sp, history)
-	prog.SetTrialLength(cfg.Measure.Warmup, cfg.Measure.Duration)
+	prog.Emit(report.Opened(report.StudyOpen{Study: cfg.Study, Budget: cfg.Budget, MaxTrials: cfg.Trials, Spent0: op.Study.Spent, Start: r.started, Space: r.sp, History: history}))
+	prog.Emit(report.TrialLength(cfg.Measure.Warmup, cfg.Measure.Duration))
 	sp := r.sp
 	st := &search.Study{
 		Name: cfg.Study, Strategy: strategy, Objective: r.engine.Run, Store: db,
@@ -335,7 +319,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 		Confirm: cfg.Measure.Confirmation(), Base: r.base, Space: r.sp, Verbatim: r.cfg.Existing != nil,
 		PriorCost: cfg.Measure.Warmup + cfg.Measure.Duration + 5*time.Second,
 		OnPlan:    func(p search.Plan) { r.logPlan(p) },
-		OnTrial:   prog.Trial,
+		OnTrial:   func(e search.Event) { prog.Emit(report.Finished(e)) },
 		Prune:     cfg.Measure.Prune, Goal: measure.Goal(cfg.Measure.Objective),
 		MaxErrorShift: r.errorShiftLimit(),
 	}
@@ -360,7 +344,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 			report.WriteMinimization(prog.Writer(), sp, m)
 		}
 	}
-	prog.Done(res, fmt.Sprintf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB))
+	prog.Emit(report.Done(res, fmt.Sprintf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB)))
 	return nil
 }
 
@@ -369,7 +353,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 // resumes a minimisation that stopped part-way, runs it to its end (no
 // budget) and prints its steps and result. The study must exist and the
 // run's settings match its manifest, as for a resumed search. It returns
-// context.Canceled (via prog.Interrupted) when interrupted, a UsageError
+// context.Canceled (after a report.Interrupted event) when interrupted, a UsageError
 // for a missing study or changed settings, and other errors when the
 // store or the sandbox fails.
 func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
@@ -382,8 +366,8 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err != nil {
 		return err
 	}
-	prog.Configure(cfg.Study, 0, 0, op.Study.Spent, r.started, r.sp, history)
-	prog.SetTrialLength(cfg.Measure.Warmup, cfg.Measure.Duration)
+	prog.Emit(report.Opened(report.StudyOpen{Study: cfg.Study, Spent0: op.Study.Spent, Start: r.started, Space: r.sp, History: history}))
+	prog.Emit(report.TrialLength(cfg.Measure.Warmup, cfg.Measure.Duration))
 	goal := measure.Goal(cfg.Measure.Objective)
 	pol := cfg.minimization(r.sp)
 	if err := samePairs(ctx, db, cfg, history); err != nil {
@@ -399,7 +383,7 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 		r.logf("minimising trial %d of study %q: %d changes from the baseline, %d pairs a step; %s", m.Best, cfg.Study, m.Changes, pol.Pairs, search.MinimizeRule)
 	}
 	st := &search.Study{Name: cfg.Study, Objective: r.engine.Run, Store: db, Spent: op.Study.Spent, Start: r.started,
-		Base: r.base, OnTrial: prog.Trial, Goal: goal, Minimize: pol, MinimizeOnly: true, MaxErrorShift: r.errorShiftLimit()}
+		Base: r.base, OnTrial: func(e search.Event) { prog.Emit(report.Finished(e)) }, Goal: goal, Minimize: pol, MinimizeOnly: true, MaxErrorShift: r.errorShiftLimit()}
 	res, err := st.Run(ctx)
 	if err != nil {
 		return r.interrupted(ctx, err)
@@ -409,7 +393,7 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 		return err
 	}
 	report.WriteMinimization(prog.Writer(), r.sp, m)
-	prog.Done(res, fmt.Sprintf("write the minimal configuration as a my.cnf with: autotune export --study %s --db %s -o minimal.cnf", cfg.Study, cfg.DB))
+	prog.Emit(report.Done(res, fmt.Sprintf("write the minimal configuration as a my.cnf with: autotune export --study %s --db %s -o minimal.cnf", cfg.Study, cfg.DB)))
 	return nil
 }
 
@@ -534,15 +518,22 @@ func (r *run) interrupted(ctx context.Context, err error) error {
 	c := r.cfg
 	switch {
 	case r.mode == "noise":
-		return r.prog.Interrupted("interrupted: the running measurement was abandoned and the server stopped")
+		return r.interruptedBy("interrupted: the running measurement was abandoned and the server stopped")
 	case r.mode == "minimize":
-		return r.prog.Interrupted(fmt.Sprintf("interrupted: the running minimisation run was abandoned and the server stopped.\nresume with the same command: autotune minimize --study %s --db %s ...", c.Study, c.DB))
+		return r.interruptedBy(fmt.Sprintf("interrupted: the running minimisation run was abandoned and the server stopped.\nresume with the same command: autotune minimize --study %s --db %s ...", c.Study, c.DB))
 	case r.mode == "worker":
-		return r.prog.Interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted) and the server stopped.\nrestart the worker with the same command to rejoin study %q", c.Study))
+		return r.interruptedBy(fmt.Sprintf("interrupted: the running trial was abandoned (not counted) and the server stopped.\nrestart the worker with the same command to rejoin study %q", c.Study))
 	case c.Existing != nil:
-		return r.prog.Interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted); the server's original settings are put back next.\nresume with the same command: autotune search --dsn ... --study %s --db %s ...", c.Study, c.DB))
+		return r.interruptedBy(fmt.Sprintf("interrupted: the running trial was abandoned (not counted); the server's original settings are put back next.\nresume with the same command: autotune search --dsn ... --study %s --db %s ...", c.Study, c.DB))
 	}
-	return r.prog.Interrupted(fmt.Sprintf("interrupted: the running trial was abandoned (not counted) and the server stopped.\nresume with the same command: autotune search --study %s --db %s ...", c.Study, c.DB))
+	return r.interruptedBy(fmt.Sprintf("interrupted: the running trial was abandoned (not counted) and the server stopped.\nresume with the same command: autotune search --study %s --db %s ...", c.Study, c.DB))
+}
+
+// interruptedBy reports Ctrl-C with the resume hint and returns
+// context.Canceled (exit code 130).
+func (r *run) interruptedBy(hint string) error {
+	r.prog.Emit(report.Interrupted(hint))
+	return context.Canceled
 }
 
 // shortHash is the first 12 hex digits of s's SHA-256: a name for a

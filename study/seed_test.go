@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/measure"
+	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -23,7 +24,11 @@ type logged struct {
 	lines []string
 }
 
-func (l *logged) Logf(format string, a ...any) { l.lines = append(l.lines, fmt.Sprintf(format, a...)) }
+func (l *logged) Emit(e report.Event) {
+	if e.Kind == report.EventLog {
+		l.lines = append(l.lines, e.Message)
+	}
+}
 
 // seedDB writes a trials.db with study "old", run on a host with 64 GiB
 // and 16 cores, whose best trial (1) sets params.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -60,8 +61,8 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err != nil {
 		return err
 	}
-	prog.Configure(cfg.Study, cfg.Budget, cfg.Trials, 0, r.started, r.sp, history)
-	prog.SetTrialLength(cfg.Measure.Warmup, cfg.Measure.Duration)
+	prog.Emit(report.Opened(report.StudyOpen{Study: cfg.Study, Budget: cfg.Budget, MaxTrials: cfg.Trials, Start: r.started, Space: r.sp, History: history}))
+	prog.Emit(report.TrialLength(cfg.Measure.Warmup, cfg.Measure.Duration))
 	sp := r.sp
 	w := &search.Worker{
 		Name: cfg.Study, Seed: op.Study.Seed, Objective: r.engine.Run, Store: ws,
@@ -78,7 +79,7 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 		OnStale: func(t search.Trial) {
 			r.logf("trial %d was left by a dead worker (%s): marked interrupted, its config will be measured again", t.Number, t.Failure)
 		},
-		OnTrial: prog.Trial,
+		OnTrial: func(e search.Event) { prog.Emit(report.Finished(e)) },
 	}
 	wres, err := w.Run(ctx)
 	if err != nil {
@@ -90,6 +91,6 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 	}
 	best, base := search.Best(trials)
 	res := search.Result{Reason: wres.Reason, Trials: trials, Best: best, Baseline: base}
-	prog.Done(res, fmt.Sprintf("this worker ran %d trials; write the best as a my.cnf with: autotune export --study %s --db %s -o best.cnf", wres.Ran, cfg.Study, cfg.DB))
+	prog.Emit(report.Done(res, fmt.Sprintf("this worker ran %d trials; write the best as a my.cnf with: autotune export --study %s --db %s -o best.cnf", wres.Ran, cfg.Study, cfg.DB)))
 	return nil
 }
