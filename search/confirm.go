@@ -536,7 +536,7 @@ func (c *Confirmation) followUp(trials []Trial, horizon int) (Proposal, RepeatLi
 	}
 	for _, t := range openTrials(trials, baseEnded) {
 		if rep, ok := owesConfirmation(trials, t); ok && !running(Confirm, rep.Number) {
-			return Proposal{Config: rep.Params.Clone(), Kind: Confirm, handle: -1}, RepeatLink{RepeatOf: rep.Number}, true
+			return Proposal{Config: rep.Params.Clone(), Kind: Confirm, Handle: -1}, RepeatLink{RepeatOf: rep.Number}, true
 		}
 	}
 	if c.RecheckEvery > 0 {
@@ -552,12 +552,12 @@ func (c *Confirmation) followUp(trials []Trial, horizon int) (Proposal, RepeatLi
 		if since >= c.RecheckEvery && !running(Recheck, base) {
 			// The baseline's own configuration: the server defaults
 			// under the study's base (pinned knobs, --baseline-cnf).
-			return Proposal{Config: baseParams.Clone(), Kind: Recheck, handle: -1}, RepeatLink{RepeatOf: base}, true
+			return Proposal{Config: baseParams.Clone(), Kind: Recheck, Handle: -1}, RepeatLink{RepeatOf: base}, true
 		}
 	}
 	if c.Repeats > 0 && horizon >= raceMinHorizon && measuredRuns(trials) >= raceFrom(horizon) && countFinished(trials) < horizon && !lastIsRace(trials) {
 		if rep, ok := raceRun(trials); ok && !running(Repeat, rep.Number) {
-			return Proposal{Config: rep.Params.Clone(), Kind: Repeat, handle: -1}, RepeatLink{RepeatOf: rep.Number}, true
+			return Proposal{Config: rep.Params.Clone(), Kind: Repeat, Handle: -1}, RepeatLink{RepeatOf: rep.Number}, true
 		}
 	}
 	return Proposal{}, RepeatLink{}, false
@@ -924,7 +924,7 @@ func (c *Confirmation) nextAB(trials []Trial, goal measure.Goal, budget, left ti
 	for i := range n {
 		a := arms[(round+i)%n]
 		if count[a.kind] == round {
-			return Proposal{Config: a.params.Clone(), Kind: a.kind, handle: -1}, RepeatLink{RepeatOf: best.Number}, true
+			return Proposal{Config: a.params.Clone(), Kind: a.kind, Handle: -1}, RepeatLink{RepeatOf: best.Number}, true
 		}
 	}
 	return Proposal{}, RepeatLink{}, false

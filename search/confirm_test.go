@@ -27,7 +27,7 @@ func (s *script) Ask(ctx context.Context) (Proposal, error) {
 	if s.next >= len(s.cfgs) {
 		return Proposal{}, errors.New("script exhausted")
 	}
-	p := Proposal{Config: s.cfgs[s.next], Kind: Sampled, handle: -1}
+	p := Proposal{Config: s.cfgs[s.next], Kind: Sampled, Handle: -1}
 	s.next++
 	return p, nil
 }
@@ -651,7 +651,7 @@ func TestExpertWarmStartIsAlwaysConfirmed(t *testing.T) {
 	values := map[string][]float64{"base": {1000, 800}, "0": {900, 1100, 1120}, "1": {700}}
 	obj, calls := measured(values)
 	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("1")}}, Objective: obj, Store: newMemStore(),
-		MaxTrials: 3, Confirm: &Confirmation{Repeats: 2}, WarmStart: []Proposal{{Config: cfg("0"), Kind: Expert, handle: -1}}}
+		MaxTrials: 3, Confirm: &Confirmation{Repeats: 2}, WarmStart: []Proposal{{Config: cfg("0"), Kind: Expert, Handle: -1}}}
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -695,7 +695,7 @@ func TestCloseRaceIsMeasuredBeforeTheBestChanges(t *testing.T) {
 		var notes []string
 		s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{io(200), io(300), io(400), io(600), io(900)}},
 			Objective: obj, Store: newMemStore(), MaxTrials: 7, Confirm: &Confirmation{Repeats: 2},
-			WarmStart: []Proposal{{Config: io(500), Kind: Expert, handle: -1}},
+			WarmStart: []Proposal{{Config: io(500), Kind: Expert, Handle: -1}},
 			OnTrial:   collectNotes(&notes)}
 		res, err := s.Run(context.Background())
 		if err != nil {

@@ -1,11 +1,10 @@
-// Package search owns the study loop and the strategies that propose
-// configurations: the baseline first, then the warm start (ExpertConfig),
-// then the strategy: Hybrid (the default: screening, TPE over the knobs
-// that matter, local refinement), CoordinateDescent, TPE (goptuna, driven
-// ask/tell so autotune owns budget, commits and cancellation) or random.
-// It also owns knob importance (Importance) and the budget plan
-// (MakePlan), which
-// Study.Run keeps itself: it re-plans after every trial, reserves budget
+// Package search owns the study loop: the baseline first, then the warm
+// start (Study.WarmStart), then the proposals of a Strategy (package
+// strategy implements them behind the Proposal/Strategy interface here,
+// driven ask/tell so the loop owns budget, commits and cancellation). It
+// also owns the unit cube the model-based strategies work in (Encode,
+// Decode), knob importance (Importance) and the budget plan (MakePlan),
+// which Study.Run keeps itself: it re-plans after every trial, reserves budget
 // for the re-measurements of its Confirmation policy and reports the plan
 // through Study.OnPlan.
 //

@@ -8,6 +8,7 @@ import (
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/strategy"
 )
 
 // A study of the default strategy over two knobs against a synthetic
@@ -32,7 +33,7 @@ func ExampleStudy() {
 		tps := 1000 * math.Exp(-0.05*math.Pow(math.Log2(gib/3), 2)) * (1 + 0.08*math.Min(1, math.Log(io/200)/math.Log(20)))
 		return measure.Outcome{Score: tps, MeanTPS: tps}, nil
 	}
-	st := search.NewHybrid(sp, search.HybridOptions{Seed: 1, Horizon: 40})
+	st := strategy.NewHybrid(sp, strategy.HybridOptions{Seed: 1, Horizon: 40})
 	study := &search.Study{Name: "example", Strategy: st, Objective: objective, Store: &search.MemoryStore{}, MaxTrials: 40}
 	res, err := study.Run(context.Background())
 	if err != nil {

@@ -63,31 +63,31 @@ func Importance(sp *space.Space, trials []Trial) ([]KnobImportance, error) {
 		if t.State != Complete || math.IsNaN(t.Score) || math.IsInf(t.Score, 0) {
 			continue
 		}
-		xs = append(xs, encode(sp, t.Params))
+		xs = append(xs, Encode(sp, t.Params))
 		ys = append(ys, t.Score)
 	}
 	if len(xs) < MinImportanceTrials {
 		return nil, fmt.Errorf("knob importance: %w: %d, need at least %d", ErrTooFewTrials, len(xs), MinImportanceTrials)
 	}
-	imp, _ := fitImportance(sp, xs, ys, overTrials)
+	imp, _ := FitImportance(sp, xs, ys, OverTrials)
 	return imp, nil
 }
 
-// mainEffects is a fitted sum of per-knob functions (see Importance).
-type mainEffects struct {
+// MainEffects is a fitted sum of per-knob functions (see Importance).
+type MainEffects struct {
 	sp        *space.Space
-	intercept float64
+	Intercept float64
 	cols      [][2]int    // per knob: [first, end) columns of the design
-	beta      []float64   // coefficients, one per design column
+	Beta      []float64   // coefficients, one per design column
 	colMean   []float64   // column means subtracted before the fit
 	yScale    float64     // y standard deviation used to scale the fit
-	resid     float64     // residual variance (unscaled)
-	effects   [][]float64 // per knob: fitted function on its grid
+	Resid     float64     // residual variance (unscaled)
+	Effects   [][]float64 // per knob: fitted function on its grid
 }
 
 // features returns knob k's basis values at coordinate u.
 func features(k space.Knob, u float64) []float64 {
-	if isChoice(k) {
+	if IsChoice(k) {
 		f := make([]float64, len(k.Options())-1)
 		i := int(math.Round(u))
 		if i >= 1 && i <= len(f) {
@@ -103,10 +103,10 @@ func features(k space.Knob, u float64) []float64 {
 	return f
 }
 
-// grid returns the coordinates a knob's fitted function is averaged over:
+// Grid returns the coordinates a knob's fitted function is averaged over:
 // every choice, or 101 points of the unit range.
-func grid(k space.Knob) []float64 {
-	if isChoice(k) {
+func Grid(k space.Knob) []float64 {
+	if IsChoice(k) {
 		g := make([]float64, len(k.Options()))
 		for i := range g {
 			g[i] = float64(i)
@@ -120,24 +120,24 @@ func grid(k space.Knob) []float64 {
 	return g
 }
 
-// averaging is the distribution a knob's fitted function is averaged over.
-type averaging int
+// Averaging is the distribution a knob's fitted function is averaged over.
+type Averaging int
 
 const (
-	// overRange: uniformly over the knob's whole scale or choices (where
+	// OverRange: uniformly over the knob's whole scale or choices (where
 	// an effect could be found; the hybrid chooses what to search by it).
-	overRange averaging = iota
-	// overTrials: over the trials' own values (what explained the scores
+	OverRange Averaging = iota
+	// OverTrials: over the trials' own values (what explained the scores
 	// of these trials; Importance reports it).
-	overTrials
+	OverTrials
 )
 
-// fitImportance fits the main-effects model to (xs, ys) and returns the
+// FitImportance fits the main-effects model to (xs, ys) and returns the
 // importance of every knob (sorted) under the given averaging, and the
 // model. xs holds encode()d configurations; len(xs) must be >= 2.
-func fitImportance(sp *space.Space, xs [][]float64, ys []float64, over averaging) ([]KnobImportance, *mainEffects) {
+func FitImportance(sp *space.Space, xs [][]float64, ys []float64, over Averaging) ([]KnobImportance, *MainEffects) {
 	ks := sp.Knobs()
-	m := &mainEffects{sp: sp, cols: make([][2]int, len(ks))}
+	m := &MainEffects{sp: sp, cols: make([][2]int, len(ks))}
 	p := 0
 	for i, k := range ks {
 		w := len(features(k, 0))
@@ -155,13 +155,13 @@ func fitImportance(sp *space.Space, xs [][]float64, ys []float64, over averaging
 		ySD += (y - yMean) * (y - yMean)
 	}
 	ySD = math.Sqrt(ySD / float64(n))
-	m.intercept, m.yScale = yMean, ySD
+	m.Intercept, m.yScale = yMean, ySD
 	out := make([]KnobImportance, len(ks))
 	for i, k := range ks {
 		out[i] = KnobImportance{Knob: k.Name}
 	}
 	if ySD == 0 || p == 0 {
-		m.beta = make([]float64, p)
+		m.Beta = make([]float64, p)
 		m.colMean = make([]float64, p)
 		return out, m
 	}
@@ -192,7 +192,7 @@ func fitImportance(sp *space.Space, xs [][]float64, ys []float64, over averaging
 
 	var svd mat.SVD
 	if !svd.Factorize(X, mat.SVDThin) {
-		m.beta = make([]float64, p)
+		m.Beta = make([]float64, p)
 		return out, m
 	}
 	s := svd.Values(nil)
@@ -249,7 +249,7 @@ func fitImportance(sp *space.Space, xs [][]float64, ys []float64, over averaging
 		cvs = append(cvs, cvPoint{lambda, cv, se, df, rss})
 	}
 	if len(cvs) == 0 {
-		m.beta = make([]float64, p)
+		m.Beta = make([]float64, p)
 		return out, m
 	}
 	best := cvs[0]
@@ -265,35 +265,35 @@ func fitImportance(sp *space.Space, xs [][]float64, ys []float64, over averaging
 		}
 	}
 	bestLambda, bestDF, bestRSS := chosen.lambda, chosen.df, chosen.rss
-	m.beta = make([]float64, p)
+	m.Beta = make([]float64, p)
 	for j := range s {
 		c := s[j] / (s[j]*s[j] + bestLambda) * uty[j]
 		for r := 0; r < p; r++ {
-			m.beta[r] += V.At(r, j) * c
+			m.Beta[r] += V.At(r, j) * c
 		}
 	}
-	for r := range m.beta {
-		m.beta[r] *= ySD
+	for r := range m.Beta {
+		m.Beta[r] *= ySD
 	}
 	// The unexplained variance is the leave-one-out error, not the
 	// in-sample residual: what the fit cannot predict of a trial it did not
 	// see, so a fit that follows the noise does not claim to explain it.
-	m.resid = math.Max(chosen.cv, bestRSS/(float64(n)-bestDF)) * ySD * ySD
+	m.Resid = math.Max(chosen.cv, bestRSS/(float64(n)-bestDF)) * ySD * ySD
 
-	total := m.resid
+	total := m.Resid
 	vars := make([]float64, len(ks))
-	m.effects = make([][]float64, len(ks))
+	m.Effects = make([][]float64, len(ks))
 	for i, k := range ks {
-		g := grid(k)
+		g := Grid(k)
 		vals := make([]float64, len(g))
 		for gi, u := range g {
-			vals[gi] = m.effect(i, u)
+			vals[gi] = m.Effect(i, u)
 		}
-		m.effects[i] = vals
-		if over == overTrials {
+		m.Effects[i] = vals
+		if over == OverTrials {
 			vals = make([]float64, n)
 			for r, x := range xs {
-				vals[r] = m.effect(i, x[i])
+				vals[r] = m.Effect(i, x[i])
 			}
 		}
 		mean := 0.0
@@ -317,26 +317,26 @@ func fitImportance(sp *space.Space, xs [][]float64, ys []float64, over averaging
 	return out, m
 }
 
-// effect returns knob i's fitted contribution at coordinate u (relative
+// Effect returns knob i's fitted contribution at coordinate u (relative
 // to the centred design).
-func (m *mainEffects) effect(i int, u float64) float64 {
+func (m *MainEffects) Effect(i int, u float64) float64 {
 	k := m.sp.Knobs()[i]
 	f := 0.0
 	for j, b := range features(k, u) {
 		c := m.cols[i][0] + j
-		f += m.beta[c] * (b - m.colMean[c])
+		f += m.Beta[c] * (b - m.colMean[c])
 	}
 	return f
 }
 
-// predict returns the fitted score at coordinates x.
-func (m *mainEffects) predict(x []float64) float64 {
-	y := m.intercept
-	if m.beta == nil {
+// Predict returns the fitted score at coordinates x.
+func (m *MainEffects) Predict(x []float64) float64 {
+	y := m.Intercept
+	if m.Beta == nil {
 		return y
 	}
 	for i := range m.sp.Knobs() {
-		y += m.effect(i, x[i])
+		y += m.Effect(i, x[i])
 	}
 	return y
 }

@@ -638,9 +638,9 @@ func alternate(runs []Trial, ka Kind, a space.Config, kb Kind, b space.Config) P
 		}
 	}
 	if nA < nB || (nA == nB && nA%2 == 0) {
-		return Proposal{Config: a.Clone(), Kind: ka, handle: -1}
+		return Proposal{Config: a.Clone(), Kind: ka, Handle: -1}
 	}
-	return Proposal{Config: b.Clone(), Kind: kb, handle: -1}
+	return Proposal{Config: b.Clone(), Kind: kb, Handle: -1}
 }
 
 // kindPairs pairs the k-th complete run of kind a with the k-th complete

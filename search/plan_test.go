@@ -246,7 +246,7 @@ func TestStudyReportsItsPlan(t *testing.T) {
 	now := time.Unix(0, 0)
 	obj := landscape(3)
 	phases := map[string]float64{"restore": 2, "start": 0.5, "warmup": 10, "measure": 20, "stop": 0.5}
-	h := NewHybrid(firstSpace(t), HybridOptions{Seed: 1})
+	h := newUniform(firstSpace(t), 1)
 	var plans []Plan
 	var reportedAt []int
 	s := &Study{Name: "s", Strategy: h, Store: store, Budget: time.Hour, PriorCost: 35 * time.Second,
@@ -275,15 +275,15 @@ func TestStudyReportsItsPlan(t *testing.T) {
 	if s := p.String(); !strings.Contains(s, "a trial costs 36s") {
 		t.Fatalf("plan text %q", s)
 	}
-	if h.opts.Horizon != 4 {
-		t.Fatalf("hybrid horizon %d, want the planned 4", h.opts.Horizon)
+	if h.horizon != 4 {
+		t.Fatalf("strategy horizon %d, want the planned 4", h.horizon)
 	}
 
 	// Resumed with a larger cap: the plan is known at once, and reported
 	// before the first trial of the run.
 	plans, reportedAt, n = nil, nil, 0
 	s.MaxTrials = 40
-	s.Strategy = NewHybrid(firstSpace(t), HybridOptions{Seed: 2})
+	s.Strategy = newUniform(firstSpace(t), 2)
 	if _, err := s.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

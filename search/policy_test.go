@@ -47,7 +47,7 @@ type recStrategy struct {
 
 func (r *recStrategy) Ask(ctx context.Context) (Proposal, error) {
 	r.asked++
-	return Proposal{Config: space.Config{"innodb_io_capacity": strconv.FormatInt(1000*r.seed+int64(r.asked), 10)}, Kind: Sampled, handle: -1}, nil
+	return Proposal{Config: space.Config{"innodb_io_capacity": strconv.FormatInt(1000*r.seed+int64(r.asked), 10)}, Kind: Sampled, Handle: -1}, nil
 }
 
 func (r *recStrategy) Tell(ctx context.Context, p Proposal, v float64) error {

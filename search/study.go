@@ -600,7 +600,7 @@ func pending(trials []Trial) []Proposal {
 		}
 	}
 	if !baselineDone {
-		q = append(q, Proposal{Config: space.Config{}, Kind: Baseline, handle: -1})
+		q = append(q, Proposal{Config: space.Config{}, Kind: Baseline, Handle: -1})
 	}
 	for i, t := range trials {
 		if t.State != Interrupted || t.Kind == Baseline || t.Kind.Extra() {
@@ -620,7 +620,7 @@ func pending(trials []Trial) []Proposal {
 			}
 		}
 		if !redone && !dup {
-			q = append(q, Proposal{Config: t.Params.Clone(), Kind: Retry, handle: -1})
+			q = append(q, Proposal{Config: t.Params.Clone(), Kind: Retry, Handle: -1})
 		}
 	}
 	return q

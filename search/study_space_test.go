@@ -34,11 +34,7 @@ func TestStudyBaseAndRejected(t *testing.T) {
 		}
 		return base(ctx, tr)
 	}
-	st, err := NewTPE(space.Default(), 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Study{Name: "s", Strategy: st, Objective: obj, Store: store, MaxTrials: 25, Base: space.Config{"innodb_doublewrite": "ON"}}
+	s := &Study{Name: "s", Strategy: newUniform(space.Default(), 3), Objective: obj, Store: store, MaxTrials: 25, Base: space.Config{"innodb_doublewrite": "ON"}}
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +56,7 @@ func TestStudyBaseAndRejected(t *testing.T) {
 	}
 
 	// A rejected baseline stops the study.
-	s2 := &Study{Name: "b", Strategy: st, Store: newMemStore(), MaxTrials: 3,
+	s2 := &Study{Name: "b", Strategy: newUniform(space.Default(), 4), Store: newMemStore(), MaxTrials: 3,
 		Objective: func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 			return measure.Outcome{Rejected: true, Failure: "over budget"}, nil
 		}}

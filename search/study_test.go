@@ -116,11 +116,7 @@ func landscape(seed uint64) Objective {
 
 func newStudy(t *testing.T, store Store, obj Objective, seed int64) *Study {
 	t.Helper()
-	st, err := NewTPE(space.Default(), seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Study{Name: "s", Strategy: st, Objective: obj, Store: store}
+	return &Study{Name: "s", Strategy: newUniform(space.Default(), seed), Objective: obj, Store: store}
 }
 
 func TestStudyBaselineFirstAndFindsBetter(t *testing.T) {
@@ -293,31 +289,6 @@ func TestStudyStorageErrorStops(t *testing.T) {
 	}
 }
 
-func TestSamplerProposalsAreValid(t *testing.T) {
-	sp := firstSpace(t)
-	if err := sp.Limit("innodb_buffer_pool_size", 3<<30); err != nil {
-		t.Fatal(err)
-	}
-	for _, mk := range []func(*space.Space, int64) (*Sampler, error){NewTPE, NewRandom} {
-		st, err := mk(sp, 42)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < 40; i++ {
-			p, err := st.Ask(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := sp.Validate(p.Config); err != nil {
-				t.Fatalf("proposal %d invalid: %v", i, err)
-			}
-			if err := st.Tell(context.Background(), p, float64(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-}
-
 func TestStudyBusyStoreIsRetried(t *testing.T) {
 	store := newMemStore()
 	store.failOn, store.failTimes = 1, 2
@@ -336,7 +307,7 @@ func TestStudyBusyStoreIsRetried(t *testing.T) {
 type screenStrategy struct{}
 
 func (screenStrategy) Ask(ctx context.Context) (Proposal, error) {
-	return Proposal{Config: space.Config{"innodb_io_capacity": "3000", "innodb_io_capacity_max": "2000"}, Kind: Screen, handle: -1}, nil
+	return Proposal{Config: space.Config{"innodb_io_capacity": "3000", "innodb_io_capacity_max": "2000"}, Kind: Screen, Handle: -1}, nil
 }
 func (screenStrategy) Tell(ctx context.Context, p Proposal, v float64) error { return nil }
 
@@ -366,7 +337,7 @@ type fullStrategy struct {
 }
 
 func (f fullStrategy) Ask(ctx context.Context) (Proposal, error) {
-	return Proposal{Config: fullConfig(f.sp, f.cfg), Kind: Sampled, handle: -1}, nil
+	return Proposal{Config: FullConfig(f.sp, f.cfg), Kind: Sampled, Handle: -1}, nil
 }
 func (fullStrategy) Tell(ctx context.Context, p Proposal, v float64) error { return nil }
 
@@ -378,7 +349,7 @@ func TestStudyGroupsAConfigurationListedInFull(t *testing.T) {
 	warm := space.Config{"innodb_buffer_pool_size": "1073741824", "innodb_io_capacity": "1500", "innodb_log_file_size": "268435456"}
 	store := newMemStore()
 	s := &Study{Name: "s", Strategy: fullStrategy{sp, warm}, Objective: landscape(3), Store: store, MaxTrials: 4,
-		WarmStart: []Proposal{{Config: warm, Kind: Expert, handle: -1}}, Space: sp}
+		WarmStart: []Proposal{{Config: warm, Kind: Expert, Handle: -1}}, Space: sp}
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func warmStart(trials []Trial, queue []Proposal, ws []Proposal, params func(Prop
 		if done {
 			continue
 		}
-		p.handle = -1
+		p.Handle = -1
 		p.Config = p.Config.Clone()
 		replaced, queued := false, false
 		for i, q := range queue {

@@ -294,7 +294,7 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 		if lastFailedBase != nil && lastFailedBase.Ended.After(w.Started) {
 			return Proposal{}, RepeatLink{}, Stop, "", fmt.Errorf("%w: trial %d: %s", ErrBaselineFailed, lastFailedBase.Number, lastFailedBase.Failure)
 		}
-		p := Proposal{Config: space.Config{}, Kind: Baseline, handle: -1}
+		p := Proposal{Config: space.Config{}, Kind: Baseline, Handle: -1}
 		p.Config = w.params(p)
 		return p, RepeatLink{}, Run, "", nil
 	}

@@ -68,17 +68,6 @@ func (s memWorkerStore) FinishClaimed(ctx context.Context, t Trial, spent time.D
 	return nil
 }
 
-// countingTPE records how many trials each fresh strategy was told.
-type countingTPE struct {
-	*Sampler
-	observed int
-}
-
-func (c *countingTPE) Observe(cfg space.Config, v float64) error {
-	c.observed++
-	return c.Sampler.Observe(cfg, v)
-}
-
 // TestWorkersShareOneStudy: three workers on one in-memory store finish
 // the study together: one baseline, each trial number once, the cap met
 // exactly, and every sampled proposal made after replaying all trials
@@ -100,10 +89,6 @@ func TestWorkersShareOneStudy(t *testing.T) {
 			},
 		}
 		w.NewStrategy = func(seed int64) (Strategy, error) {
-			s, err := NewTPE(space.Default(), seed)
-			if err != nil {
-				return nil, err
-			}
 			// The store's lock is held while choose runs: count the
 			// finished trials now and compare after the replay.
 			finished := 0
@@ -112,8 +97,7 @@ func TestWorkersShareOneStudy(t *testing.T) {
 					finished++
 				}
 			}
-			c := &countingTPE{Sampler: s}
-			return &checkReplay{countingTPE: c, want: finished, report: func(msg string) {
+			return &checkReplay{uniformStrategy: newUniform(space.Default(), seed), want: finished, report: func(msg string) {
 				mu.Lock()
 				replayErrs = append(replayErrs, msg)
 				mu.Unlock()
@@ -159,7 +143,7 @@ func TestWorkersShareOneStudy(t *testing.T) {
 // checkReplay fails the test when Ask comes before every finished trial
 // was observed.
 type checkReplay struct {
-	*countingTPE
+	*uniformStrategy
 	want   int
 	report func(string)
 }
@@ -168,7 +152,7 @@ func (c *checkReplay) Ask(ctx context.Context) (Proposal, error) {
 	if c.observed != c.want {
 		c.report(fmt.Sprintf("strategy asked after replaying %d of %d finished trials", c.observed, c.want))
 	}
-	return c.countingTPE.Ask(ctx)
+	return c.uniformStrategy.Ask(ctx)
 }
 
 // TestWorkerStaleTrialRetried: a trial whose worker stops heartbeating is
@@ -190,7 +174,7 @@ func TestWorkerStaleTrialRetried(t *testing.T) {
 	var stale []Trial
 	w := &Worker{Name: "s", Seed: 1, Store: memWorkerStore{m: m, id: "live"}, MaxTrials: 3, HeartbeatEvery: 10 * time.Millisecond,
 		Objective:   landscape(2),
-		NewStrategy: func(seed int64) (Strategy, error) { return NewTPE(space.Default(), seed) },
+		NewStrategy: func(seed int64) (Strategy, error) { return newUniform(space.Default(), seed), nil },
 		OnStale:     func(t Trial) { stale = append(stale, t) }}
 	if _, err := w.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -213,13 +197,13 @@ func TestWorkerStaleTrialRetried(t *testing.T) {
 func TestWorkerRecordsTheCanonicalForm(t *testing.T) {
 	sp := space.Default()
 	warm := space.Config{"innodb_buffer_pool_size": "1073741824", "innodb_io_capacity": "1500"}
-	full := fullConfig(sp, warm) // every knob listed, io_capacity_max at 3000
+	full := FullConfig(sp, warm) // every knob listed, io_capacity_max at 3000
 	m := &memClaims{owner: map[int]string{}, beat: map[int]time.Time{}, stale: time.Hour}
 	w := &Worker{
 		Name: "s", Seed: 1, Store: memWorkerStore{m: m, id: "a"}, MaxTrials: 3,
 		HeartbeatEvery: 10 * time.Millisecond, Objective: landscape(1),
 		Space:       sp,
-		WarmStart:   []Proposal{{Config: warm, Kind: Expert, handle: -1}},
+		WarmStart:   []Proposal{{Config: warm, Kind: Expert, Handle: -1}},
 		NewStrategy: func(seed int64) (Strategy, error) { return &askScript{cfgs: []space.Config{full}}, nil },
 	}
 	if _, err := w.Run(context.Background()); err != nil {
@@ -253,7 +237,7 @@ func (s *askScript) Ask(context.Context) (Proposal, error) {
 	if k == "" {
 		k = Sampled
 	}
-	return Proposal{Config: c, Kind: k, handle: -1}, nil
+	return Proposal{Config: c, Kind: k, Handle: -1}, nil
 }
 
 // TestWorkerDoesNotProposeARunningConfiguration: a strategy whose

@@ -40,7 +40,7 @@ type Config struct {
 	Measure Measure
 	// Space shapes the knob space.
 	Space Space
-	// Strategy names the search strategy (search.StrategyNames); WarmStart
+	// Strategy names the search strategy (strategy.StrategyNames); WarmStart
 	// measures an expert configuration right after the baseline.
 	Strategy  string
 	WarmStart bool

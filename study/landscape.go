@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/autotune/autotune/internal/lab"
-	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/strategy"
 )
 
 // FittedLandscape returns the bench-search landscape fitted to the trials
@@ -71,7 +71,7 @@ func (b BenchSearch) landscape(ctx context.Context) (lab.Landscape, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg, _, err := search.ExpertConfig(sp, search.ExpertInput{RAMBytes: 24 << 30, DataBytes: 1100 << 20, FsyncPerSec: 3500})
+		cfg, _, err := strategy.ExpertConfig(sp, strategy.ExpertInput{RAMBytes: 24 << 30, DataBytes: 1100 << 20, FsyncPerSec: 3500})
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/strategy"
 )
 
 // fsyncProbeTime bounds the fsync probe of the expert warm start.
@@ -35,7 +36,7 @@ func newStrategy(ctx context.Context, name string, warmStart bool, seeds []searc
 		starts = append(starts, p.Config)
 	}
 	if warmStart {
-		in := search.ExpertInput{RAMBytes: facts.ramBytes, MemoryLimit: facts.memLimit}
+		in := strategy.ExpertInput{RAMBytes: facts.ramBytes, MemoryLimit: facts.memLimit}
 		if k, ok := sp.Knob("innodb_buffer_pool_size"); ok {
 			in.MemoryBudget = int64(k.Max)
 		}
@@ -58,7 +59,7 @@ func newStrategy(ctx context.Context, name string, warmStart bool, seeds []searc
 		} else {
 			logf("expert warm start: the datadir's disk cannot be probed here (io capacity rule skipped)")
 		}
-		cfg, why, err := search.ExpertConfig(sp, in)
+		cfg, why, err := strategy.ExpertConfig(sp, in)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -71,7 +72,7 @@ func newStrategy(ctx context.Context, name string, warmStart bool, seeds []searc
 			starts = append(starts, cfg)
 		}
 	}
-	st, err := search.NewStrategy(name, sp, search.StrategyOptions{Seed: seed, Horizon: horizon, Starts: starts, Shape: shape})
+	st, err := strategy.NewStrategy(name, sp, strategy.StrategyOptions{Seed: seed, Horizon: horizon, Starts: starts, Shape: shape})
 	if err != nil {
 		return nil, nil, err
 	}

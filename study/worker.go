@@ -11,6 +11,7 @@ import (
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/strategy"
 )
 
 // staleHeartbeats is how many heartbeat periods a running trial may stay
@@ -67,7 +68,7 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 	w := &search.Worker{
 		Name: cfg.Study, Seed: op.Study.Seed, Objective: r.engine.Run, Store: ws,
 		NewStrategy: func(seed int64) (search.Strategy, error) {
-			return search.NewStrategy(cfg.Strategy, sp, search.StrategyOptions{Seed: seed, Horizon: cfg.Trials, Starts: starts, Shape: r.shape()})
+			return strategy.NewStrategy(cfg.Strategy, sp, strategy.StrategyOptions{Seed: seed, Horizon: cfg.Trials, Starts: starts, Shape: r.shape()})
 		},
 		WarmStart: warm, Base: r.base, Space: sp, Verbatim: r.cfg.Existing != nil,
 		MaxTrials:      cfg.Trials,

@@ -21,6 +21,7 @@ import (
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/strategy"
 	"github.com/autotune/autotune/study"
 )
 
@@ -318,7 +319,7 @@ func (o *minimize) apply(c *study.Config) error {
 }
 
 func (o *searchFlags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.strategy, "strategy", "hybrid", "search strategy: "+strings.Join(search.StrategyNames(), ", ")+
+	fs.StringVar(&o.strategy, "strategy", "hybrid", "search strategy: "+strings.Join(strategy.StrategyNames(), ", ")+
 		" (hybrid: screening, then a model-guided local search alternating with multivariate TPE over every knob and the model's best configuration, then a race of the two best)")
 	fs.BoolVar(&o.warmStart, "warm-start", true, "measure an expert configuration derived from the host and the dataset right after the baseline")
 	fs.IntVar(&o.confirm, "confirm", 2, "re-measure a trial that beats the best this many times before it becomes the best, up to twice as many in a close race with it (0 = off)")
@@ -332,8 +333,8 @@ func (o *searchFlags) AddFlags(fs *pflag.FlagSet) {
 
 func (o *searchFlags) apply(c *study.Config) error {
 	switch {
-	case !slices.Contains(search.StrategyNames(), o.strategy):
-		return usagef("--strategy %q: want one of %s", o.strategy, strings.Join(search.StrategyNames(), ", "))
+	case !slices.Contains(strategy.StrategyNames(), o.strategy):
+		return usagef("--strategy %q: want one of %s", o.strategy, strings.Join(strategy.StrategyNames(), ", "))
 	case o.confirm < 0 || o.confirm > 20:
 		return usagef("--confirm %d: want 0..20", o.confirm)
 	case o.recheckEvery < 0:

@@ -18,7 +18,8 @@ import (
 // store (a second sandboxed server); one is killed (SIGKILL) in the middle
 // of a trial. The other recognises the dead worker's trial as stale, runs
 // its config again, and the study completes with every trial number used
-// once, no trial left running, and no configuration measured twice.
+// once, no trial left running, no configuration searched twice, and the
+// confirmations (--confirm 2) made by whichever worker claimed next.
 func TestTwoWorkersOneStudy(t *testing.T) {
 	store := teststore.Start(t, "")
 	url := store.URL("autotune")
@@ -81,9 +82,13 @@ func TestTwoWorkersOneStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	finished, interrupted := 0, 0
+	finished, interrupted, confirms := 0, 0, 0
 	measured := map[string]int{}
 	workers := map[string]bool{}
+	byNumber := map[int]search.Trial{}
+	for _, tr := range all {
+		byNumber[tr.Number] = tr
+	}
 	for _, tr := range all {
 		c, ok := claims[tr.Number]
 		if !ok {
@@ -91,12 +96,20 @@ func TestTwoWorkersOneStudy(t *testing.T) {
 		}
 		workers[c.ID] = true
 		t.Logf("trial %d %s %s by %s on %s (%d cores): %s %s", tr.Number, tr.Kind, tr.State, c.ID, c.Host, c.Cores, tr.Params.Key(), tr.Failure)
-		switch tr.State {
-		case search.Complete, search.Failed:
+		switch {
+		case tr.State == search.Interrupted:
+			interrupted++
+		case tr.Kind == search.Confirm:
+			// A confirmation repeats a complete search trial's
+			// configuration, whichever worker measured that.
+			confirms++
+			if of, ok := byNumber[tr.RepeatOf]; !ok || of.Params.Key() != tr.Params.Key() || of.Kind.Extra() {
+				t.Errorf("confirmation %d repeats trial %d (%v), not a search trial of its configuration", tr.Number, tr.RepeatOf, of.Params)
+			}
+		case tr.Kind.Extra():
+		case tr.State == search.Complete || tr.State == search.Failed:
 			finished++
 			measured[tr.Params.Key()]++
-		case search.Interrupted:
-			interrupted++
 		default:
 			t.Errorf("trial %d left %s", tr.Number, tr.State)
 		}
@@ -106,6 +119,9 @@ func TestTwoWorkersOneStudy(t *testing.T) {
 	}
 	if interrupted < 1 {
 		t.Errorf("the killed worker's trial was not marked interrupted")
+	}
+	if confirms < 2 {
+		t.Errorf("%d confirmations; want at least the warm start's 2 (--confirm 2)", confirms)
 	}
 	if len(workers) != 2 {
 		t.Errorf("trials were claimed by %d workers, want 2", len(workers))

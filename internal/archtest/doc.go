@@ -10,8 +10,9 @@
 //
 // In short: space is the vocabulary and imports nothing of the project,
 // nor does measure, the measurement vocabulary (samples, outcome, score);
-// search decides and knows no processes or storage; runner and its
-// sub-packages run processes and know nothing of the search; trial is the
+// search decides and knows no processes or storage; strategy proposes,
+// through search's Strategy interface; runner and its sub-packages run
+// processes and know nothing of the search; trial is the
 // engine between search and runner; storage and report read search types;
 // study wires the engine to a store; workload reads query logs into
 // workload files; internal/ holds helpers; cmd/ wires

@@ -63,7 +63,7 @@ const drawnBest = 1000.0
 // without the thread pool, has no effect). Its best known score is the
 // optimum found by optimum() (20,000 random points, the baseline and the
 // expert warm start, the best five polished knob by knob on a 41-point
-// grid), scaled to drawnBest. The expert warm start is search.ExpertConfig
+// grid), scaled to drawnBest. The expert warm start is strategy.ExpertConfig
 // for the reference host, the same for every draw.
 type Drawn struct {
 	sp     *space.Space

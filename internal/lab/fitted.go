@@ -12,6 +12,7 @@ import (
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/strategy"
 )
 
 // Fitted is a landscape fitted to the trials of a real study: a Gaussian
@@ -184,7 +185,7 @@ func NewFitted(in FitInput) (*Fitted, error) {
 			TableSize int `json:"table_size"`
 		}
 		_ = json.Unmarshal([]byte(in.Settings), &s)
-		cfg, _, err := search.ExpertConfig(sp, search.ExpertInput{RAMBytes: in.RAMBytes, DataBytes: int64(s.Tables) * int64(s.TableSize) * bytesPerRow})
+		cfg, _, err := strategy.ExpertConfig(sp, strategy.ExpertInput{RAMBytes: in.RAMBytes, DataBytes: int64(s.Tables) * int64(s.TableSize) * bytesPerRow})
 		if err != nil {
 			return nil, err
 		}

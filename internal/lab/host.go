@@ -7,8 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/strategy"
 )
 
 // HostInput describes the host and policy a harness space stands for.
@@ -112,7 +112,7 @@ func NewHost() (*Host, error) {
 		return nil, err
 	}
 	h := &Host{sp: sp, noise: 0.06}
-	h.expert, _, err = search.ExpertConfig(sp, search.ExpertInput{RAMBytes: synthRAM, DataBytes: synthData, FsyncPerSec: synthFsync})
+	h.expert, _, err = strategy.ExpertConfig(sp, strategy.ExpertInput{RAMBytes: synthRAM, DataBytes: synthData, FsyncPerSec: synthFsync})
 	if err != nil {
 		return nil, err
 	}
@@ -262,14 +262,14 @@ func NewSparse() (*Sparse, error) {
 }
 
 // relaxedHost returns the reference host's space under relaxed durability
-// (HostSpace: 36 knobs) and its expert warm start (search.ExpertConfig
+// (HostSpace: 36 knobs) and its expert warm start (strategy.ExpertConfig
 // for the reference host and dataset).
 func relaxedHost() (*space.Space, space.Config, error) {
 	sp, err := HostSpace(HostInput{Durability: space.Relaxed})
 	if err != nil {
 		return nil, nil, err
 	}
-	expert, _, err := search.ExpertConfig(sp, search.ExpertInput{RAMBytes: synthRAM, DataBytes: synthData, FsyncPerSec: synthFsync})
+	expert, _, err := strategy.ExpertConfig(sp, strategy.ExpertInput{RAMBytes: synthRAM, DataBytes: synthData, FsyncPerSec: synthFsync})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -16,25 +16,26 @@ import (
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/strategy"
 )
 
 // Strategies returns the strategy names the harness knows: the four of
 // `autotune search --strategy` and the Optuna peers (PeerStrategies; they
 // need python3-optuna).
 func Strategies() []string {
-	return append(search.StrategyNames(), PeerStrategies()...)
+	return append(strategy.StrategyNames(), PeerStrategies()...)
 }
 
 // DefaultStrategies returns the strategies compared when none are named:
 // those of Strategies that need nothing outside Go.
-func DefaultStrategies() []string { return search.StrategyNames() }
+func DefaultStrategies() []string { return strategy.StrategyNames() }
 
 // newStrategy returns the strategy name over sp for a run of horizon trials.
 func newStrategy(ctx context.Context, name string, sp *space.Space, seed int64, horizon int, starts []space.Config) (search.Strategy, error) {
 	if _, ok := peerStrategies[name]; ok {
 		return NewPeer(ctx, name, sp, seed)
 	}
-	return search.NewStrategy(name, sp, search.StrategyOptions{Seed: seed, Horizon: horizon, Starts: starts, Shape: search.Shape{Space: sp}})
+	return strategy.NewStrategy(name, sp, strategy.StrategyOptions{Seed: seed, Horizon: horizon, Starts: starts, Shape: search.Shape{Space: sp}})
 }
 
 // Options are the settings of a comparison.

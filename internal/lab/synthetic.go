@@ -8,6 +8,7 @@ import (
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/strategy"
 )
 
 // Synthetic is a landscape shaped like tuning MariaDB 10.11 for
@@ -85,7 +86,7 @@ func NewSynthetic(extra int) (*Synthetic, error) {
 	if extra > 0 {
 		s.name = fmt.Sprintf("db+%d", extra)
 	}
-	s.expert, _, err = search.ExpertConfig(sp, search.ExpertInput{RAMBytes: synthRAM, DataBytes: synthData, FsyncPerSec: synthFsync})
+	s.expert, _, err = strategy.ExpertConfig(sp, strategy.ExpertInput{RAMBytes: synthRAM, DataBytes: synthData, FsyncPerSec: synthFsync})
 	if err != nil {
 		return nil, err
 	}

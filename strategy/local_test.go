@@ -1,10 +1,11 @@
-package search
+package strategy
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -28,28 +29,28 @@ func TestLocalSearchCentreAndSteps(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		x := make([]float64, len(ks))
 		for d, k := range ks {
-			if isChoice(k) {
+			if search.IsChoice(k) {
 				x[d] = float64(rng.IntN(len(k.Options())))
 			} else {
 				x[d] = rng.Float64()
 			}
 		}
-		cfg := decode(sp, x)
-		if err := h.Observe(cfg, value(encode(sp, cfg))); err != nil {
+		cfg := search.Decode(sp, x)
+		if err := h.Observe(cfg, value(search.Encode(sp, cfg))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	good := fullConfig(sp, space.Config{"innodb_buffer_pool_size": fromUnit(ks[bp], 0.95)})
+	good := search.FullConfig(sp, space.Config{"innodb_buffer_pool_size": search.FromUnit(ks[bp], 0.95)})
 	for i := 0; i < 3; i++ {
 		_ = h.Observe(good, 740)
 	}
-	lucky := fullConfig(sp, space.Config{"innodb_buffer_pool_size": fromUnit(ks[bp], 0)})
+	lucky := search.FullConfig(sp, space.Config{"innodb_buffer_pool_size": search.FromUnit(ks[bp], 0)})
 	_ = h.Observe(lucky, 820)
 	lm := h.surrogate()
 	if lm == nil {
 		t.Fatal("no surrogate after 44 observations")
 	}
-	t.Logf("pred good %.1f lucky %.1f resid %.3f", math.Exp(lm.m.predict(encode(sp, good))), math.Exp(lm.m.predict(encode(sp, lucky))), lm.resid)
+	t.Logf("pred good %.1f lucky %.1f resid %.3f", math.Exp(lm.m.Predict(search.Encode(sp, good))), math.Exp(lm.m.Predict(search.Encode(sp, lucky))), lm.resid)
 	centre, _, n := h.center(lm)
 	if centre.Key() != good.Key() || n != 3 {
 		t.Fatalf("centre %v (n=%d): want the configuration measured 3 times at 740", centre, n)
@@ -59,7 +60,7 @@ func TestLocalSearchCentreAndSteps(t *testing.T) {
 		if !ok {
 			t.Fatal("no local step")
 		}
-		if p.Kind == Repeat {
+		if p.Kind == search.Repeat {
 			continue
 		}
 		if h.h.measured(p.Config) {

@@ -1,4 +1,4 @@
-package search
+package strategy
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/autotune/autotune/measure"
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -106,7 +107,7 @@ func TestHybridDoublesTheRedoLogWhileItsCheckpointAgeBinds(t *testing.T) {
 	// The redo log pays up to 256M; everything else loses. The checkpoint
 	// age peaks at 48M, or at the redo log's 75 % when smaller.
 	value := func(cfg space.Config) (float64, []measure.Level) {
-		full := fullConfig(sp, cfg)
+		full := search.FullConfig(sp, cfg)
 		redo, _ := strconv.Atoi(full["innodb_log_file_size"])
 		v := 1000.0
 		switch full["innodb_log_file_size"] {
@@ -141,11 +142,11 @@ func TestHybridDoublesTheRedoLogWhileItsCheckpointAgeBinds(t *testing.T) {
 				t.Fatal(err)
 			}
 			v, ls := value(p.Config)
-			if p.Kind == Screen {
+			if p.Kind == search.Screen {
 				v = 20 // far below: the screening is dropped
 			}
-			if p.Kind == Refine {
-				full := fullConfig(sp, p.Config)
+			if p.Kind == search.Refine {
+				full := search.FullConfig(sp, p.Config)
 				refines = append(refines, full["innodb_buffer_pool_size"]+"/"+full["innodb_log_file_size"]+"/"+full["innodb_io_capacity"])
 			}
 			tell(p.Config, v, ls)
@@ -172,12 +173,21 @@ func TestHybridDoublesTheRedoLogWhileItsCheckpointAgeBinds(t *testing.T) {
 	}
 }
 
-// metricsStrategy is a recStrategy that records the checkpoint ages it
-// is given with their configurations.
+// metricsStrategy proposes io_capacity 1000 × seed + n on its n-th
+// proposal and records the checkpoint ages it is given with their
+// configurations.
 type metricsStrategy struct {
-	*recStrategy
-	got []string
+	seed  int64
+	asked int
+	got   []string
 }
+
+func (m *metricsStrategy) Ask(context.Context) (search.Proposal, error) {
+	m.asked++
+	return search.Proposal{Config: space.Config{"innodb_io_capacity": strconv.FormatInt(1000*m.seed+int64(m.asked), 10)}, Kind: search.Sampled, Handle: -1}, nil
+}
+func (m *metricsStrategy) Tell(context.Context, search.Proposal, float64) error { return nil }
+func (m *metricsStrategy) Observe(space.Config, float64) error                  { return nil }
 
 func (m *metricsStrategy) ObserveMetrics(cfg space.Config, levels []measure.Level) {
 	v, _ := levelMax(levels, "checkpoint_age_bytes_max")
@@ -189,15 +199,15 @@ func (m *metricsStrategy) ObserveMetrics(cfg space.Config, levels []measure.Leve
 // study those of the history.
 func TestStudyGivesTheStrategyEachTrialsMetrics(t *testing.T) {
 	ctx := context.Background()
-	store := newMemStore()
-	obj := func(ctx context.Context, tr Trial) (measure.Outcome, error) {
+	store := &search.MemoryStore{}
+	obj := func(ctx context.Context, tr search.Trial) (measure.Outcome, error) {
 		var o measure.Outcome
 		o.Score, o.MeanTPS = 100, 100
 		o.Levels = levelsWith(map[string]float64{"checkpoint_age_bytes_max": float64(10 * (tr.Number + 1))})
 		return o, nil
 	}
-	ms := &metricsStrategy{recStrategy: &recStrategy{seed: 1}}
-	s := &Study{Name: "m", Strategy: ms, Objective: obj, Store: store, MaxTrials: 3}
+	ms := &metricsStrategy{seed: 1}
+	s := &search.Study{Name: "m", Strategy: ms, Objective: obj, Store: store, MaxTrials: 3}
 	if _, err := s.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -205,8 +215,8 @@ func TestStudyGivesTheStrategyEachTrialsMetrics(t *testing.T) {
 	if !slices.Equal(ms.got, want) {
 		t.Fatalf("metrics given %v, want %v", ms.got, want)
 	}
-	resumed := &metricsStrategy{recStrategy: &recStrategy{seed: 2}}
-	s = &Study{Name: "m", Strategy: resumed, Objective: obj, Store: store, MaxTrials: 3}
+	resumed := &metricsStrategy{seed: 2}
+	s = &search.Study{Name: "m", Strategy: resumed, Objective: obj, Store: store, MaxTrials: 3}
 	if _, err := s.Run(ctx); err != nil {
 		t.Fatal(err)
 	}

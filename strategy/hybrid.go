@@ -1,4 +1,4 @@
-package search
+package strategy
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/autotune/autotune/measure"
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -35,7 +36,7 @@ type HybridOptions struct {
 	// probed first after the screening (probeStep).
 	Starts []space.Config
 	// Shape is how the study shapes a proposal (StrategyOptions.Shape).
-	Shape Shape
+	Shape search.Shape
 }
 
 // Hybrid is the default strategy. Its phases share one history (every
@@ -82,7 +83,7 @@ type Hybrid struct {
 	sub      []int // knobs that matter: the fallback TPE searches them, local steps prefer them
 	all      []int // every knob
 	subAt    int   // history size when sub was chosen
-	model    *mainEffects
+	model    *search.MainEffects
 	asked    int
 	// local is the local search's surrogate; localAsked counts its steps.
 	local      *localModel
@@ -108,7 +109,7 @@ func NewHybrid(sp *space.Space, o HybridOptions) *Hybrid {
 	h := &Hybrid{sp: sp, recorder: recorder{h: newHistory(sp, o.Shape)}, opts: o, rng: rng, tpe: parzen{rng: rng}}
 	for i, k := range sp.Knobs() {
 		n := 0
-		if isChoice(k) {
+		if search.IsChoice(k) {
 			n = len(k.Options())
 		}
 		h.nChoices = append(h.nChoices, n)
@@ -116,7 +117,7 @@ func NewHybrid(sp *space.Space, o HybridOptions) *Hybrid {
 	}
 	for _, st := range o.Starts {
 		for i, k := range sp.Knobs() {
-			if _, ok := st[k.Name]; ok && !isChoice(k) && !slices.Contains(h.probeKnobs, i) {
+			if _, ok := st[k.Name]; ok && !search.IsChoice(k) && !slices.Contains(h.probeKnobs, i) {
 				h.probeKnobs = append(h.probeKnobs, i)
 			}
 		}
@@ -204,18 +205,18 @@ func (h *Hybrid) Observe(cfg space.Config, value float64) error {
 }
 
 // Ask returns the next configuration of the current phase.
-func (h *Hybrid) Ask(ctx context.Context) (Proposal, error) {
+func (h *Hybrid) Ask(ctx context.Context) (search.Proposal, error) {
 	if err := ctx.Err(); err != nil {
-		return Proposal{}, err
+		return search.Proposal{}, err
 	}
 	h.asked++
 	n := len(h.h.obs)
 	// Screening: the design points not measured yet, in order.
 	near := h.near()
 	for _, x := range h.design {
-		cfg := decode(h.sp, x)
+		cfg := search.Decode(h.sp, x)
 		if !h.h.measured(cfg) && n < len(h.design)+4 && !near {
-			return Proposal{Config: cfg, Kind: Screen, handle: -1}, nil
+			return search.Proposal{Config: cfg, Kind: search.Screen, Handle: -1}, nil
 		}
 	}
 	// After the screening, on the local steps' turns: the knobs the
@@ -265,7 +266,7 @@ func (h *Hybrid) near() bool {
 	}
 	n := 0
 	for _, x := range h.design {
-		idx := h.h.byKey[h.h.keyOf(decode(h.sp, x))]
+		idx := h.h.byKey[h.h.keyOf(search.Decode(h.sp, x))]
 		if len(idx) == 0 {
 			continue
 		}
@@ -294,7 +295,7 @@ func (h *Hybrid) selectKnobs() {
 	for i := range all {
 		all[i] = i
 	}
-	if n < MinImportanceTrials {
+	if n < search.MinImportanceTrials {
 		h.sub = all
 		return
 	}
@@ -303,7 +304,7 @@ func (h *Hybrid) selectKnobs() {
 	for i, o := range h.h.obs {
 		xs[i], ys[i] = o.x, o.value
 	}
-	imp, model := fitImportance(h.sp, xs, ys, overRange)
+	imp, model := search.FitImportance(h.sp, xs, ys, search.OverRange)
 	h.sub = chooseKnobs(h.sp, imp)
 	h.model = model
 	h.rank = map[string]int{}
@@ -320,15 +321,15 @@ func (h *Hybrid) selectKnobs() {
 // with a visible effect).
 func (h *Hybrid) anchor() []float64 {
 	inc, _ := h.incumbent()
-	x := encode(h.sp, inc)
-	if h.model == nil || h.model.effects == nil {
+	x := search.Encode(h.sp, inc)
+	if h.model == nil || h.model.Effects == nil {
 		return x
 	}
-	floor := 0.01 * math.Abs(h.model.intercept)
+	floor := 0.01 * math.Abs(h.model.Intercept)
 	for i, k := range h.sp.Knobs() {
-		g := grid(k)
+		g := search.Grid(k)
 		lo, hi, bestU := math.Inf(1), math.Inf(-1), x[i]
-		for gi, f := range h.model.effects[i] {
+		for gi, f := range h.model.Effects[i] {
 			lo = math.Min(lo, f)
 			if f > hi {
 				hi, bestU = f, g[gi]
@@ -350,22 +351,22 @@ func (h *Hybrid) anchor() []float64 {
 // measurements cannot tell 5 % effects from 10 % noise. ok is false when
 // there is no model yet or the step was measured (then the same fit and
 // incumbent give the same step: TPE takes the turn).
-func (h *Hybrid) modelStep() (Proposal, bool) {
+func (h *Hybrid) modelStep() (search.Proposal, bool) {
 	h.selectKnobs()
-	if h.model == nil || h.model.beta == nil || h.model.effects == nil {
-		return Proposal{}, false
+	if h.model == nil || h.model.Beta == nil || h.model.Effects == nil {
+		return search.Proposal{}, false
 	}
-	cfg := decode(h.sp, h.anchor())
+	cfg := search.Decode(h.sp, h.anchor())
 	if h.h.measured(cfg) {
-		return Proposal{}, false
+		return search.Proposal{}, false
 	}
-	return Proposal{Config: cfg, Kind: Sampled, handle: -1}, true
+	return search.Proposal{Config: cfg, Kind: search.Sampled, Handle: -1}, true
 }
 
 // chooseKnobs returns the indexes of the knobs that matter: the most
 // important ones (half the space, 3 to 8 knobs) whose importance is at
 // least 1 %, and never fewer than 2.
-func chooseKnobs(sp *space.Space, imp []KnobImportance) []int {
+func chooseKnobs(sp *space.Space, imp []search.KnobImportance) []int {
 	kmax := max(3, min(8, len(sp.Knobs())/2))
 	idx := map[string]int{}
 	for i, k := range sp.Knobs() {
@@ -387,7 +388,7 @@ func chooseKnobs(sp *space.Space, imp []KnobImportance) []int {
 func (h *Hybrid) incumbent() (space.Config, int) {
 	cfg, _, n, ok := h.h.best()
 	if !ok {
-		return fullConfig(h.sp, space.Config{}), 0
+		return search.FullConfig(h.sp, space.Config{}), 0
 	}
 	return cfg, n
 }
@@ -395,13 +396,13 @@ func (h *Hybrid) incumbent() (space.Config, int) {
 // sample returns a TPE proposal over the knobs that matter, the others at
 // the anchor (sampleAll's fallback), or refine's when TPE proposes
 // measured configurations eight times.
-func (h *Hybrid) sample() Proposal {
+func (h *Hybrid) sample() search.Proposal {
 	h.selectKnobs()
 	fixed := h.anchor()
 	for try := 0; try < 8; try++ {
-		cfg := decode(h.sp, h.tpe.suggest(h.h.obs, h.nChoices, h.sub, fixed))
+		cfg := search.Decode(h.sp, h.tpe.suggest(h.h.obs, h.nChoices, h.sub, fixed))
 		if !h.h.measured(cfg) {
-			return Proposal{Config: cfg, Kind: Sampled, handle: -1}
+			return search.Proposal{Config: cfg, Kind: search.Sampled, Handle: -1}
 		}
 	}
 	return h.refine()
@@ -410,12 +411,12 @@ func (h *Hybrid) sample() Proposal {
 // sampleAll returns a multivariate TPE proposal over every knob (sample's
 // when TPE proposes measured configurations eight times). It re-ranks the
 // knobs that matter when due (selectKnobs), for the local steps.
-func (h *Hybrid) sampleAll() Proposal {
+func (h *Hybrid) sampleAll() search.Proposal {
 	h.selectKnobs()
 	for try := 0; try < 8; try++ {
-		cfg := decode(h.sp, h.tpe.suggest(h.h.obs, h.nChoices, h.all, make([]float64, len(h.all))))
+		cfg := search.Decode(h.sp, h.tpe.suggest(h.h.obs, h.nChoices, h.all, make([]float64, len(h.all))))
 		if !h.h.measured(cfg) {
-			return Proposal{Config: cfg, Kind: Sampled, handle: -1}
+			return search.Proposal{Config: cfg, Kind: search.Sampled, Handle: -1}
 		}
 	}
 	return h.sample()
@@ -423,7 +424,7 @@ func (h *Hybrid) sampleAll() Proposal {
 
 // refine returns a local step around the incumbent, or a repeat of it
 // (sample's fallback when TPE proposes only measured configurations).
-func (h *Hybrid) refine() Proposal {
+func (h *Hybrid) refine() search.Proposal {
 	h.selectKnobs()
 	inc, _ := h.incumbent()
 	ks := h.sp.Knobs()
@@ -449,18 +450,18 @@ func (h *Hybrid) refine() Proposal {
 				cfg[k.Name] = k.Default
 				continue
 			}
-			if isChoice(k) {
-				cfg[k.Name] = fromUnit(k, h.tpe.uniform(len(k.Options())))
+			if search.IsChoice(k) {
+				cfg[k.Name] = search.FromUnit(k, h.tpe.uniform(len(k.Options())))
 				continue
 			}
-			u, err := toUnit(k, cfg[k.Name])
+			u, err := search.ToUnit(k, cfg[k.Name])
 			if err != nil {
 				continue
 			}
-			cfg[k.Name] = fromUnit(k, u+sigma*h.rng.NormFloat64())
+			cfg[k.Name] = search.FromUnit(k, u+sigma*h.rng.NormFloat64())
 		}
 		if !h.h.measured(cfg) {
-			return Proposal{Config: cfg, Kind: Refine, handle: -1}
+			return search.Proposal{Config: cfg, Kind: search.Refine, Handle: -1}
 		}
 	}
 	x := make([]float64, len(ks))
@@ -471,7 +472,7 @@ func (h *Hybrid) refine() Proposal {
 			x[i] = h.rng.Float64()
 		}
 	}
-	return Proposal{Config: decode(h.sp, x), Kind: Sampled, handle: -1}
+	return search.Proposal{Config: search.Decode(h.sp, x), Kind: search.Sampled, Handle: -1}
 }
 
 // modelStepEvery is the period, in proposals, of the hybrid's model step
@@ -503,7 +504,7 @@ const (
 // answer. Probed from the incumbent, a step that won is followed by the
 // next one in the same direction (a line search along each knob), until
 // a step loses or the knob's range ends.
-func (h *Hybrid) probeStep() (Proposal, bool) {
+func (h *Hybrid) probeStep() (search.Proposal, bool) {
 	h.selectKnobs()
 	inc, _ := h.incumbent()
 	ks := h.sp.Knobs()
@@ -538,7 +539,7 @@ func (h *Hybrid) probeStep() (Proposal, bool) {
 			return p, true
 		}
 	}
-	return Proposal{}, false
+	return search.Proposal{}, false
 }
 
 // ObserveMetrics reads the server metrics of one measured trial of cfg
@@ -569,7 +570,7 @@ func (h *Hybrid) ObserveMetrics(cfg space.Config, levels []measure.Level) {
 // after a run and changes what they name before anything else: a redo
 // log whose checkpoint age runs at its flushing mark is doubled, and
 // doubled again while the new incumbent's own run says the same.
-func (h *Hybrid) hintStep() (Proposal, bool) {
+func (h *Hybrid) hintStep() (search.Proposal, bool) {
 	inc, _ := h.incumbent()
 	for _, x := range h.hints[h.h.keyOf(inc)] {
 		i := slices.IndexFunc(h.sp.Knobs(), func(k space.Knob) bool { return k.Name == x.Knob })
@@ -585,20 +586,20 @@ func (h *Hybrid) hintStep() (Proposal, bool) {
 			return p, true
 		}
 	}
-	return Proposal{}, false
+	return search.Proposal{}, false
 }
 
 // probe returns inc with knob i times the first of ratios that moves it
 // (clamped to the knob's range) to a configuration not measured yet, and
 // notes it as the last probe; false when none does.
-func (h *Hybrid) probe(inc space.Config, i int, ratios []float64) (Proposal, bool) {
+func (h *Hybrid) probe(inc space.Config, i int, ratios []float64) (search.Proposal, bool) {
 	k := h.sp.Knobs()[i]
 	f, err := k.Float(inc[k.Name])
 	if err != nil {
-		return Proposal{}, false
+		return search.Proposal{}, false
 	}
 	for _, r := range ratios {
-		v, err := k.FromFloat(clampRound(k, math.Min(k.Max, math.Max(k.Min, f*r))))
+		v, err := k.FromFloat(search.ClampRound(k, math.Min(k.Max, math.Max(k.Min, f*r))))
 		if err != nil || v == inc[k.Name] {
 			continue
 		}
@@ -606,10 +607,10 @@ func (h *Hybrid) probe(inc space.Config, i int, ratios []float64) (Proposal, boo
 		cfg[k.Name] = v
 		if !h.h.measured(cfg) {
 			h.lastProbe = lastProbe{knob: i, ratio: r, key: cfg.Key()}
-			return Proposal{Config: cfg, Kind: Refine, handle: -1}, true
+			return search.Proposal{Config: cfg, Kind: search.Refine, Handle: -1}, true
 		}
 	}
-	return Proposal{}, false
+	return search.Proposal{}, false
 }
 
 // lastProbe is the last configuration probeStep proposed (its key) and
@@ -636,7 +637,7 @@ func (h *Hybrid) rankInformed() bool {
 			n++
 		}
 	}
-	return n >= MinImportanceTrials
+	return n >= search.MinImportanceTrials
 }
 
 // probeWindow is how many told trials after the screening the probes

@@ -1,9 +1,10 @@
-package search
+package strategy
 
 import (
 	"context"
 	"math"
 
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -33,7 +34,7 @@ type CoordinateOptions struct {
 	// among those measured; the baseline (server defaults) when none is.
 	Starts []space.Config
 	// Shape is how the study shapes a proposal (StrategyOptions.Shape).
-	Shape Shape
+	Shape search.Shape
 }
 
 func (o CoordinateOptions) withDefaults() CoordinateOptions {
@@ -81,12 +82,12 @@ func NewCoordinate(sp *space.Space, o CoordinateOptions) *CoordinateDescent {
 }
 
 // Ask returns the next step of the descent.
-func (c *CoordinateDescent) Ask(ctx context.Context) (Proposal, error) {
+func (c *CoordinateDescent) Ask(ctx context.Context) (search.Proposal, error) {
 	if err := ctx.Err(); err != nil {
-		return Proposal{}, err
+		return search.Proposal{}, err
 	}
 	cfg, kind := c.next()
-	return Proposal{Config: cfg, Kind: kind, handle: -1}, nil
+	return search.Proposal{Config: cfg, Kind: kind, Handle: -1}, nil
 }
 
 // probe is one coordinate step: the incumbent with knob moved.
@@ -98,7 +99,7 @@ type probe struct {
 // levels returns the coordinates knob k is tried at around base coordinate
 // u at the given zoom: the whole scale at zoom 0, u ± spacing/2^zoom after.
 func (c *CoordinateDescent) levels(k space.Knob, u float64, zoom int) []float64 {
-	if isChoice(k) {
+	if search.IsChoice(k) {
 		var out []float64
 		for i := range k.Options() {
 			if float64(i) != math.Round(u) {
@@ -126,7 +127,7 @@ func (c *CoordinateDescent) probes(base space.Config, knobs []int, zoom int) []p
 	ks := c.sp.Knobs()
 	for _, i := range knobs {
 		k := ks[i]
-		u, err := toUnit(k, base[k.Name])
+		u, err := search.ToUnit(k, base[k.Name])
 		if err != nil {
 			continue
 		}
@@ -135,7 +136,7 @@ func (c *CoordinateDescent) probes(base space.Config, knobs []int, zoom int) []p
 				continue
 			}
 			cfg := base.Clone()
-			cfg[k.Name] = fromUnit(k, l)
+			cfg[k.Name] = search.FromUnit(k, l)
 			if key := cfg.Key(); !seen[key] {
 				seen[key] = true
 				out = append(out, probe{knob: i, cfg: cfg})
@@ -147,15 +148,15 @@ func (c *CoordinateDescent) probes(base space.Config, knobs []int, zoom int) []p
 
 // start returns the configuration the descent starts from.
 func (c *CoordinateDescent) start() space.Config {
-	base := fullConfig(c.sp, space.Config{})
+	base := search.FullConfig(c.sp, space.Config{})
 	bestMean, found := 0.0, false
 	for _, s := range append([]space.Config{{}}, c.opts.Starts...) {
-		full := fullConfig(c.sp, s)
+		full := search.FullConfig(c.sp, s)
 		m, n := c.h.stats(full)
 		if n == 0 {
 			// As the study measured it: Base under it (with
 			// --baseline-cnf the baseline is not the defaults).
-			full = fullConfig(c.sp, c.h.shape.Of(Proposal{Config: s, Kind: Sampled}))
+			full = search.FullConfig(c.sp, c.h.shape.Of(search.Proposal{Config: s, Kind: search.Sampled}))
 			m, n = c.h.stats(full)
 		}
 		if n > 0 && (!found || m > bestMean) {
@@ -167,7 +168,7 @@ func (c *CoordinateDescent) start() space.Config {
 
 // next replays the descent over the history and returns the first
 // measurement it lacks.
-func (c *CoordinateDescent) next() (space.Config, Kind) {
+func (c *CoordinateDescent) next() (space.Config, search.Kind) {
 	all := make([]int, len(c.sp.Knobs()))
 	for i := range all {
 		all[i] = i
@@ -179,7 +180,7 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 		mB, nB := c.h.stats(base)
 		ps := c.probes(base, active, zoom)
 		if nB < 2 {
-			return base, Repeat
+			return base, search.Repeat
 		}
 		measured := 0
 		for _, p := range ps {
@@ -189,11 +190,11 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 		}
 		// Spread the remaining repeats of the incumbent over the round.
 		if nB < c.opts.Repeats && measured*(c.opts.Repeats-1) >= (nB-1)*len(ps) {
-			return base, Repeat
+			return base, search.Repeat
 		}
 		for _, p := range ps {
 			if !c.h.measured(p.cfg) {
-				return p.cfg, Coordinate
+				return p.cfg, search.Coordinate
 			}
 		}
 		sd, dof := c.h.noise()
@@ -233,7 +234,7 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 				}
 			}
 			if cand >= 0 {
-				return ps[cand].cfg, Repeat
+				return ps[cand].cfg, search.Repeat
 			}
 		}
 		fullPass := len(active) == len(all)
@@ -255,7 +256,7 @@ func (c *CoordinateDescent) next() (space.Config, Kind) {
 		// knob; after a full pass: a finer one around the incumbent.
 		if fullPass {
 			if zoom >= c.opts.MaxZoom {
-				return base, Repeat
+				return base, search.Repeat
 			}
 			zoom++
 		}

@@ -1,10 +1,11 @@
-package search
+package strategy
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/autotune/autotune/measure"
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -50,7 +51,7 @@ const (
 // A knob absent from sp, or a metric the server did not report, gives no
 // hint; nil when nothing binds.
 func Diagnose(sp *space.Space, cfg space.Config, levels []measure.Level) []Hint {
-	full := fullConfig(sp, cfg)
+	full := search.FullConfig(sp, cfg)
 	var hs []Hint
 	if knob, capacity, ok := redoCapacity(sp, full); ok {
 		if peak, ok := levelMax(levels, "checkpoint_age_bytes_max"); ok && peak >= redoBindShare*capacity {

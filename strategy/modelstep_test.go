@@ -1,9 +1,11 @@
-package search
+package strategy
 
 import (
 	"context"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/autotune/autotune/search"
 )
 
 // TestHybridProposesTheModelsBest: from modelStepFrom of the horizon on,
@@ -24,7 +26,7 @@ func TestHybridProposesTheModelsBest(t *testing.T) {
 	ks := sp.Knobs()
 	var a, b = -1, -1
 	for i, k := range ks {
-		if isChoice(k) {
+		if search.IsChoice(k) {
 			continue
 		}
 		if a < 0 {
@@ -39,12 +41,12 @@ func TestHybridProposesTheModelsBest(t *testing.T) {
 		x := make([]float64, len(ks))
 		for d := range x {
 			x[d] = rng.Float64()
-			if n := len(ks[d].Options()); isChoice(ks[d]) {
+			if n := len(ks[d].Options()); search.IsChoice(ks[d]) {
 				x[d] = float64(rng.IntN(n))
 			}
 		}
-		cfg := decode(sp, x)
-		u := encode(sp, cfg)
+		cfg := search.Decode(sp, x)
+		u := search.Encode(sp, cfg)
 		if err := h.Observe(cfg, (500+150*u[a]+100*u[b])*(1+0.04*rng.NormFloat64())); err != nil {
 			t.Fatal(err)
 		}
@@ -57,11 +59,11 @@ func TestHybridProposesTheModelsBest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, x0 := encode(sp, p.Config), encode(sp, inc)
+		x, x0 := search.Encode(sp, p.Config), search.Encode(sp, inc)
 		if err := h.Tell(ctx, p, 500+150*x[a]+100*x[b]); err != nil {
 			t.Fatal(err)
 		}
-		if p.Kind != Sampled {
+		if p.Kind != search.Sampled {
 			continue
 		}
 		t.Logf("proposal %d: %s=%.2f %s=%.2f (the incumbent's: %.2f, %.2f)", i, ks[a].Name, x[a], ks[b].Name, x[b], x0[a], x0[b])

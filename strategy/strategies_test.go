@@ -1,4 +1,4 @@
-package search
+package strategy
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/autotune/autotune/measure"
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
 func TestEncodeDecodeRoundTrip(t *testing.T) {
 	sp := firstSpace(t)
 	cfg := space.Config{"innodb_buffer_pool_size": "1073741824", "innodb_flush_method": "fsync", "innodb_doublewrite": "OFF", "innodb_max_dirty_pages_pct": "75.5"}
-	got := Decode(sp, Encode(sp, cfg))
+	got := search.Decode(sp, search.Encode(sp, cfg))
 	for n, v := range cfg {
 		if got[n] != v {
 			t.Errorf("%s: %q after round trip, want %q", n, got[n], v)
@@ -25,13 +26,13 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	if got["innodb_io_capacity"] != "200" {
 		t.Errorf("absent knob: %q, want its default", got["innodb_io_capacity"])
 	}
-	x := Encode(sp, space.Config{"innodb_buffer_pool_size": strconv.Itoa(16 << 30)})
+	x := search.Encode(sp, space.Config{"innodb_buffer_pool_size": strconv.Itoa(16 << 30)})
 	if x[0] != 1 {
 		t.Errorf("the top of a log range encodes to %g, want 1", x[0])
 	}
 	// Out-of-range coordinates are clamped, choices rounded.
 	x[0], x[4] = 1.7, 2.6
-	d := Decode(sp, x)
+	d := search.Decode(sp, x)
 	if d["innodb_buffer_pool_size"] != strconv.Itoa(16<<30) || d["innodb_flush_method"] != "O_DIRECT_NO_FSYNC" {
 		t.Errorf("decode clamps/rounds: %v", d)
 	}
@@ -39,29 +40,29 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 
 // additive returns trials whose score depends strongly on the buffer pool,
 // a little on flush_log_at_trx_commit, and on nothing else, with noise.
-func additive(n int, seed uint64) []Trial {
+func additive(n int, seed uint64) []search.Trial {
 	sp, err := space.FirstSpace()
 	if err != nil {
 		panic(err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 3))
-	var out []Trial
+	var out []search.Trial
 	for i := 0; i < n; i++ {
 		x := make([]float64, len(sp.Knobs()))
 		for d, k := range sp.Knobs() {
-			if isChoice(k) {
+			if search.IsChoice(k) {
 				x[d] = float64(rng.IntN(len(k.Options())))
 			} else {
 				x[d] = rng.Float64()
 			}
 		}
-		cfg := decode(sp, x)
+		cfg := search.Decode(sp, x)
 		y := 500 + 400*math.Min(1, 1.5*x[0])
 		if cfg["innodb_flush_log_at_trx_commit"] == "2" {
 			y += 60
 		}
 		y *= 1 + 0.03*rng.NormFloat64()
-		out = append(out, Trial{Number: i, State: Complete, Kind: Sampled, Params: cfg, Outcome: measure.Outcome{Score: y}})
+		out = append(out, search.Trial{Number: i, State: search.Complete, Kind: search.Sampled, Params: cfg, Outcome: measure.Outcome{Score: y}})
 	}
 	return out
 }
@@ -69,8 +70,8 @@ func additive(n int, seed uint64) []Trial {
 func TestImportanceRanksTheKnobsThatMatter(t *testing.T) {
 	sp := firstSpace(t)
 	trials := additive(40, 1)
-	trials = append(trials, Trial{State: Failed, Params: space.Config{"innodb_doublewrite": "OFF"}})
-	imp, err := Importance(sp, trials)
+	trials = append(trials, search.Trial{State: search.Failed, Params: space.Config{"innodb_doublewrite": "OFF"}})
+	imp, err := search.Importance(sp, trials)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,14 +103,14 @@ func TestImportanceRanksTheKnobsThatMatter(t *testing.T) {
 
 func TestImportanceEdgeCases(t *testing.T) {
 	sp := firstSpace(t)
-	if _, err := Importance(sp, additive(3, 2)); !errors.Is(err, ErrTooFewTrials) {
+	if _, err := search.Importance(sp, additive(3, 2)); !errors.Is(err, search.ErrTooFewTrials) {
 		t.Fatalf("3 trials: err %v, want ErrTooFewTrials", err)
 	}
 	flat := additive(10, 3)
 	for i := range flat {
 		flat[i].Score = 100
 	}
-	imp, err := Importance(sp, flat)
+	imp, err := search.Importance(sp, flat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,46 +161,10 @@ func TestExpertConfig(t *testing.T) {
 	}
 }
 
-func TestWarmStartQueue(t *testing.T) {
-	expert := space.Config{"innodb_buffer_pool_size": "1073741824"}
-	ws := []Proposal{{Config: expert, Kind: Expert}}
-	// New study: baseline, then the expert.
-	q := warmStart(nil, pending(nil), ws, nil)
-	if len(q) != 2 || q[0].Kind != Baseline || q[1].Kind != Expert || q[1].Config.Key() != expert.Key() {
-		t.Fatalf("new study queue %+v", q)
-	}
-	// Measured already: not again.
-	done := []Trial{{Number: 0, State: Complete, Kind: Baseline, Params: space.Config{}}, {Number: 1, State: Failed, Kind: Expert, Params: expert}}
-	if q := warmStart(done, pending(done), ws, nil); len(q) != 0 {
-		t.Fatalf("measured warm start queued again: %+v", q)
-	}
-	// Interrupted: measured once, as an expert trial, not as a retry too.
-	intr := []Trial{done[0], {Number: 1, State: Interrupted, Kind: Expert, Params: expert}}
-	q = warmStart(intr, pending(intr), ws, nil)
-	if len(q) != 1 || q[0].Kind != Expert {
-		t.Fatalf("interrupted warm start: %+v", q)
-	}
-}
-
-func TestStudyRunsTheWarmStartAfterTheBaseline(t *testing.T) {
-	store := newMemStore()
-	s := newStudy(t, store, landscape(8), 1)
-	s.MaxTrials = 4
-	expert := space.Config{"innodb_buffer_pool_size": strconv.Itoa(2 << 30)}
-	s.WarmStart = []Proposal{{Config: expert, Kind: Expert}}
-	res, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Trials[0].Kind != Baseline || res.Trials[1].Kind != Expert || res.Trials[1].Params.Key() != expert.Key() || res.Trials[2].Kind != Sampled {
-		t.Fatalf("kinds %s %s %s", res.Trials[0].Kind, res.Trials[1].Kind, res.Trials[2].Kind)
-	}
-}
-
 // runStrategy runs st through a study over the test landscape.
-func runStrategy(t *testing.T, st Strategy, n int, seed uint64) Result {
+func runStrategy(t *testing.T, st search.Strategy, n int, seed uint64) search.Result {
 	t.Helper()
-	s := &Study{Name: "s", Strategy: st, Objective: landscape(seed), Store: newMemStore(), MaxTrials: n}
+	s := &search.Study{Name: "s", Strategy: st, Objective: landscape(seed), Store: &search.MemoryStore{}, MaxTrials: n}
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -213,14 +178,14 @@ func TestCoordinateDescent(t *testing.T) {
 	res := runStrategy(t, c, 40, 11)
 	tr := res.Trials
 	// The baseline is measured again before any step (the noise estimate).
-	if tr[1].Kind != Repeat || len(fullConfig(sp, tr[1].Params).Key()) == 0 || fullConfig(sp, tr[1].Params).Key() != fullConfig(sp, space.Config{}).Key() {
+	if tr[1].Kind != search.Repeat || len(search.FullConfig(sp, tr[1].Params).Key()) == 0 || search.FullConfig(sp, tr[1].Params).Key() != search.FullConfig(sp, space.Config{}).Key() {
 		t.Fatalf("trial 1 = %s %v, want a repeat of the baseline", tr[1].Kind, tr[1].Params)
 	}
 	// Every step changes exactly one knob of its incumbent; the first ones
 	// step the buffer pool along its log scale, ends included.
 	var bpLevels []string
 	for _, t0 := range tr[2:8] {
-		if t0.Kind == Coordinate {
+		if t0.Kind == search.Coordinate {
 			if ch := sp.Changes(t0.Params); len(ch) == 1 && strings.HasPrefix(ch[0], "innodb_buffer_pool_size=") {
 				bpLevels = append(bpLevels, ch[0])
 			}
@@ -251,7 +216,7 @@ func TestCoordinateAdoptsAndStepsAroundTheNewIncumbent(t *testing.T) {
 	c := NewCoordinate(sp, CoordinateOptions{Levels: 3})
 	// A noise-free objective with a clear best buffer pool (the top level).
 	val := func(cfg space.Config) float64 {
-		u := encode(sp, cfg)[0]
+		u := search.Encode(sp, cfg)[0]
 		return 100 + 100*u
 	}
 	ctx := context.Background()
@@ -262,7 +227,7 @@ func TestCoordinateAdoptsAndStepsAroundTheNewIncumbent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Kind == Repeat && p.Config["innodb_buffer_pool_size"] == strconv.Itoa(16<<30) {
+		if p.Kind == search.Repeat && p.Config["innodb_buffer_pool_size"] == strconv.Itoa(16<<30) {
 			adopted = true
 			break
 		}
@@ -280,17 +245,17 @@ func TestHybridPhasesAndValidity(t *testing.T) {
 	}
 	h := NewHybrid(sp, HybridOptions{Seed: 3, Horizon: 40})
 	res := runStrategy(t, h, 40, 12)
-	kinds := map[Kind]int{}
+	kinds := map[search.Kind]int{}
 	for i, tr := range res.Trials {
 		kinds[tr.Kind]++
 		if _, err := sp.Validate(tr.Params); err != nil {
 			t.Fatalf("trial %d invalid: %v", i, err)
 		}
-		if i >= 1 && i <= 8 && tr.Kind != Screen {
+		if i >= 1 && i <= 8 && tr.Kind != search.Screen {
 			t.Fatalf("trial %d is %s, want the screening design first", i, tr.Kind)
 		}
 	}
-	if kinds[Screen] != 8 || kinds[Sampled] == 0 || kinds[Refine] == 0 {
+	if kinds[search.Screen] != 8 || kinds[search.Sampled] == 0 || kinds[search.Refine] == 0 {
 		t.Fatalf("kinds %v: want 8 screening points, TPE and refinement", kinds)
 	}
 	if res.Best.MeanTPS < 1.3*res.Baseline.MeanTPS {
@@ -345,65 +310,6 @@ func TestNewStrategyNames(t *testing.T) {
 	}
 }
 
-// A warm-start configuration is measured once per study even when the
-// study has a base and a repair (the recorded trial's configuration is the
-// merged one): a resumed study does not measure it again.
-func TestWarmStartWithABaseOncePerStudy(t *testing.T) {
-	store := newMemStore()
-	expert := space.Config{"innodb_buffer_pool_size": strconv.Itoa(2 << 30)}
-	run := func(n int) Result {
-		t.Helper()
-		s := newStudy(t, store, landscape(10), int64(n))
-		s.MaxTrials, s.Base = n, space.Config{"innodb_doublewrite": "ON"}
-		s.Space = space.Default()
-		s.WarmStart = []Proposal{{Config: expert, Kind: Expert}}
-		res, err := s.Run(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	run(3)
-	res := run(5)
-	n := 0
-	for _, tr := range res.Trials {
-		if tr.Kind == Expert {
-			n++
-		}
-	}
-	if n != 1 || len(res.Trials) != 5 {
-		t.Fatalf("%d expert trials in %d, want the warm start measured once", n, len(res.Trials))
-	}
-}
-
-// An expert configuration derived again on resume (a new fsync probe gives
-// another io capacity) is still the study's one warm start.
-func TestWarmStartOnceEvenWhenItsConfigChanges(t *testing.T) {
-	store := newMemStore()
-	run := func(n int, ioCapacity string) Result {
-		t.Helper()
-		s := newStudy(t, store, landscape(10), int64(n))
-		s.MaxTrials = n
-		s.WarmStart = []Proposal{{Config: space.Config{"innodb_io_capacity": ioCapacity}, Kind: Expert}}
-		res, err := s.Run(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	run(3, "1700")
-	res := run(5, "1850")
-	n := 0
-	for _, tr := range res.Trials {
-		if tr.Kind == Expert {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Fatalf("%d expert trials, want the warm start measured once per study", n)
-	}
-}
-
 // TestHybridProposesNoRepairedRepeat: in a study whose Prepare repairs the
 // dependent knobs (as a real study's does) and has a Base, no search
 // proposal measures a configuration measured
@@ -442,9 +348,9 @@ func TestHybridProposesNoRepairedRepeat(t *testing.T) {
 		}
 		repeats, repaired := 0, 0
 		for seed := uint64(1); seed <= 3; seed++ {
-			shape := Shape{Space: sp, Base: base}
+			shape := search.Shape{Space: sp, Base: base}
 			h := NewHybrid(sp, HybridOptions{Seed: int64(seed), Horizon: 80, Shape: shape})
-			s := &Study{Name: "s", Strategy: repairCounter{h, shape, &repaired}, Objective: landscape(seed), Store: newMemStore(), MaxTrials: 80,
+			s := &search.Study{Name: "s", Strategy: repairCounter{h, shape, &repaired}, Objective: landscape(seed), Store: &search.MemoryStore{}, MaxTrials: 80,
 				Base: base, Space: sp}
 			res, err := s.Run(context.Background())
 			if err != nil {
@@ -453,7 +359,7 @@ func TestHybridProposesNoRepairedRepeat(t *testing.T) {
 			seen := map[string]int{}
 			for _, tr := range res.Trials {
 				key := tr.Params.Key()
-				if first, ok := seen[key]; ok && (tr.Kind == Screen || tr.Kind == Sampled || tr.Kind == Refine) {
+				if first, ok := seen[key]; ok && (tr.Kind == search.Screen || tr.Kind == search.Sampled || tr.Kind == search.Refine) {
 					repeats++
 					t.Errorf("%s space, seed %d: trial %d (%s) measures trial %d's configuration again", name, seed, tr.Number, tr.Kind, first)
 				}
@@ -477,7 +383,7 @@ func TestHybridProposesNoRepairedRepeat(t *testing.T) {
 func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
 	sp := firstSpace(t)
 	rng := rand.New(rand.NewPCG(5, 5))
-	f := func(cfg space.Config) float64 { return 500 + 400*encode(sp, cfg)[0] + 50*rng.NormFloat64() }
+	f := func(cfg space.Config) float64 { return 500 + 400*search.Encode(sp, cfg)[0] + 50*rng.NormFloat64() }
 	var cfgs []space.Config
 	var ys []float64
 	for i := 0; i < 40; i++ {
@@ -485,10 +391,10 @@ func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
 		for d := range x {
 			x[d] = rng.Float64()
 		}
-		cfgs = append(cfgs, decode(sp, x))
+		cfgs = append(cfgs, search.Decode(sp, x))
 		ys = append(ys, f(cfgs[i]))
 	}
-	kinds := map[Kind]int{}
+	kinds := map[search.Kind]int{}
 	for n := 40; n < 100; n++ {
 		h := NewHybrid(sp, HybridOptions{Seed: int64(n), Horizon: 100})
 		for i := range cfgs {
@@ -507,7 +413,7 @@ func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
 	t.Logf("kinds of 60 one-shot proposals: %v", kinds)
 	// TPE on about half the proposals, local steps on the others, and
 	// no repeat: re-measurements are the study's.
-	if kinds[Sampled] < 15 || kinds[Refine] < 8 || kinds[Repeat] > 0 {
+	if kinds[search.Sampled] < 15 || kinds[search.Refine] < 8 || kinds[search.Repeat] > 0 {
 		t.Fatalf("kinds of 60 one-shot proposals %v: want TPE and local steps, no repeat", kinds)
 	}
 }
@@ -518,9 +424,9 @@ func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
 // its stats), and a configuration the repair leaves alone is not.
 func TestHistoryFindsARepairedProposal(t *testing.T) {
 	sp := space.Default()
-	h := newHistory(sp, Shape{})
+	h := newHistory(sp, search.Shape{})
 	raw := space.Config{"innodb_io_capacity": "4000", "innodb_io_capacity_max": "2000", "query_cache_type": "OFF", "query_cache_size": "67108864"}
-	rep, notes := sp.Repair(fullConfig(sp, raw))
+	rep, notes := sp.Repair(search.FullConfig(sp, raw))
 	if len(notes) < 2 {
 		t.Fatalf("repair notes %v: want io_capacity_max raised and query_cache_size left out", notes)
 	}
@@ -539,7 +445,7 @@ func TestHistoryFindsARepairedProposal(t *testing.T) {
 func TestCoordinateStartsFromABaselineCnf(t *testing.T) {
 	sp := space.Default()
 	base := space.Config{"innodb_buffer_pool_size": strconv.Itoa(1 << 30), "innodb_flush_log_at_trx_commit": "2"}
-	s := &Study{Name: "s", Strategy: NewCoordinate(sp, CoordinateOptions{Shape: Shape{Space: sp, Base: base}}), Objective: landscape(5), Store: newMemStore(), MaxTrials: 2,
+	s := &search.Study{Name: "s", Strategy: NewCoordinate(sp, CoordinateOptions{Shape: search.Shape{Space: sp, Base: base}}), Objective: landscape(5), Store: &search.MemoryStore{}, MaxTrials: 2,
 		Base: base, Space: sp}
 	res, err := s.Run(context.Background())
 	if err != nil {
@@ -568,7 +474,7 @@ func TestReplayedHybridCountsLocalStepsAsAStudy(t *testing.T) {
 		for d := range x {
 			x[d] = rng.Float64()
 		}
-		if err := h.Observe(decode(sp, x), 500+100*rng.Float64()); err != nil {
+		if err := h.Observe(search.Decode(sp, x), 500+100*rng.Float64()); err != nil {
 			t.Fatal(err)
 		}
 		if h.localAsked != n/2 {
@@ -589,14 +495,39 @@ func TestReplayedHybridCountsLocalStepsAsAStudy(t *testing.T) {
 // repairCounter counts the repairs the study makes to its strategy's
 // proposals (as Shape.Of does: Base under them, then the repair).
 type repairCounter struct {
-	Strategy
-	shape Shape
+	search.Strategy
+	shape search.Shape
 	n     *int
 }
 
-func (r repairCounter) Ask(ctx context.Context) (Proposal, error) {
+func (r repairCounter) Ask(ctx context.Context) (search.Proposal, error) {
 	p, err := r.Strategy.Ask(ctx)
 	_, notes := r.shape.Space.Repair(r.shape.Base.Merge(p.Config))
 	*r.n += len(notes)
 	return p, err
+}
+
+func TestSamplerProposalsAreValid(t *testing.T) {
+	sp := firstSpace(t)
+	if err := sp.Limit("innodb_buffer_pool_size", 3<<30); err != nil {
+		t.Fatal(err)
+	}
+	for _, mk := range []func(*space.Space, int64) (*Sampler, error){NewTPE, NewRandom} {
+		st, err := mk(sp, 42)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 40; i++ {
+			p, err := st.Ask(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sp.Validate(p.Config); err != nil {
+				t.Fatalf("proposal %d invalid: %v", i, err)
+			}
+			if err := st.Tell(context.Background(), p, float64(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }

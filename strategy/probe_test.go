@@ -1,10 +1,11 @@
-package search
+package strategy
 
 import (
 	"slices"
 	"strconv"
 	"testing"
 
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -35,10 +36,10 @@ func TestHybridProbesTheStartsKnobs(t *testing.T) {
 		if !ok {
 			t.Fatalf("no probe, want pool %dM", mb)
 		}
-		if got := p.Config["innodb_buffer_pool_size"]; got != strconv.Itoa(mb*mib) || p.Kind != Refine {
+		if got := p.Config["innodb_buffer_pool_size"]; got != strconv.Itoa(mb*mib) || p.Kind != search.Refine {
 			t.Fatalf("probe %s %s, want pool %dM", p.Kind, got, mb)
 		}
-		if p.Config["innodb_log_file_size"] != fullConfig(sp, space.Config{})["innodb_log_file_size"] {
+		if p.Config["innodb_log_file_size"] != search.FullConfig(sp, space.Config{})["innodb_log_file_size"] {
 			t.Fatalf("probe moved another knob: %v", p.Config)
 		}
 	}
@@ -133,7 +134,7 @@ func testProbesAfterAFutileScreening(t *testing.T, horizon int) {
 	m := func(n int) string { return strconv.Itoa(n * mib) }
 	redo := map[string]float64{m(64): 1, m(128): 1.1, m(256): 1.15, m(512): 1.12}
 	value := func(cfg space.Config) float64 {
-		full := fullConfig(sp, cfg)
+		full := search.FullConfig(sp, cfg)
 		v := 1000.0
 		if full["innodb_buffer_pool_size"] != m(1024) {
 			v *= 0.9
@@ -164,12 +165,12 @@ func testProbesAfterAFutileScreening(t *testing.T, horizon int) {
 				t.Fatal(err)
 			}
 			v := value(p.Config)
-			if p.Kind == Screen {
+			if p.Kind == search.Screen {
 				screened++
 				v = screen
 			}
-			if p.Kind == Refine {
-				full := fullConfig(sp, p.Config)
+			if p.Kind == search.Refine {
+				full := search.FullConfig(sp, p.Config)
 				probes = append(probes, full["innodb_buffer_pool_size"]+"/"+full["innodb_log_file_size"]+"/"+full["innodb_io_capacity"])
 			}
 			if err := h.Observe(p.Config, v); err != nil {

@@ -1,9 +1,10 @@
-package search
+package strategy
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -24,14 +25,14 @@ type StrategyOptions struct {
 	// (hybrid, coordinate descent: their history recognises a step that
 	// only moves a knob the repair moves back, and the baseline as
 	// measured under Base).
-	Shape Shape
+	Shape search.Shape
 }
 
 // NewStrategy returns the strategy called name over sp: "hybrid"
 // (Hybrid), "coordinate" (CoordinateDescent), "tpe" (goptuna's TPE) or
 // "random" (uniform random). It returns an error naming the accepted
 // names for any other name.
-func NewStrategy(name string, sp *space.Space, o StrategyOptions) (Strategy, error) {
+func NewStrategy(name string, sp *space.Space, o StrategyOptions) (search.Strategy, error) {
 	switch name {
 	case "hybrid":
 		return NewHybrid(sp, HybridOptions{Seed: o.Seed, Horizon: o.Horizon, Starts: o.Starts, Shape: o.Shape}), nil
@@ -43,10 +44,4 @@ func NewStrategy(name string, sp *space.Space, o StrategyOptions) (Strategy, err
 		return NewRandom(sp, o.Seed)
 	}
 	return nil, fmt.Errorf("strategy %q: want one of %s", name, strings.Join(StrategyNames(), ", "))
-}
-
-// Horizoner is implemented by strategies that size their phases on the
-// planned number of trials (Hybrid).
-type Horizoner interface {
-	SetHorizon(n int)
 }

@@ -1,9 +1,10 @@
-package search
+package strategy
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -83,7 +84,7 @@ func ExpertConfig(sp *space.Space, in ExpertInput) (space.Config, []string, erro
 			return
 		}
 		f = math.Min(k.Max, math.Max(k.Min, f))
-		v, err := k.FromFloat(clampRound(k, f))
+		v, err := k.FromFloat(search.ClampRound(k, f))
 		if err != nil {
 			return
 		}

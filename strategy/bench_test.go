@@ -1,4 +1,4 @@
-package search
+package strategy
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/measure"
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -21,20 +22,20 @@ func historyOf(sp *space.Space, n int) ([]space.Config, []float64) {
 	for i := 0; i < n; i++ {
 		x := make([]float64, len(sp.Knobs()))
 		for d, k := range sp.Knobs() {
-			if isChoice(k) {
+			if search.IsChoice(k) {
 				x[d] = float64(rng.IntN(len(k.Options())))
 			} else {
 				x[d] = rng.Float64()
 			}
 		}
-		cfgs = append(cfgs, decode(sp, x))
+		cfgs = append(cfgs, search.Decode(sp, x))
 		ys = append(ys, 500+300*math.Min(1, 2*x[0])+20*x[3]+50*rng.NormFloat64())
 	}
 	return cfgs, ys
 }
 
 type observingStrategy interface {
-	Strategy
+	search.Strategy
 	Observe(cfg space.Config, value float64) error
 }
 
@@ -81,7 +82,7 @@ func BenchmarkSuggest(b *testing.B) {
 			ctx := context.Background()
 			if name == "hybrid-race" {
 				h.asked = 1
-				if p, err := h.Ask(ctx); err != nil || p.Kind != Repeat {
+				if p, err := h.Ask(ctx); err != nil || p.Kind != search.Repeat {
 					b.Fatalf("hybrid-race: the first proposal is %s (%v), want the race's repeat", p.Kind, err)
 				}
 			}
@@ -114,12 +115,12 @@ func BenchmarkSuggest(b *testing.B) {
 func BenchmarkImportance(b *testing.B) {
 	sp := space.Default()
 	cfgs, ys := historyOf(sp, 1000)
-	trials := make([]Trial, len(cfgs))
+	trials := make([]search.Trial, len(cfgs))
 	for i := range cfgs {
-		trials[i] = Trial{State: Complete, Params: cfgs[i], Outcome: measure.Outcome{Score: ys[i]}}
+		trials[i] = search.Trial{State: search.Complete, Params: cfgs[i], Outcome: measure.Outcome{Score: ys[i]}}
 	}
 	for b.Loop() {
-		if _, err := Importance(sp, trials); err != nil {
+		if _, err := search.Importance(sp, trials); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -137,8 +138,8 @@ func BenchmarkStudyMemory(b *testing.B) {
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
 		rng := rand.New(rand.NewPCG(3, 4))
-		obj := func(ctx context.Context, t Trial) (measure.Outcome, error) {
-			x := encode(sp, t.Params)
+		obj := func(ctx context.Context, t search.Trial) (measure.Outcome, error) {
+			x := search.Encode(sp, t.Params)
 			v := 500 + 300*math.Min(1, 2*x[0]) + 20*x[3] + 50*rng.NormFloat64()
 			return measure.Outcome{Score: v, MeanTPS: v}, nil
 		}
@@ -146,7 +147,7 @@ func BenchmarkStudyMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		study := &Study{Name: "mem", Strategy: st, Objective: obj, Store: newMemStore(), MaxTrials: 1000}
+		study := &search.Study{Name: "mem", Strategy: st, Objective: obj, Store: &search.MemoryStore{}, MaxTrials: 1000}
 		t0 := time.Now()
 		res, err := study.Run(context.Background())
 		if err != nil {

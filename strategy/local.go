@@ -1,8 +1,9 @@
-package search
+package strategy
 
 import (
 	"math"
 
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -16,9 +17,9 @@ import (
 // localModel is the surrogate the local search ranks by, refitted when
 // the history grew.
 type localModel struct {
-	at    int          // history size it was fitted at
-	m     *mainEffects // fitted to log values
-	resid float64      // residual standard deviation (log units)
+	at    int                 // history size it was fitted at
+	m     *search.MainEffects // fitted to log values
+	resid float64             // residual standard deviation (log units)
 }
 
 // logValue is the surrogate's response: log of a value (scores and the
@@ -35,7 +36,7 @@ func logValue(v float64) float64 {
 // observations arrived; nil before MinImportanceTrials observations.
 func (h *Hybrid) surrogate() *localModel {
 	n := len(h.h.obs)
-	if n < MinImportanceTrials {
+	if n < search.MinImportanceTrials {
 		return nil
 	}
 	if h.local != nil && h.local.at == n {
@@ -46,8 +47,8 @@ func (h *Hybrid) surrogate() *localModel {
 	for i, o := range h.h.obs {
 		xs[i], ys[i] = o.x, logValue(o.value)
 	}
-	_, m := fitImportance(h.sp, xs, ys, overRange)
-	h.local = &localModel{at: n, m: m, resid: math.Sqrt(math.Max(0, m.resid))}
+	_, m := search.FitImportance(h.sp, xs, ys, search.OverRange)
+	h.local = &localModel{at: n, m: m, resid: math.Sqrt(math.Max(0, m.Resid))}
 	return h.local
 }
 
@@ -64,7 +65,7 @@ func (h *Hybrid) center(lm *localModel) (space.Config, []float64, int) {
 			s += logValue(h.h.obs[i].value)
 		}
 		o := h.h.obs[idx[0]]
-		v := (s + centerPrior*lm.m.predict(o.x)) / (float64(len(idx)) + centerPrior)
+		v := (s + centerPrior*lm.m.Predict(o.x)) / (float64(len(idx)) + centerPrior)
 		if v > bestV || (v == bestV && idx[0] < best) {
 			best, bestV, bestN = idx[0], v, len(idx)
 		}
@@ -82,10 +83,10 @@ const centerPrior = 2
 // fourth local step), else the best-ranked unmeasured candidate among
 // localCandidates changes of one to three knobs of the centre. ok is
 // false before the surrogate exists.
-func (h *Hybrid) localStep() (Proposal, bool) {
+func (h *Hybrid) localStep() (search.Proposal, bool) {
 	lm := h.surrogate()
 	if lm == nil || len(h.sp.Knobs()) == 0 {
-		return Proposal{}, false
+		return search.Proposal{}, false
 	}
 	h.selectKnobs()
 	_, x0, _ := h.center(lm)
@@ -128,9 +129,9 @@ func (h *Hybrid) localStep() (Proposal, bool) {
 		// Thompson-like jitter: the surrogate's ranking plus noise of a
 		// fraction of its residual (localJitter), so equally rated
 		// candidates take turns.
-		s := lm.m.predict(x) + localJitter*lm.resid*h.rng.NormFloat64()
+		s := lm.m.Predict(x) + localJitter*lm.resid*h.rng.NormFloat64()
 		if s > bestS {
-			cand := decode(h.sp, x)
+			cand := search.Decode(h.sp, x)
 			if h.h.measured(cand) {
 				continue
 			}
@@ -138,9 +139,9 @@ func (h *Hybrid) localStep() (Proposal, bool) {
 		}
 	}
 	if bestX == nil {
-		return Proposal{}, false
+		return search.Proposal{}, false
 	}
-	return Proposal{Config: decode(h.sp, bestX), Kind: Refine, handle: -1}, true
+	return search.Proposal{Config: search.Decode(h.sp, bestX), Kind: search.Refine, Handle: -1}, true
 }
 
 const (

@@ -1,48 +1,18 @@
-package search
+package strategy
 
 import (
 	"context"
 	"fmt"
 	"io"
 	"log"
-	"math"
 	"sort"
 
 	"github.com/c-bata/goptuna"
 	"github.com/c-bata/goptuna/tpe"
 
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
-
-// Proposal is a configuration a strategy wants measured.
-type Proposal struct {
-	// Config is the configuration; knobs absent keep the server default.
-	Config space.Config
-	// Kind says who proposed it.
-	Kind Kind
-	// Source names where a seed came from (Kind Seed: the --seed-from
-	// argument as given, e.g. "prod.cnf" or "old.db:study1"); "" otherwise.
-	// It is recorded with the trial (Trial.Source).
-	Source string
-	// Why says what measurement led to it (a diagnosis: Hybrid's hint
-	// probes), "" otherwise. The study shows it with the trial.
-	Why string
-	// handle identifies the proposal inside the strategy (goptuna trial ID),
-	// -1 for proposals the study queued itself.
-	handle int
-}
-
-// Strategy proposes configurations and learns from their scores.
-type Strategy interface {
-	// Ask returns the next configuration to measure.
-	Ask(ctx context.Context) (Proposal, error)
-	// Tell reports the objective value of a proposal (higher is better);
-	// failed trials are told a penalised value. A study tells each
-	// proposal once, after its trial, with p.Config replaced by the
-	// configuration the trial measured (Base under it, repaired, in
-	// canonical form: see Study.params), which need not be the one asked.
-	Tell(ctx context.Context, p Proposal, value float64) error
-}
 
 // Sampler is a goptuna-backed strategy: TPE or random search over a space,
 // driven ask/tell. Categorical knobs are suggested by value from the knob's
@@ -160,13 +130,13 @@ func distribution(k space.Knob) interface{} {
 }
 
 // Ask samples one value per knob of the space.
-func (s *Sampler) Ask(ctx context.Context) (Proposal, error) {
+func (s *Sampler) Ask(ctx context.Context) (search.Proposal, error) {
 	if err := ctx.Err(); err != nil {
-		return Proposal{}, err
+		return search.Proposal{}, err
 	}
 	id, err := s.study.Storage.CreateNewTrial(s.study.ID)
 	if err != nil {
-		return Proposal{}, fmt.Errorf("sampler: new trial: %w", err)
+		return search.Proposal{}, fmt.Errorf("sampler: new trial: %w", err)
 	}
 	tr := goptuna.Trial{Study: s.study, ID: id}
 	cfg := make(space.Config, len(s.space.Knobs()))
@@ -179,7 +149,7 @@ func (s *Sampler) Ask(ctx context.Context) (Proposal, error) {
 			var f float64
 			f, err = tr.SuggestLogFloat(k.Name, d.Low, d.High)
 			if err == nil {
-				v, err = k.FromFloat(clampRound(k, f))
+				v, err = k.FromFloat(search.ClampRound(k, f))
 			}
 		case goptuna.UniformDistribution:
 			var f float64
@@ -195,7 +165,7 @@ func (s *Sampler) Ask(ctx context.Context) (Proposal, error) {
 			}
 		}
 		if err != nil {
-			return Proposal{}, fmt.Errorf("sampler: suggest %s: %w", k.Name, err)
+			return search.Proposal{}, fmt.Errorf("sampler: suggest %s: %w", k.Name, err)
 		}
 		cfg[k.Name] = v
 	}
@@ -203,37 +173,20 @@ func (s *Sampler) Ask(ctx context.Context) (Proposal, error) {
 	// pool): the repair is deterministic, so the sampler still sees a
 	// well-defined objective over what it proposed.
 	cfg, _ = s.space.Repair(cfg)
-	return Proposal{Config: cfg, Kind: Sampled, handle: id}, nil
-}
-
-// clampRound keeps a value inside the knob's range after rounding to Step,
-// so a sample near an end never rounds outside it.
-func clampRound(k space.Knob, f float64) float64 {
-	step := float64(k.Step)
-	if step <= 0 {
-		step = 1
-	}
-	r := math.Round(f/step) * step
-	if r < k.Min {
-		r = math.Ceil(k.Min/step) * step
-	}
-	if r > k.Max {
-		r = math.Floor(k.Max/step) * step
-	}
-	return r
+	return search.Proposal{Config: cfg, Kind: search.Sampled, Handle: id}, nil
 }
 
 // Tell records value for a proposal made by Ask, or, for a proposal the
 // study queued itself (baseline, retry), records the config as an observed
 // trial so the model learns from it too.
-func (s *Sampler) Tell(ctx context.Context, p Proposal, value float64) error {
-	if p.Kind != Sampled || p.handle < 0 {
+func (s *Sampler) Tell(ctx context.Context, p search.Proposal, value float64) error {
+	if p.Kind != search.Sampled || p.Handle < 0 {
 		return s.Observe(p.Config, value)
 	}
-	if err := s.study.Storage.SetTrialValue(p.handle, value); err != nil {
-		return fmt.Errorf("sampler: tell trial %d: %w", p.handle, err)
+	if err := s.study.Storage.SetTrialValue(p.Handle, value); err != nil {
+		return fmt.Errorf("sampler: tell trial %d: %w", p.Handle, err)
 	}
-	if err := s.study.Storage.SetTrialState(p.handle, goptuna.TrialStateComplete); err != nil {
+	if err := s.study.Storage.SetTrialState(p.Handle, goptuna.TrialStateComplete); err != nil {
 		return err
 	}
 	s.hist = append(s.hist, told{p.Config.Clone(), value})

@@ -1,8 +1,9 @@
-package search
+package strategy
 
 import (
 	"context"
 
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -20,7 +21,7 @@ func (r recorder) Observe(cfg space.Config, value float64) error {
 }
 
 // Tell records the value of any proposal, the strategy's own or not.
-func (r recorder) Tell(ctx context.Context, p Proposal, value float64) error {
+func (r recorder) Tell(ctx context.Context, p search.Proposal, value float64) error {
 	r.h.add(p.Config, value)
 	return nil
 }
