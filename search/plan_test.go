@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/internal/testspace"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
@@ -246,7 +247,7 @@ func TestStudyReportsItsPlan(t *testing.T) {
 	now := time.Unix(0, 0)
 	obj := landscape(3)
 	phases := map[string]float64{"restore": 2, "start": 0.5, "warmup": 10, "measure": 20, "stop": 0.5}
-	h := newUniform(firstSpace(t), 1)
+	h := newUniform(testspace.First(t), 1)
 	var plans []Plan
 	var reportedAt []int
 	s := &Study{Name: "s", Strategy: h, Store: store, Budget: time.Hour, PriorCost: 35 * time.Second,
@@ -283,7 +284,7 @@ func TestStudyReportsItsPlan(t *testing.T) {
 	// before the first trial of the run.
 	plans, reportedAt, n = nil, nil, 0
 	s.MaxTrials = 40
-	s.Strategy = newUniform(firstSpace(t), 2)
+	s.Strategy = newUniform(testspace.First(t), 2)
 	if _, err := s.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autotune/autotune/internal/testspace"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -48,7 +49,7 @@ func spaceWith(t *testing.T, names []string, as ...string) *space.Space {
 }
 
 func TestDiagnose(t *testing.T) {
-	first := firstSpace(t)
+	first := testspace.First(t)
 	redo64 := space.Config{"innodb_log_file_size": strconv.Itoa(64 * mib)}
 	for _, c := range []struct {
 		name    string
@@ -101,7 +102,7 @@ func TestDiagnose(t *testing.T) {
 // the new incumbent's run says the same; without metrics the probes keep
 // their order (the buffer pool first).
 func TestHybridDoublesTheRedoLogWhileItsCheckpointAgeBinds(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	m := func(n int) string { return strconv.Itoa(n * mib) }
 	start := space.Config{"innodb_io_capacity": "3000", "innodb_log_file_size": m(64), "innodb_buffer_pool_size": m(256)}
 	// The redo log pays up to 256M; everything else loses. The checkpoint

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/autotune/autotune/internal/testspace"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -15,7 +16,7 @@ import (
 // the model agrees with; a local step changes one to three knobs of the
 // centre and is not measured yet.
 func TestLocalSearchCentreAndSteps(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	h := NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 100})
 	ks := sp.Knobs()
 	bp := -1

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/autotune/autotune/internal/testspace"
 	"github.com/autotune/autotune/search"
 )
 
@@ -22,7 +23,7 @@ import (
 // best level at 2/3 of its scale, so a new history must be checked to
 // make both knobs' fitted best the top.
 func TestHybridProposesTheModelsBest(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	ks := sp.Knobs()
 	var a, b = -1, -1
 	for i, k := range ks {

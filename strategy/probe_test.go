@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/autotune/autotune/internal/testspace"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -12,7 +13,7 @@ import (
 // The knobs a warm start set are probed a quarter up and down from the
 // incumbent, and a step that won is followed by the next one the same way.
 func TestHybridProbesTheStartsKnobs(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	if err := sp.Limit("innodb_buffer_pool_size", 384<<20); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestHybridProbesTheStartsKnobs(t *testing.T) {
 // first. With enough configurations near the best, the ranking orders
 // them.
 func TestHybridProbesThePoolFirstWhenTheRankingKnowsNothing(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	start := space.Config{"innodb_io_capacity": "3000", "innodb_log_file_size": strconv.Itoa(64 << 20), "innodb_buffer_pool_size": strconv.Itoa(256 << 20)}
 	h := NewHybrid(sp, HybridOptions{Seed: 1, Starts: []space.Config{start}})
 	if err := h.Observe(space.Config{}, 800); err != nil {
@@ -122,7 +123,7 @@ func TestHybridProbesAfterAFutileScreening(t *testing.T) {
 }
 
 func testProbesAfterAFutileScreening(t *testing.T, horizon int) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	const mib = 1 << 20
 	start := space.Config{"innodb_io_capacity": "3000", "innodb_log_file_size": strconv.Itoa(64 * mib), "innodb_buffer_pool_size": strconv.Itoa(1024 * mib)}
 	newHybrid := func() *Hybrid {

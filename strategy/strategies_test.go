@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autotune/autotune/internal/testspace"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
 func TestEncodeDecodeRoundTrip(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	cfg := space.Config{"innodb_buffer_pool_size": "1073741824", "innodb_flush_method": "fsync", "innodb_doublewrite": "OFF", "innodb_max_dirty_pages_pct": "75.5"}
 	got := search.Decode(sp, search.Encode(sp, cfg))
 	for n, v := range cfg {
@@ -68,7 +69,7 @@ func additive(n int, seed uint64) []search.Trial {
 }
 
 func TestImportanceRanksTheKnobsThatMatter(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	trials := additive(40, 1)
 	trials = append(trials, search.Trial{State: search.Failed, Params: space.Config{"innodb_doublewrite": "OFF"}})
 	imp, err := search.Importance(sp, trials)
@@ -102,7 +103,7 @@ func TestImportanceRanksTheKnobsThatMatter(t *testing.T) {
 }
 
 func TestImportanceEdgeCases(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	if _, err := search.Importance(sp, additive(3, 2)); !errors.Is(err, search.ErrTooFewTrials) {
 		t.Fatalf("3 trials: err %v, want ErrTooFewTrials", err)
 	}
@@ -122,7 +123,7 @@ func TestImportanceEdgeCases(t *testing.T) {
 }
 
 func TestExpertConfig(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	if err := sp.Limit("innodb_buffer_pool_size", 12<<30); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func runStrategy(t *testing.T, st search.Strategy, n int, seed uint64) search.Re
 }
 
 func TestCoordinateDescent(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	c := NewCoordinate(sp, CoordinateOptions{})
 	res := runStrategy(t, c, 40, 11)
 	tr := res.Trials
@@ -212,7 +213,7 @@ func TestCoordinateDescent(t *testing.T) {
 }
 
 func TestCoordinateAdoptsAndStepsAroundTheNewIncumbent(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	c := NewCoordinate(sp, CoordinateOptions{Levels: 3})
 	// A noise-free objective with a clear best buffer pool (the top level).
 	val := func(cfg space.Config) float64 {
@@ -239,7 +240,7 @@ func TestCoordinateAdoptsAndStepsAroundTheNewIncumbent(t *testing.T) {
 }
 
 func TestHybridPhasesAndValidity(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	if err := sp.Limit("innodb_buffer_pool_size", 3<<30); err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestHybridPhasesAndValidity(t *testing.T) {
 }
 
 func TestSamplerCapsTheHistoryGoptunaSees(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	st, err := NewTPE(sp, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +300,7 @@ func TestSamplerCapsTheHistoryGoptunaSees(t *testing.T) {
 }
 
 func TestNewStrategyNames(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	for _, n := range StrategyNames() {
 		if _, err := NewStrategy(n, sp, StrategyOptions{Seed: 1}); err != nil {
 			t.Errorf("%s: %v", n, err)
@@ -320,7 +321,7 @@ func TestNewStrategyNames(t *testing.T) {
 // pool), which the history holds at their default.
 func TestHybridProposesNoRepairedRepeat(t *testing.T) {
 	for _, name := range []string{"first", "catalogue", "pinned pool"} {
-		sp := firstSpace(t)
+		sp := testspace.First(t)
 		base := space.Config{"innodb_doublewrite": "ON"}
 		switch name {
 		case "catalogue":
@@ -381,7 +382,7 @@ func TestHybridProposesNoRepairedRepeat(t *testing.T) {
 // The test plays a worker: 40 random trials, then 60 trials each proposed
 // by a fresh instance that replayed all before it.
 func TestHybridPhasesFromAReplayedHistory(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	rng := rand.New(rand.NewPCG(5, 5))
 	f := func(cfg space.Config) float64 { return 500 + 400*search.Encode(sp, cfg)[0] + 50*rng.NormFloat64() }
 	var cfgs []space.Config
@@ -465,7 +466,7 @@ func TestCoordinateStartsFromABaselineCnf(t *testing.T) {
 // on one local step in four, as a study does (counting every observation,
 // the next local step was a centre repeat on every other proposal).
 func TestReplayedHybridCountsLocalStepsAsAStudy(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	rng := rand.New(rand.NewPCG(7, 7))
 	h := NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 100})
 	repeats, steps := 0, 0
@@ -508,7 +509,7 @@ func (r repairCounter) Ask(ctx context.Context) (search.Proposal, error) {
 }
 
 func TestSamplerProposalsAreValid(t *testing.T) {
-	sp := firstSpace(t)
+	sp := testspace.First(t)
 	if err := sp.Limit("innodb_buffer_pool_size", 3<<30); err != nil {
 		t.Fatal(err)
 	}

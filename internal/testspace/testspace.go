@@ -40,3 +40,16 @@ func MariaDB(t testing.TB) *space.Space {
 	}
 	return sp
 }
+
+// First returns the first search space (space.FirstSpace): the twelve
+// InnoDB knobs of the original study, durability knobs included
+// (relaxed). Tests of strategy behaviour use it, so they do not change
+// whenever the catalogue grows.
+func First(t testing.TB) *space.Space {
+	t.Helper()
+	sp, err := space.FirstSpace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
