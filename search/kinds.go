@@ -28,9 +28,10 @@ const (
 	// Coordinate is a coordinate-descent step: the incumbent with one knob
 	// moved to another level.
 	Coordinate Kind = "coordinate"
-	// Repeat measures a configuration the strategy measured before again
-	// (the incumbent, the local search's centre, one of the hybrid's final
-	// race's two best), for the noise estimate and a firmer mean.
+	// Repeat is a run of the study's final race (Confirmation): one of the
+	// two configurations with the best estimates measured again. Scheduled
+	// by the study, not a strategy, it still counts as a search trial
+	// (towards Study.MaxTrials), as it takes a search trial's turn.
 	Repeat Kind = "repeat"
 	// Refine is a local step: the incumbent with one to three knobs moved
 	// (the local search, the probes, a diagnosis).

@@ -348,10 +348,9 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 		// to reaskRunning times, and the last answer is claimed even if it
 		// is running too. A strategy that answers the same again (the
 		// hybrid's screening design depends on the history only) is not
-		// asked further, and a repeat it asks for on purpose (Repeat) is
-		// kept.
+		// asked further.
 		key := p.Config.Key()
-		if p.Kind == Repeat || !isRunning(key) || key == prev || asked >= reaskRunning {
+		if !isRunning(key) || key == prev || asked >= reaskRunning {
 			return p, RepeatLink{}, Run, "", nil
 		}
 		prev = key

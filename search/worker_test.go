@@ -220,12 +220,10 @@ func TestWorkerRecordsTheCanonicalForm(t *testing.T) {
 	}
 }
 
-// askScript proposes its configurations in turn, as new ones (as
-// repeats with kind Repeat).
+// askScript proposes its configurations in turn, as new ones.
 type askScript struct {
 	cfgs  []space.Config
 	asked int
-	kind  Kind
 }
 
 func (s *askScript) Observe(space.Config, float64) error           { return nil }
@@ -233,19 +231,14 @@ func (s *askScript) Tell(context.Context, Proposal, float64) error { return nil 
 func (s *askScript) Ask(context.Context) (Proposal, error) {
 	c := s.cfgs[min(s.asked, len(s.cfgs)-1)]
 	s.asked++
-	k := s.kind
-	if k == "" {
-		k = Sampled
-	}
-	return Proposal{Config: c, Kind: k, Handle: -1}, nil
+	return Proposal{Config: c, Kind: Sampled, Handle: -1}, nil
 }
 
 // TestWorkerDoesNotProposeARunningConfiguration: a strategy whose
 // proposal another worker is measuring right now is asked again, and the
 // worker claims its next proposal; when the strategy answers the same
 // again, the worker stops asking and claims it; when every answer is
-// running, it stops after reaskRunning more and claims the last; a
-// deliberate repeat of a running configuration is claimed at once.
+// running, it stops after reaskRunning more and claims the last.
 func TestWorkerDoesNotProposeARunningConfiguration(t *testing.T) {
 	a := space.Config{"innodb_flush_log_at_trx_commit": "2"}
 	b := space.Config{"innodb_flush_log_at_trx_commit": "0"}
@@ -276,12 +269,11 @@ func TestWorkerDoesNotProposeARunningConfiguration(t *testing.T) {
 	}{
 		{&askScript{cfgs: []space.Config{a}}, a, 2},                               // the same answer again
 		{&askScript{cfgs: []space.Config{a, a2, a, a2, b}}, a2, 1 + reaskRunning}, // all running: the last
-		{&askScript{cfgs: []space.Config{a, b}, kind: Repeat}, a, 1},              // a deliberate repeat
 	} {
 		w.NewStrategy = func(int64) (Strategy, error) { return tc.script, nil }
 		p, _, _, _, err = w.choose(context.Background(), trials, 3)
 		if err != nil || p.Config.Key() != tc.want.Key() || tc.script.asked != tc.asks {
-			t.Errorf("script %v (%s): proposed %v after %d asks (err %v); want %v after %d", tc.script.cfgs, tc.script.kind, p.Config, tc.script.asked, err, tc.want, tc.asks)
+			t.Errorf("script %v: proposed %v after %d asks (err %v); want %v after %d", tc.script.cfgs, p.Config, tc.script.asked, err, tc.want, tc.asks)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package strategy
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -15,9 +16,6 @@ type CoordinateOptions struct {
 	// both ends of its search range and points evenly spaced between, on
 	// its scale (log where the knob has one). Default 4.
 	Levels int
-	// Repeats is how many times the incumbent is measured before its
-	// neighbours are compared with it (the noise estimate). Default 3.
-	Repeats int
 	// Z is how many standard errors a difference must exceed to count as
 	// an effect (and a gain to be adopted). Default 2.
 	Z float64
@@ -35,14 +33,13 @@ type CoordinateOptions struct {
 	Starts []space.Config
 	// Shape is how the study shapes a proposal (StrategyOptions.Shape).
 	Shape search.Shape
+	// Seed seeds the draws made once the descent has converged.
+	Seed int64
 }
 
 func (o CoordinateOptions) withDefaults() CoordinateOptions {
 	if o.Levels < 2 {
 		o.Levels = 4
-	}
-	if o.Repeats < 2 {
-		o.Repeats = 3
 	}
 	if o.Z <= 0 {
 		o.Z = 2
@@ -57,19 +54,22 @@ func (o CoordinateOptions) withDefaults() CoordinateOptions {
 }
 
 // CoordinateDescent is coordinate descent as a tuning engineer does it by
-// hand: from the starting configuration (the baseline), each knob alone at
-// a few levels along its scale; the incumbent is measured Repeats times so
-// each effect is judged against the noise of those repeats; a change that
-// looks better but not clearly (between 1 and Z standard errors) is
-// measured again, up to Repeats times; the best single change whose gain
-// exceeds Z standard errors is adopted as the new incumbent; then the knobs whose effect exceeded the noise are stepped
-// again around it, until no change helps. Then a new pass over every knob
-// at half the level spacing around the incumbent (up to MaxZoom times);
-// when even that finds nothing, the incumbent is measured again.
+// hand: from the starting configuration (the baseline, or the best
+// measured start), each knob alone at a few levels along its scale; each
+// effect is judged against the run-to-run noise of the study's repeated
+// measurements (its confirmations and baseline rechecks; PriorCV before
+// there are any); the best single change whose gain exceeds Z standard
+// errors is adopted as the new incumbent; then the knobs whose effect
+// exceeded the noise are stepped again around it, until no change helps.
+// Then a new pass over every knob at half the level spacing around the
+// incumbent (up to MaxZoom times); when even that finds nothing, the
+// descent has converged and draws configurations at random. It proposes
+// only configurations not measured yet: a change that beats the incumbent
+// is confirmed by the study (--confirm), whose repeats count here.
 //
 // The state is recomputed from the trial history on every Ask, so a
-// resumed study continues where it stopped, and a repeat that lowers an
-// adopted configuration's mean can undo the adoption.
+// resumed study continues where it stopped, and a confirmation that
+// lowers an adopted configuration's mean can undo the adoption.
 type CoordinateDescent struct {
 	sp *space.Space
 	recorder
@@ -167,7 +167,12 @@ func (c *CoordinateDescent) start() space.Config {
 }
 
 // next replays the descent over the history and returns the first
-// measurement it lacks.
+// configuration it lacks: a probe of the current round, or, once the
+// descent has converged (a pass at the finest zoom found nothing), a
+// configuration drawn at random, so the rest of the study still searches.
+// It never proposes a configuration measured already: the incumbent's and
+// a promising probe's repeats are the study's (its confirmations and
+// rechecks), and every measurement the study tells counts here.
 func (c *CoordinateDescent) next() (space.Config, search.Kind) {
 	all := make([]int, len(c.sp.Knobs()))
 	for i := range all {
@@ -179,19 +184,6 @@ func (c *CoordinateDescent) next() (space.Config, search.Kind) {
 	for {
 		mB, nB := c.h.stats(base)
 		ps := c.probes(base, active, zoom)
-		if nB < 2 {
-			return base, search.Repeat
-		}
-		measured := 0
-		for _, p := range ps {
-			if c.h.measured(p.cfg) {
-				measured++
-			}
-		}
-		// Spread the remaining repeats of the incumbent over the round.
-		if nB < c.opts.Repeats && measured*(c.opts.Repeats-1) >= (nB-1)*len(ps) {
-			return base, search.Repeat
-		}
 		for _, p := range ps {
 			if !c.h.measured(p.cfg) {
 				return p.cfg, search.Coordinate
@@ -205,7 +197,7 @@ func (c *CoordinateDescent) next() (space.Config, search.Kind) {
 		significant := map[int]bool{}
 		for pi, p := range ps {
 			m, n := c.h.stats(p.cfg)
-			se := sd * math.Sqrt(1/float64(n)+1/float64(nB))
+			se := sd * math.Sqrt(1/float64(n)+1/float64(max(1, nB)))
 			gain := m - mB
 			z := math.Inf(1)
 			if se > 0 {
@@ -218,23 +210,6 @@ func (c *CoordinateDescent) next() (space.Config, search.Kind) {
 			}
 			if z > c.opts.Z && (bestProbe < 0 || gain > bestGain) {
 				bestGain, bestProbe = gain, pi
-			}
-		}
-		// Adaptive repeats: the most promising change that is not yet
-		// clearly better (1 < z ≤ Z) is measured again, up to Repeats
-		// times, before the round is judged (single measurements cannot
-		// tell a 10 % gain from 10 % noise).
-		if bestProbe < 0 {
-			candZ, cand := 1.0, -1
-			for pi, p := range ps {
-				m, n := c.h.stats(p.cfg)
-				se := sd * math.Sqrt(1/float64(n)+1/float64(nB))
-				if n < c.opts.Repeats && se > 0 && (m-mB)/se > candZ {
-					candZ, cand = (m-mB)/se, pi
-				}
-			}
-			if cand >= 0 {
-				return ps[cand].cfg, search.Repeat
 			}
 		}
 		fullPass := len(active) == len(all)
@@ -256,10 +231,29 @@ func (c *CoordinateDescent) next() (space.Config, search.Kind) {
 		// knob; after a full pass: a finer one around the incumbent.
 		if fullPass {
 			if zoom >= c.opts.MaxZoom {
-				return base, search.Repeat
+				return c.draw(), search.Sampled
 			}
 			zoom++
 		}
 		active = all
 	}
+}
+
+// draw returns a configuration not measured yet, drawn uniformly over the
+// unit cube (the same for the same history: the generator is seeded by
+// Seed and the history's size), or the last one drawn when 32 draws were
+// all measured.
+func (c *CoordinateDescent) draw() space.Config {
+	rng := rand.New(rand.NewPCG(uint64(c.opts.Seed), uint64(len(c.h.obs))))
+	x := make([]float64, len(c.sp.Knobs()))
+	var cfg space.Config
+	for try := 0; try < 32; try++ {
+		for i := range x {
+			x[i] = rng.Float64()
+		}
+		if cfg = search.Decode(c.sp, x); !c.h.measured(cfg) {
+			break
+		}
+	}
+	return cfg
 }

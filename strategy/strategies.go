@@ -37,7 +37,7 @@ func NewStrategy(name string, sp *space.Space, o StrategyOptions) (search.Strate
 	case "hybrid":
 		return NewHybrid(sp, HybridOptions{Seed: o.Seed, Horizon: o.Horizon, Starts: o.Starts, Shape: o.Shape}), nil
 	case "coordinate":
-		return NewCoordinate(sp, CoordinateOptions{Starts: o.Starts, Shape: o.Shape}), nil
+		return NewCoordinate(sp, CoordinateOptions{Starts: o.Starts, Shape: o.Shape, Seed: o.Seed}), nil
 	case "tpe":
 		return NewTPE(sp, o.Seed)
 	case "random":
