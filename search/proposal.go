@@ -32,7 +32,7 @@ type Strategy interface {
 	// failed trials are told a penalised value. A study tells each
 	// proposal once, after its trial, with p.Config replaced by the
 	// configuration the trial measured (Base under it, repaired, in
-	// canonical form: see Study.params), which need not be the one asked.
+	// canonical form: see Shape), which need not be the one asked.
 	Tell(ctx context.Context, p Proposal, value float64) error
 }
 

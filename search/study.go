@@ -257,7 +257,7 @@ type studyRun struct {
 	s       *Study
 	now     func() time.Time
 	trials  []Trial
-	queue   []Proposal
+	search  searchPhase
 	next    int           // the next trial number
 	spent   time.Duration // budget used up to mark
 	mark    time.Time
@@ -286,10 +286,10 @@ func (s *Study) begin(ctx context.Context) (*studyRun, error) {
 			return nil, err
 		}
 	}
-	r.queue = warmStart(trials, pending(trials), s.WarmStart, s.params)
 	r.next = nextNumber(trials)
 	r.plan = &studyPlan{s: s, printed: -1}
 	r.plan.start(trials, r.used())
+	r.search = searchPhase{shape: Shape{Space: s.Space, Base: s.Base, Verbatim: s.Verbatim}, warm: s.WarmStart, confirm: s.Confirm, started: r.mark}
 	return r, nil
 }
 
@@ -317,7 +317,8 @@ func (r *studyRun) result(reason StopReason) Result {
 // recheck yields to the reserve.
 func (r *studyRun) choose(ctx context.Context) (Proposal, RepeatLink, StopReason, error) {
 	s, trials, used := r.s, r.trials, r.used()
-	fp, rep, follow := s.Confirm.followUp(trials, r.plan.horizon)
+	r.search.horizon = r.plan.horizon
+	fp, _, follow := s.Confirm.followUp(trials, r.plan.horizon)
 	stop := StopReason("")
 	switch {
 	case s.MinimizeOnly:
@@ -349,20 +350,9 @@ func (r *studyRun) choose(ctx context.Context) (Proposal, RepeatLink, StopReason
 		}
 		r.inFinal = stop
 		return p, rep, "", nil
-	case follow:
-		return fp, rep, "", nil
-	case len(r.queue) > 0:
-		p := r.queue[0]
-		r.queue = r.queue[1:]
-		return p, RepeatLink{}, "", nil
 	}
-	p, err := s.Strategy.Ask(ctx)
-	if err != nil && ctx.Err() != nil {
-		return Proposal{}, RepeatLink{}, "", ctx.Err()
-	} else if err != nil {
-		return Proposal{}, RepeatLink{}, "", fmt.Errorf("propose trial %d: %w", r.next, err)
-	}
-	return p, RepeatLink{}, "", nil
+	p, rep, err := r.search.next(ctx, trials, r.next, func() (Strategy, error) { return s.Strategy, nil })
+	return p, rep, "", err
 }
 
 // countFinished returns how many of trials count towards the trial cap.
@@ -379,7 +369,6 @@ func countFinished(trials []Trial) int {
 // trial returns the Running trial of proposal p, numbered next.
 func (r *studyRun) trial(p Proposal, rep RepeatLink) Trial {
 	s := r.s
-	p.Config = s.params(p)
 	t := newTrial(s.Name, r.next, p, rep, r.now(), s.Confirm)
 	// A configuration measured before is being re-measured (a strategy's
 	// repeat of its incumbent, a re-proposal): its estimate needs the
@@ -392,7 +381,7 @@ func (r *studyRun) trial(p Proposal, rep RepeatLink) Trial {
 }
 
 // newTrial returns the Running trial number of study that measures
-// proposal p's configuration as it is (Study.params applied), started
+// proposal p's configuration as it is (shaped already: Shape.Of), started
 // at start, linked by rep to the trial it repeats. A search trial needs
 // the policy conf's confirmations before it may become the best.
 func newTrial(study string, number int, p Proposal, rep RepeatLink, start time.Time, conf *Confirmation) Trial {
@@ -527,12 +516,6 @@ func (s *Study) minimizeFits(trials []Trial, used time.Duration) bool {
 	return int(max(0, s.Budget-used)/per) >= s.Minimize.needRuns()
 }
 
-// params returns the configuration a trial of proposal p measures (see
-// Shape).
-func (s *Study) params(p Proposal) space.Config {
-	return Shape{Space: s.Space, Base: s.Base, Verbatim: s.Verbatim}.Of(p)
-}
-
 // measuredAs returns proposal p with the configuration trial t measured
 // (shaped: see Shape): the strategy learns what was
 // measured, as a resumed study's replay of t.Params teaches it, so a
@@ -557,14 +540,15 @@ type Shape struct {
 }
 
 // Of returns the configuration a trial of proposal p measures: a
-// re-measurement or a retry repeats a recorded configuration as it is;
+// re-measurement, a race run or a retry repeats a recorded configuration
+// as it is;
 // the baseline measures Base; any other proposal is merged onto Base and
 // repaired (space.Space.Repair, which must see the merged configuration);
 // either then takes its canonical form unless Verbatim:
 // space.Space.Essential, which leaves out the knobs at the value the
 // server runs with anyway, keeping every knob Base sets.
 func (sh Shape) Of(p Proposal) space.Config {
-	if p.Kind == Retry || p.Kind.Extra() {
+	if p.Kind == Retry || p.Kind == Repeat || p.Kind.Extra() {
 		return p.Config
 	}
 	cfg := sh.Base.Merge(p.Config)

@@ -9,7 +9,7 @@ import "github.com/autotune/autotune/space"
 // (State.Finished) measured is dropped, as is one whose configuration is
 // queued already; one left interrupted is measured once, as a warm-start
 // trial (not as a retry). params maps a
-// proposal to the configuration its trial records (Study.params: the base
+// proposal to the configuration its trial records (Shape.Of: the base
 // merged in, repaired), so it compares with recorded trials; nil records
 // the proposal's configuration as it is.
 func warmStart(trials []Trial, queue []Proposal, ws []Proposal, params func(Proposal) space.Config) []Proposal {

@@ -51,10 +51,13 @@ type ClaimStore interface {
 // each in its own sandbox, sharing the history through a ClaimStore. Before
 // every proposal it replays all workers' finished trials into a fresh
 // strategy (seeded with Seed + trial number, so concurrent workers ask
-// different questions), so the sampler sees every result. A trial's state
-// and the value the strategy learns from it are those a Study gives it:
-// its score when complete and feasible, the failure penalty when it failed,
-// was rejected or is infeasible.
+// different questions), so the sampler sees every result. Its runs come
+// from the search phase a Study runs (searchPhase: the baseline, the
+// confirmation policy's re-measurements, retries, the warm start, the
+// strategy), claimed one at a time. A trial's state and the value the
+// strategy learns from it are those a Study gives it: its score when
+// complete and feasible, the failure penalty when it failed, was rejected
+// or is infeasible.
 type Worker struct {
 	// Name is the study name.
 	Name string
@@ -239,7 +242,10 @@ func (w *Worker) runOne(ctx context.Context, t Trial, history []Trial) (done boo
 	return true, nil
 }
 
-// choose implements the claim decision (see Worker and ChooseFunc).
+// choose implements the claim decision (see ChooseFunc): Stop at the
+// trial cap or the budget of all workers together, Wait while the trials
+// that would reach it run on other workers, else the search phase's next
+// run.
 func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal, RepeatLink, Choice, StopReason, error) {
 	finished, running := 0, 0
 	for _, t := range trials {
@@ -264,105 +270,27 @@ func (w *Worker) choose(ctx context.Context, trials []Trial, next int) (Proposal
 		return Proposal{}, RepeatLink{}, Stop, StopBudget, nil
 	}
 
-	isRunning := func(key string) bool {
-		for _, t := range trials {
-			if t.State == Running && t.Params.Key() == key {
-				return true
-			}
-		}
-		return false
-	}
-	// The baseline first: unless one is complete or running. A baseline
-	// that failed after this worker started stops it (the server cannot
-	// run its defaults); one that failed earlier is measured again.
-	baseDone, baseRunning := false, false
-	var lastFailedBase *Trial
-	for i, t := range trials {
-		if t.Kind != Baseline {
-			continue
-		}
-		switch {
-		case t.State == Complete:
-			baseDone = true
-		case t.State == Running:
-			baseRunning = true
-		case baselineFailed(t):
-			lastFailedBase = &trials[i]
-		}
-	}
-	if !baseDone && !baseRunning {
-		if lastFailedBase != nil && lastFailedBase.Ended.After(w.Started) {
-			return Proposal{}, RepeatLink{}, Stop, "", fmt.Errorf("%w: trial %d: %s", ErrBaselineFailed, lastFailedBase.Number, lastFailedBase.Failure)
-		}
-		p := Proposal{Config: space.Config{}, Kind: Baseline, Handle: -1}
-		p.Config = w.params(p)
-		return p, RepeatLink{}, Run, "", nil
-	}
-	// Then the re-measurement the confirmation policy owes, as in a Study.
-	if p, rep, ok := w.Confirm.followUp(trials, w.MaxTrials); ok {
-		return p, rep, Run, "", nil
-	}
-	// Then the configs of interrupted trials (a dead worker's, a Ctrl-C)
-	// that no later trial measured and no worker is measuring.
-	for _, p := range pending(trials) {
-		if p.Kind == Retry && !isRunning(p.Config.Key()) {
-			return p, RepeatLink{}, Run, "", nil
-		}
-	}
-	// Then the warm start, unless measured or running.
-	for _, p := range warmStart(trials, nil, w.WarmStart, w.params) {
-		running := false
-		for _, t := range trials {
-			if t.State == Running && t.Kind == p.Kind {
-				running = true
-			}
-		}
-		if p.Config = w.params(p); !running && !isRunning(p.Config.Key()) {
-			return p, RepeatLink{}, Run, "", nil
-		}
-	}
-	// Then the strategy, after replaying every finished trial.
-	strat, err := w.NewStrategy(w.Seed + int64(next))
+	sp := searchPhase{shape: Shape{Space: w.Space, Base: w.Base, Verbatim: w.Verbatim}, warm: w.WarmStart, confirm: w.Confirm, horizon: w.MaxTrials, started: w.Started}
+	p, rep, err := sp.next(ctx, trials, next, func() (Strategy, error) { return w.strategy(trials, next) })
 	if err != nil {
 		return Proposal{}, RepeatLink{}, Stop, "", err
 	}
-	obs, ok := strat.(observer)
-	if !ok {
-		return Proposal{}, RepeatLink{}, Stop, "", errors.New("worker strategy cannot replay history (no Observe method)")
-	}
-	if err := replay(obs, trials); err != nil {
-		return Proposal{}, RepeatLink{}, Stop, "", err
-	}
-	var p Proposal
-	prev := ""
-	for asked := 0; ; asked++ {
-		if p, err = strat.Ask(ctx); err != nil {
-			return Proposal{}, RepeatLink{}, Stop, "", fmt.Errorf("propose trial %d: %w", next, err)
-		}
-		p.Config = w.params(p)
-		// A new configuration another worker is measuring now would be
-		// measured twice at once: the hybrid's model step draws nothing at
-		// random, so workers proposing from the same finished history
-		// propose the same one. The strategy is asked again (the hybrid's
-		// next proposal is another turn: a local step or a TPE draw), up
-		// to reaskRunning times, and the last answer is claimed even if it
-		// is running too. A strategy that answers the same again (the
-		// hybrid's screening design depends on the history only) is not
-		// asked further.
-		key := p.Config.Key()
-		if !isRunning(key) || key == prev || asked >= reaskRunning {
-			return p, RepeatLink{}, Run, "", nil
-		}
-		prev = key
-	}
+	return p, rep, Run, "", nil
 }
 
-// reaskRunning is how many times a worker asks its strategy again when a
-// proposal is a new configuration running on another worker.
-const reaskRunning = 3
-
-// params returns the configuration a trial of proposal p measures (see
-// Study.params).
-func (w *Worker) params(p Proposal) space.Config {
-	return Shape{Space: w.Space, Base: w.Base, Verbatim: w.Verbatim}.Of(p)
+// strategy returns a fresh strategy seeded with Seed + next that has
+// replayed every finished trial of trials.
+func (w *Worker) strategy(trials []Trial, next int) (Strategy, error) {
+	strat, err := w.NewStrategy(w.Seed + int64(next))
+	if err != nil {
+		return nil, err
+	}
+	obs, ok := strat.(observer)
+	if !ok {
+		return nil, errors.New("worker strategy cannot replay history (no Observe method)")
+	}
+	if err := replay(obs, trials); err != nil {
+		return nil, err
+	}
+	return strat, nil
 }
