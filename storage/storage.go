@@ -183,11 +183,17 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
-	if _, err := p.Up(ctx); err != nil {
-		// Another process may have applied the same migration between
-		// our listing of applied versions and our applying it (the
-		// listing is not under the write lock). Listing again settles it.
-		if _, err2 := p.Up(ctx); err2 != nil {
+	// Another process may apply a migration between our listing of the
+	// applied versions and our applying it (the listing is not under the
+	// write lock): listing again settles it. Each failure of that kind
+	// means another process applied one, so a retry per migration file
+	// (and one more) is enough however many processes race.
+	for attempt := 0; ; attempt++ {
+		_, err := p.Up(ctx)
+		if err == nil {
+			break
+		}
+		if attempt > len(p.ListSources()) {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
