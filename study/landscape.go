@@ -59,6 +59,10 @@ type BenchSearch struct {
 	// mean any run found).
 	ObjectiveCmd string
 	BestKnown    float64
+	// TruthCmd prints a configuration's noise-free score for
+	// ObjectiveCmd (lab.Command.TruthCmd; "": none, the figures are the
+	// study's own estimates).
+	TruthCmd string
 	// Runs are the strategies, seeds, trials and warm-start settings.
 	Runs lab.Options
 }
@@ -75,7 +79,7 @@ func (b BenchSearch) landscape(ctx context.Context) (lab.Landscape, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &lab.Command{Cmd: b.ObjectiveCmd, Sp: sp, BestKnown: b.BestKnown, ExpertCfg: cfg}, nil
+		return &lab.Command{Cmd: b.ObjectiveCmd, TruthCmd: b.TruthCmd, Sp: sp, BestKnown: b.BestKnown, ExpertCfg: cfg}, nil
 	case b.FitDB != "":
 		return FittedLandscape(ctx, b.FitDB, b.FitStudy)
 	}
@@ -98,7 +102,7 @@ const AllLandscapes = "all"
 // ctx's.
 func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
 	ho := b.Runs
-	fmt.Fprintf(out, "%d strategies x %d seeds x %d trials, %d runs at a time\n", len(ho.Strategies), ho.Seeds, ho.Trials, max(1, ho.Parallel))
+	fmt.Fprintf(out, "%d strategies x %d seeds x %d measurements, %d runs at a time\n", len(ho.Strategies), ho.Seeds, ho.Trials, max(1, ho.Parallel))
 	if b.Landscape == AllLandscapes {
 		if b.FitDB != "" || b.ObjectiveCmd != "" {
 			return Usagef("--landscape %s: the built-in landscapes only, not with --fit-db or --objective-cmd", AllLandscapes)
@@ -142,7 +146,7 @@ func benchLandscape(ctx context.Context, l lab.Landscape, ho lab.Options, out io
 	best := l.Best()
 	if best <= 0 {
 		best = lab.BestSeen(runs)
-		fmt.Fprintf(out, "no best known score: using the best mean any run found, %.4g\n", best)
+		fmt.Fprintf(out, "no best known score: using the best any run reached, %.4g\n", best)
 	}
 	if err := lab.WriteTable(out, l, best, lab.Summarise(runs, best, ho), ho); err != nil {
 		return sum, err

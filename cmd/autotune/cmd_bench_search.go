@@ -20,6 +20,7 @@ type benchSearchOptions struct {
 	fitDB      string
 	fitStudy   string
 	objective  string
+	truth      string
 	bestKnown  float64
 	strategies []string
 	seeds      int
@@ -35,11 +36,12 @@ func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.fitDB, "fit-db", "", "fit the landscape to the trials of a real study in this trials.db instead")
 	fs.StringVar(&o.fitStudy, "fit-study", "default", "study of --fit-db to fit")
 	fs.StringVar(&o.objective, "objective-cmd", "", "measure with this shell command instead: one config as a JSON object on stdin, one number on stdout")
-	fs.Float64Var(&o.bestKnown, "best-known", 0, "best known score of --objective-cmd (0: the best mean any run found)")
+	fs.StringVar(&o.truth, "objective-truth-cmd", "", "with --objective-cmd: a shell command that reads a config the same way and prints its noise-free score; every share is judged by it (without it the figures are the studies' own estimates)")
+	fs.Float64Var(&o.bestKnown, "best-known", 0, "best known score of --objective-cmd (0: the best any run reached)")
 	fs.StringSliceVar(&o.strategies, "strategies", lab.DefaultStrategies(), "strategies to compare: "+strings.Join(lab.Strategies(), ", ")+" (the optuna ones need python3-optuna for /usr/bin/python3)")
 	fs.IntVar(&o.seeds, "seeds", 20, "seeds (runs per strategy and warm-start setting)")
 	fs.IntVar(&o.firstSeed, "first-seed", 1, "first seed (runs use seeds first-seed .. first-seed+seeds-1)")
-	fs.IntVar(&o.trials, "trials", 100, "trials per run, baseline included")
+	fs.IntVar(&o.trials, "trials", 100, "search trials per run, baseline included; the tables cut each run at this many measurements (re-measurements count)")
 	fs.StringVar(&o.warm, "warm-start", "both", "runs with the expert warm start: both, on or off")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "runs at a time")
 	fs.IntVar(&o.confirm, "confirm", 2, "re-measurements of a new best before it counts, as search's --confirm: every run (peers included) goes through that policy and the recommendation is what a study would export (0: the configuration with the best mean)")
@@ -61,7 +63,7 @@ func (o *benchSearchOptions) validate(fs *pflag.FlagSet) error {
 			}
 		}
 		if o.objective == "" {
-			if err := refuse(fs, "needs --objective-cmd (the synthetic and fitted landscapes know their best)", "best-known"); err != nil {
+			if err := refuse(fs, "needs --objective-cmd (the synthetic and fitted landscapes know their best and their noise-free scores)", "best-known", "objective-truth-cmd"); err != nil {
 				return err
 			}
 		}
@@ -108,7 +110,9 @@ recommendation (what a study exports: its best by pooled estimate, a new best
 counting once --confirm re-measurements confirm it; with --confirm 0 the
 configuration with the best mean; judged by its noise-free score) reaches 90 % and 95 % of the best known score,
 then that recommendation's share of the best after 30 and after --trials
-trials: median and quartiles over the seeds. Under each landscape: the warm
+measurements: median and quartiles over the seeds. Every figure counts
+measurements (search trials and re-measurements alike): a study runs --trials
+search trials, and the tables cut each run at --trials measurements. Under each landscape: the warm
 start's own share, and how many runs of each a test needs to tell from it the
 best, the best change of one knob of it, and every knob's best change made at
 once (where even that is hundreds, no search beats the warm start on
@@ -121,7 +125,9 @@ kind drawn for every seed, so no default is tuned to it), two fitted to studies 
 there (--landscape fitted: a random search; fitted-hybrid: a study of the
 default strategy, its trials around the warm start), one fitted to your
 own study's trials (--fit-db), or any command (--objective-cmd 'CMD': one
-config as a JSON object on stdin, one number out). Optuna's TPE and
+config as a JSON object on stdin, one number out; --objective-truth-cmd
+'CMD' prints the same config's noise-free score, the judge of every share:
+without it the figures are the studies' own estimates). Optuna's TPE and
 multivariate TPE run as peers with --strategies optuna-tpe,optuna-mtpe
 (python3-optuna for /usr/bin/python3).`,
 		Args: cobra.NoArgs,
@@ -148,5 +154,5 @@ func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) e
 		ho.Warm = []bool{false}
 	}
 	return study.RunBenchSearch(ctx, study.BenchSearch{Landscape: o.landscape, FitDB: o.fitDB, FitStudy: o.fitStudy,
-		ObjectiveCmd: o.objective, BestKnown: o.bestKnown, Runs: ho}, out)
+		ObjectiveCmd: o.objective, TruthCmd: o.truth, BestKnown: o.bestKnown, Runs: ho}, out)
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,19 +29,37 @@ import (
 // and prints one number, the score (higher is better), on stdout. An exit
 // status other than 0, or a printed "nan"/"fail", is a crashed trial; output
 // that is not a number is an error that stops the comparison. The command
-// is expected to add its own noise; it has no noise-free score, so the
-// harness judges a configuration by the mean of its measurements, and the
-// best known score is BestKnown or, when 0, the best such mean of any run.
+// is expected to add its own noise. TruthCmd, read and run the same way,
+// prints a configuration's noise-free score: the harness then judges every
+// recommendation by it. Without it the harness judges a configuration by
+// the study's own estimate (the mean of its measurements), and says so.
+// The best known score is BestKnown or, when 0, the best any run reached.
 type Command struct {
 	// Cmd is the shell command.
 	Cmd string
+	// TruthCmd is the shell command that prints a configuration's
+	// noise-free score ("": none).
+	TruthCmd string
 	// Sp is the search space.
 	Sp *space.Space
 	// BestKnown is the best known score (0: unknown).
 	BestKnown float64
 	// ExpertCfg is the warm-start configuration.
 	ExpertCfg space.Config
+
+	mu       sync.Mutex
+	truth    map[string]truthOf // TruthCmd's answers by configuration key
+	truthErr error              // TruthCmd's first error
 }
+
+// truthOf is one answer of TruthCmd.
+type truthOf struct {
+	score float64
+	ok    bool
+}
+
+// truthTimeout bounds one run of TruthCmd.
+const truthTimeout = time.Minute
 
 // Name implements Landscape.
 func (c *Command) Name() string { return "command: " + c.Cmd }
@@ -54,8 +73,49 @@ func (c *Command) Best() float64 { return c.BestKnown }
 // Expert implements Landscape.
 func (c *Command) Expert() space.Config { return c.ExpertCfg.Clone() }
 
-// True implements Landscape: unknown.
-func (c *Command) True(space.Config) (float64, bool) { return 0, false }
+// True implements Landscape: TruthCmd's score of cfg (run once per
+// configuration), ok false without TruthCmd, where it reports a crash, and
+// after an error (which Err returns).
+func (c *Command) True(cfg space.Config) (float64, bool) {
+	if c.TruthCmd == "" {
+		return 0, false
+	}
+	key := search.FullConfig(c.Sp, cfg).Key()
+	c.mu.Lock()
+	if a, ok := c.truth[key]; ok || c.truthErr != nil {
+		c.mu.Unlock()
+		return a.score, a.ok
+	}
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), truthTimeout)
+	defer cancel()
+	v, failed, err := c.run(ctx, c.TruthCmd, "--objective-truth-cmd", cfg)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		if c.truthErr == nil {
+			c.truthErr = err
+		}
+		return 0, false
+	}
+	if c.truth == nil {
+		c.truth = map[string]truthOf{}
+	}
+	c.truth[key] = truthOf{v, !failed}
+	return v, !failed
+}
+
+// Estimated reports whether the harness judges by the study's own
+// estimates (no TruthCmd) rather than noise-free scores.
+func (c *Command) Estimated() bool { return c.TruthCmd == "" }
+
+// Err returns TruthCmd's first error (nil when none): a comparison judged
+// with it is void.
+func (c *Command) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.truthErr
+}
 
 // ConfigJSON returns cfg (absent knobs at their default) as the JSON
 // object the command reads.
@@ -84,11 +144,17 @@ func ConfigJSON(sp *space.Space, cfg space.Config) ([]byte, error) {
 
 // Measure implements Landscape: it runs the command.
 func (c *Command) Measure(ctx context.Context, cfg space.Config, _ *rand.Rand) (float64, bool, error) {
+	return c.run(ctx, c.Cmd, "--objective-cmd", cfg)
+}
+
+// run runs the shell command line (named by flag in errors) with cfg on
+// its stdin and returns the number it printed, or failed for a crash.
+func (c *Command) run(ctx context.Context, line, flag string, cfg space.Config) (float64, bool, error) {
 	in, err := ConfigJSON(c.Sp, cfg)
 	if err != nil {
 		return 0, false, err
 	}
-	cmd := exec.CommandContext(ctx, "sh", "-c", c.Cmd)
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
 	// In its own process group, all of which a cancel kills: a command
 	// that leaves a child behind holding its output must not keep
 	// bench-search waiting after Ctrl-C (nor after it ends: WaitDelay).
@@ -113,7 +179,7 @@ func (c *Command) Measure(ctx context.Context, cfg space.Config, _ *rand.Rand) (
 		return 0, true, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("--objective-cmd %q: %w", c.Cmd, err)
+		return 0, false, fmt.Errorf("%s %q: %w", flag, line, err)
 	}
 	text := strings.TrimSpace(out.String())
 	switch strings.ToLower(text) {
@@ -122,7 +188,7 @@ func (c *Command) Measure(ctx context.Context, cfg space.Config, _ *rand.Rand) (
 	}
 	v, err := strconv.ParseFloat(text, 64)
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, false, fmt.Errorf("--objective-cmd %q printed %q: want one number (or nan for a crash)", c.Cmd, firstLine(text))
+		return 0, false, fmt.Errorf("%s %q printed %q: want one number (or nan for a crash)", flag, line, firstLine(text))
 	}
 	return v, false, nil
 }

@@ -703,3 +703,79 @@ func processAlive(pid int) bool {
 	i := strings.LastIndexByte(string(b), ')')
 	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
 }
+
+// TestCommandTruthJudges: with --objective-truth-cmd every recommendation
+// is judged by the noise-free score it prints (one run per
+// configuration), and the table says nothing of estimates; without it the
+// figures are the studies' estimates and the table says so; a truth
+// command whose output is not a number voids the comparison.
+func TestCommandTruthJudges(t *testing.T) {
+	sp := firstSpaceH(t)
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	o := Options{Strategies: []string{"random"}, Seeds: 1, Trials: 6, Warm: []bool{false}, Confirm: 2}
+	judged := &Command{Cmd: `read x; echo 100`, TruthCmd: `read x; echo "$x" >> ` + calls + `; echo 7`, Sp: sp, ExpertCfg: space.Config{}}
+	runs, err := Compare(context.Background(), judged, o)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	for i, v := range runs[0].Inc {
+		if v != 7 {
+			t.Fatalf("incumbent after %d measurements judged %g, want the noise-free 7 (measured 100)", i+1, v)
+		}
+	}
+	b, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if seen[line] {
+			t.Fatalf("the truth command judged %s twice", line)
+		}
+		seen[line] = true
+	}
+	var table strings.Builder
+	if err := WriteTable(&table, judged, 7, Summarise(runs, 7, o), o); err != nil || strings.Contains(table.String(), "estimate") {
+		t.Fatalf("table with a noise-free judge:\n%s (%v)", table.String(), err)
+	}
+
+	estimated := &Command{Cmd: `read x; echo 100`, Sp: sp, ExpertCfg: space.Config{}}
+	runs, err = Compare(context.Background(), estimated, o)
+	if err != nil || runs[0].Inc[len(runs[0].Inc)-1] != 100 {
+		t.Fatalf("without a judge: runs %+v, %v; want the estimate 100", runs, err)
+	}
+	table.Reset()
+	if err := WriteTable(&table, estimated, 100, Summarise(runs, 100, o), o); err != nil || !strings.Contains(table.String(), "study's own estimate") {
+		t.Fatalf("table without a noise-free judge does not say it shows estimates:\n%s", table.String())
+	}
+
+	broken := &Command{Cmd: `read x; echo 100`, TruthCmd: `read x; echo fast`, Sp: sp, ExpertCfg: space.Config{}}
+	if _, err := Compare(context.Background(), broken, o); err == nil || !strings.Contains(err.Error(), "--objective-truth-cmd") {
+		t.Fatalf("a truth command printing a word: %v, want its error", err)
+	}
+}
+
+// TestRunsCountMeasurements: a run is cut at Options.Trials measurements
+// (re-measurements count): with confirmations the study makes more, and
+// the crashed ones are counted among the first Trials only.
+func TestRunsCountMeasurements(t *testing.T) {
+	l, err := NewSynthetic(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, confirm := range []int{0, 2} {
+		r, err := RunOne(context.Background(), l, "random", 3, 30, true, confirm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Inc) != 30 {
+			t.Errorf("--confirm %d: %d measurements judged, want 30", confirm, len(r.Inc))
+		}
+	}
+	trials := []search.Trial{{State: search.Complete}, {State: search.Failed}, {State: search.Rejected}, {State: search.Complete, Kind: search.Confirm}, {State: search.Failed}, {State: search.Complete}}
+	r := Run{Inc: []float64{1, 2, 3, 4, 5}}.upTo(3, trials)
+	if len(r.Inc) != 3 || r.Failed != 1 {
+		t.Fatalf("cut at 3: %d judged, %d failed; want 3 and 1 (the rejected trial is no measurement)", len(r.Inc), r.Failed)
+	}
+}

@@ -47,8 +47,9 @@ type Options struct {
 	Seeds int
 	// FirstSeed is the first seed (0 means 1).
 	FirstSeed int
-	// Trials is the horizon of each run: finished trials, baseline
-	// included.
+	// Trials is the horizon of each run: its study runs Trials search
+	// trials (baseline included), and every table reports the first
+	// Trials measurements (re-measurements count).
 	Trials int
 	// Warm lists the warm-start settings to run: false (baseline only),
 	// true (baseline, then the landscape's expert configuration).
@@ -69,13 +70,14 @@ type Run struct {
 	Strategy string
 	Warm     bool
 	Seed     int
-	// Inc[i] is the score of the incumbent after i+1 finished trials
-	// (confirmations included): with Options.Confirm the study's own best
-	// (search.Incumbents), else the configuration with the best mean over
-	// its measurements (complete trials); judged by the landscape's
-	// noise-free score where it has one, by the estimate otherwise.
+	// Inc[i] is the score of the incumbent after i+1 measurements (search
+	// trials and re-measurements alike, up to Options.Trials): with
+	// Options.Confirm the study's own best (search.Incumbents), else the
+	// configuration with the best mean over its measurements (complete
+	// trials); judged by the landscape's noise-free score where it has
+	// one, by the estimate otherwise.
 	Inc []float64
-	// Failed is the number of failed (crashed) trials.
+	// Failed is the number of failed (crashed) measurements among them.
 	Failed int
 	// Elapsed is the run's wall time (strategy and landscape).
 	Elapsed time.Duration
@@ -132,10 +134,31 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 	if err != nil {
 		return Run{}, err
 	}
-	r := Run{Strategy: strategy, Warm: warm, Seed: seed, Elapsed: time.Since(t0)}
+	r, err := judge(l, res.Trials, sp, confirm)
+	if err != nil {
+		return Run{}, err
+	}
+	r.Strategy, r.Warm, r.Seed, r.Elapsed = strategy, warm, seed, time.Since(t0)
+	return r.upTo(trials, res.Trials), nil
+}
+
+// judge returns the incumbent after each measurement of trials (Run.Inc,
+// Run.Failed) as RunOne describes it, and the error of a landscape's
+// noise-free judge (Command.Err).
+func judge(l Landscape, trials []search.Trial, sp *space.Space, confirm int) (Run, error) {
+	r := judgeInc(l, trials, sp, confirm)
+	if e, ok := l.(interface{ Err() error }); ok && e.Err() != nil {
+		return Run{}, e.Err()
+	}
+	return r, nil
+}
+
+// judgeInc is judge without the judge's error.
+func judgeInc(l Landscape, trials []search.Trial, sp *space.Space, confirm int) Run {
+	var r Run
 	if confirm > 0 {
-		for i, inc := range search.Incumbents(res.Trials) {
-			switch t := res.Trials[i]; {
+		for i, inc := range search.Incumbents(trials) {
+			switch t := trials[i]; {
 			case t.State == search.Failed:
 				r.Failed++
 			case t.State != search.Complete:
@@ -152,7 +175,7 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 			}
 			r.Inc = append(r.Inc, v)
 		}
-		return r, nil
+		return r
 	}
 	type agg struct {
 		sum float64
@@ -161,7 +184,7 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 	}
 	seen := map[string]*agg{}
 	bestKey, bestMean := "", math.Inf(-1)
-	for _, t := range res.Trials {
+	for _, t := range trials {
 		if t.State == search.Failed {
 			r.Failed++
 		}
@@ -197,7 +220,29 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 		}
 		r.Inc = append(r.Inc, v)
 	}
-	return r, nil
+	return r
+}
+
+// upTo returns r cut at n measurements: the study runs n search trials,
+// so with re-measurements it makes more than n measurements, and every
+// method is compared at the same number of measurements. Failed counts
+// the failed measurements among the first n of trials.
+func (r Run) upTo(n int, trials []search.Trial) Run {
+	r.Inc = r.Inc[:min(n, len(r.Inc))]
+	r.Failed, n = 0, len(r.Inc)
+	for _, t := range trials {
+		if n == 0 {
+			break
+		}
+		switch t.State {
+		case search.Failed:
+			r.Failed++
+			n--
+		case search.Complete:
+			n--
+		}
+	}
+	return r
 }
 
 // Compare runs every strategy and warm-start setting over the seeds.
@@ -244,7 +289,7 @@ func Compare(ctx context.Context, l Landscape, o Options) ([]Run, error) {
 	return runs, nil
 }
 
-// TrialsTo returns the number of finished trials after which the run's
+// TrialsTo returns the number of measurements after which the run's
 // incumbent first reaches frac of best, or +Inf when it never does.
 func TrialsTo(r Run, frac, best float64) float64 {
 	for i, v := range r.Inc {
@@ -281,16 +326,16 @@ func Quartiles(xs []float64) (q1, med, q3 float64) {
 type Row struct {
 	Strategy string
 	Warm     bool
-	// To90 and To95 are the quartiles (q1, median, q3) of the trials
-	// needed to reach 90 % and 95 % of the best known score (+Inf: not
-	// reached within the horizon).
+	// To90 and To95 are the quartiles (q1, median, q3) of the
+	// measurements needed to reach 90 % and 95 % of the best known score
+	// (+Inf: not reached within Options.Trials measurements).
 	To90, To95 [3]float64
 	// Reached90 and Reached95 count the runs that got there.
 	Reached90, Reached95 int
 	// Final is the median share of the best known score at the horizon.
 	Final float64
 	Runs  int
-	// Failed is the median number of crashed trials per run.
+	// Failed is the median number of crashed measurements per run.
 	Failed float64
 }
 
@@ -342,9 +387,12 @@ func fmtTrials(x float64, horizon int) string {
 // WriteTable writes rows as a Markdown table.
 func WriteTable(w io.Writer, l Landscape, best float64, rows []Row, o Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "landscape %s: %d knobs, best known score %.1f; %d seeds (from %d), %d trials per run\n\n",
+	fmt.Fprintf(&b, "landscape %s: %d knobs, best known score %.1f; %d seeds (from %d), %d measurements per run (search trials and re-measurements alike)\n\n",
 		l.Name(), len(l.Space().Knobs()), best, o.Seeds, max(1, o.FirstSeed), o.Trials)
-	b.WriteString("| strategy | warm start | trials to 90 %: median [q1, q3] | reached | trials to 95 %: median [q1, q3] | reached | share of best at the end (median) | crashed trials (median) |\n")
+	if e, ok := l.(interface{ Estimated() bool }); ok && e.Estimated() {
+		b.WriteString("Every share below judges a recommendation by the study's own estimate (the mean of its measurements), not by a noise-free score: give --objective-truth-cmd for those.\n\n")
+	}
+	b.WriteString("| strategy | warm start | measurements to 90 %: median [q1, q3] | reached | measurements to 95 %: median [q1, q3] | reached | share of best after them (median) | crashed measurements (median) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		warm := "no"
@@ -375,9 +423,9 @@ func BestSeen(runs []Run) float64 {
 	return best
 }
 
-// Checkpoints returns the numbers of finished trials the share table
-// reports for runs of trials trials: 30 and trials (trials alone when it
-// is 30 or fewer).
+// Checkpoints returns the numbers of measurements the share table reports
+// for runs of trials measurements: 30 and trials (trials alone when it is
+// 30 or fewer).
 func Checkpoints(trials int) []int {
 	if trials <= 30 {
 		return []int{trials}
@@ -394,7 +442,7 @@ type ShareRow struct {
 	// Share[i] holds the quartiles (q1, median, q3) over the runs of the
 	// incumbent's score (Run.Inc: noise-free where the landscape has a
 	// noise-free score) as a share of the best known score after
-	// Checkpoints[i] finished trials (the last one when a run is shorter).
+	// Checkpoints[i] measurements (the last one when a run is shorter).
 	Share [][3]float64
 	// Reached90[i] and Reached95[i] count the runs whose incumbent is at
 	// 90 % and 95 % of the best known score or more after Checkpoints[i].
@@ -459,7 +507,7 @@ func WriteShares(w io.Writer, rows []ShareRow, checkpoints []int) error {
 func shareHeader(checkpoints []int) string {
 	var b strings.Builder
 	for _, c := range checkpoints {
-		fmt.Fprintf(&b, " %d trials: %% of best, median [q1, q3] | ≥90 %% | ≥95 %% |", c)
+		fmt.Fprintf(&b, " %d measurements: %% of best, median [q1, q3] | ≥90 %% | ≥95 %% |", c)
 	}
 	return b.String()
 }
