@@ -121,12 +121,20 @@ func TestOptunaPeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := Compare(context.Background(), l, Options{Strategies: []string{"optuna-mtpe"}, Seeds: 1, Trials: 15, Warm: []bool{true}})
+	// Through the study loop and on its own (its best single
+	// measurement, judged noise-free), 15 measurements each.
+	runs, err := Compare(context.Background(), l, Options{Strategies: []string{"optuna-mtpe", "optuna-mtpe-alone"}, Seeds: 1, Trials: 15, Warm: []bool{true}, Confirm: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 1 || len(runs[0].Inc) != 15 {
+	if len(runs) != 2 || len(runs[0].Inc) != 15 || len(runs[1].Inc) != 15 || runs[1].Strategy != "optuna-mtpe-alone" {
 		t.Fatalf("runs %+v", runs)
+	}
+	// Alone, the first recommendation is the baseline's (measured
+	// first), judged noise-free.
+	base, _ := l.True(space.Config{})
+	if runs[1].Inc[0] != base {
+		t.Fatalf("alone: first recommendation %g, want the baseline's %g", runs[1].Inc[0], base)
 	}
 	if _, err := NewPeer(context.Background(), "optuna-cmaes", l.Space(), 1); err == nil || !strings.Contains(err.Error(), "optuna-tpe") {
 		t.Fatalf("unknown peer: %v", err)

@@ -35,8 +35,15 @@ var peerStrategies = map[string]string{"optuna-tpe": "tpe", "optuna-mtpe": "mtpe
 
 // PeerStrategies returns the names of the Optuna peer strategies:
 // "optuna-tpe" (Optuna's default TPE) and "optuna-mtpe" (its multivariate
-// TPE). They need python3-optuna (Debian's package) for PeerPython.
-func PeerStrategies() []string { return []string{"optuna-tpe", "optuna-mtpe"} }
+// TPE), through autotune's study loop, and the same on their own, as an
+// Optuna script runs them ("-alone": see runAlone). They need
+// python3-optuna (Debian's package) for PeerPython.
+func PeerStrategies() []string {
+	return []string{"optuna-tpe", "optuna-mtpe", "optuna-tpe" + aloneSuffix, "optuna-mtpe" + aloneSuffix}
+}
+
+// aloneSuffix marks a peer run on its own, outside the study loop.
+const aloneSuffix = "-alone"
 
 var (
 	peerOnce sync.Once
@@ -78,7 +85,7 @@ type Peer struct {
 func NewPeer(ctx context.Context, name string, sp *space.Space, seed int64) (*Peer, error) {
 	sampler, ok := peerStrategies[name]
 	if !ok {
-		return nil, fmt.Errorf("peer strategy %q: want one of %s", name, strings.Join(PeerStrategies(), ", "))
+		return nil, fmt.Errorf("peer strategy %q: want optuna-tpe or optuna-mtpe", name)
 	}
 	script, err := peerScript()
 	if err != nil {

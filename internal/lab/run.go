@@ -94,6 +94,11 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 		}
 		l = d
 	}
+	if name, ok := strings.CutSuffix(strategy, aloneSuffix); ok {
+		r, err := runAlone(ctx, l, name, seed, trials, warm)
+		r.Strategy, r.Warm, r.Seed, r.Elapsed = strategy, warm, seed, time.Since(t0)
+		return r, err
+	}
 	sp := l.Space()
 	var starts []space.Config
 	var ws []search.Proposal
@@ -140,6 +145,74 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 	}
 	r.Strategy, r.Warm, r.Seed, r.Elapsed = strategy, warm, seed, time.Since(t0)
 	return r.upTo(trials, res.Trials), nil
+}
+
+// runAlone runs the Optuna peer called name on l on its own, as an
+// Optuna script does: the baseline (and, with warm, the expert warm
+// start) told as observations, then trials measurements of its proposals
+// (repaired to the space's constraints), each measured once, a crash told
+// half the worst score seen (as a study tells it), and the recommendation
+// after each measurement the configuration with the best single
+// measurement so far (Optuna's best trial), judged by the landscape's
+// noise-free score where it has one. Measurement noise comes from the
+// same source as RunOne's for the seed.
+func runAlone(ctx context.Context, l Landscape, name string, seed, trials int, warm bool) (Run, error) {
+	sp := l.Space()
+	peer, err := NewPeer(ctx, name, sp, int64(seed)*7919+1)
+	if err != nil {
+		return Run{}, err
+	}
+	defer peer.Close()
+	rng := rand.New(rand.NewPCG(uint64(seed), 0xda3e39cb94b95bdb))
+	var r Run
+	best, bestV, worst := space.Config(nil), math.Inf(-1), math.Inf(1)
+	first := []search.Proposal{{Config: space.Config{}, Kind: search.Baseline}}
+	if warm {
+		first = append(first, search.Proposal{Config: l.Expert(), Kind: search.Expert})
+	}
+	for len(r.Inc) < trials {
+		var p search.Proposal
+		if len(first) > 0 {
+			p, first = first[0], first[1:]
+		} else if p, err = peer.Ask(ctx); err != nil {
+			return Run{}, err
+		}
+		if p.Kind != search.Baseline {
+			p.Config, _ = sp.Repair(p.Config)
+		}
+		v, failed, err := l.Measure(ctx, p.Config, rng)
+		if err != nil {
+			return Run{}, err
+		}
+		told := v
+		if failed {
+			r.Failed++
+			told = 0
+			if !math.IsInf(worst, 1) {
+				told = worst / 2
+			}
+		} else {
+			worst = math.Min(worst, v)
+			if v > bestV {
+				best, bestV = p.Config, v
+			}
+		}
+		if err := peer.Tell(ctx, p, told); err != nil {
+			return Run{}, err
+		}
+		inc := math.NaN()
+		if best != nil {
+			inc = bestV
+			if tv, ok := l.True(best); ok {
+				inc = tv
+			}
+		}
+		r.Inc = append(r.Inc, inc)
+	}
+	if e, ok := l.(interface{ Err() error }); ok && e.Err() != nil {
+		return Run{}, e.Err()
+	}
+	return r, nil
 }
 
 // judge returns the incumbent after each measurement of trials (Run.Inc,
