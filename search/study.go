@@ -250,9 +250,8 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 	}
 }
 
-// studyRun is the state of one Study.Run: the study's trials so far, the
-// queue of proposals the study owes before its strategy's, the budget
-// spent and the plan.
+// studyRun is the state of one Study.Run: the study's trials so far, its
+// search phase, the budget spent and the plan.
 type studyRun struct {
 	s       *Study
 	now     func() time.Time
@@ -266,7 +265,7 @@ type studyRun struct {
 }
 
 // begin loads the study's trials, replays them into the strategy and
-// queues what the study owes (pending, then the warm start).
+// makes the first plan.
 func (s *Study) begin(ctx context.Context) (*studyRun, error) {
 	r := &studyRun{s: s, now: s.Now, spent: s.Spent, mark: s.Start}
 	if r.now == nil {
@@ -311,10 +310,10 @@ func (r *studyRun) result(reason StopReason) Result {
 	return Result{Reason: reason, Trials: r.trials, Best: best, Baseline: base, Spent: r.used()}
 }
 
-// choose returns the next run, or why the study stops. An owed
-// confirmation (confirm.go) comes first; at the trial cap or the plan's
-// reserve the final phases run (finalRun), then the study stops. An owed
-// recheck yields to the reserve.
+// choose returns the next run, or why the study stops: at the trial cap,
+// the budget or the plan's reserve the final phases (finalRun), then the
+// stop; else the search phase's next run. An owed confirmation goes
+// before the cap and the reserve; an owed recheck before the cap only.
 func (r *studyRun) choose(ctx context.Context) (Proposal, RepeatLink, StopReason, error) {
 	s, trials, used := r.s, r.trials, r.used()
 	r.search.horizon = r.plan.horizon
@@ -342,8 +341,7 @@ func (r *studyRun) choose(ctx context.Context) (Proposal, RepeatLink, StopReason
 	case s.MaxTrials > 0 && countFinished(trials) >= s.MaxTrials:
 		stop = StopTrials
 	}
-	switch {
-	case stop != "":
+	if stop != "" {
 		p, rep, ok := s.finalRun(trials, used, r.plan.minimize, stop == StopReserve)
 		if !ok || (s.Budget > 0 && used+estimate(trials) > s.Budget) {
 			return Proposal{}, RepeatLink{}, stop, nil
