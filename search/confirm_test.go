@@ -808,3 +808,24 @@ func TestStudyRacesTheTwoBest(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFollowUp is the study's decision of its next re-measurement
+// (confirmation, recheck, the final race) over 1000 trials, every other
+// one a repeat of an earlier configuration, inside the race.
+func BenchmarkFollowUp(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var trials []Trial
+	for i := range 1000 {
+		cfg := space.Config{"innodb_io_capacity": strconv.Itoa(200 + i/2)}
+		kind := Sampled
+		if i == 0 {
+			kind, cfg = Baseline, space.Config{}
+		}
+		v := 1000 + 100*rng.NormFloat64()
+		trials = append(trials, Trial{Number: i, Kind: kind, State: Complete, Params: cfg, Outcome: measure.Outcome{Score: v, MeanTPS: v}})
+	}
+	c := &Confirmation{Repeats: 2, RecheckEvery: 10}
+	for b.Loop() {
+		c.followUp(trials, 1100)
+	}
+}

@@ -44,20 +44,15 @@ type observingStrategy interface {
 func BenchmarkSuggest(b *testing.B) {
 	sp := space.Default()
 	cfgs, ys := historyOf(sp, 1000)
-	for _, name := range []string{"hybrid", "hybrid-refit", "hybrid-race", "hybrid-model", "coordinate", "tpe", "random"} {
+	for _, name := range []string{"hybrid", "hybrid-refit", "hybrid-model", "coordinate", "tpe", "random"} {
 		b.Run(name, func(b *testing.B) {
 			var st observingStrategy
 			var err error
 			switch name {
 			case "hybrid", "hybrid-refit":
 				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 5000})
-			case "hybrid-race":
-				// The history (1000 trials, every other one a repeat of an
-				// earlier configuration) inside the final race.
-				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 1100})
 			case "hybrid-model":
-				// Past 30 % of the horizon (the model step's start),
-				// before the race.
+				// Past 30 % of the horizon (the model step's start).
 				st = NewHybrid(sp, HybridOptions{Seed: 1, Horizon: 2000})
 			case "coordinate":
 				st = NewCoordinate(sp, CoordinateOptions{})
@@ -70,22 +65,12 @@ func BenchmarkSuggest(b *testing.B) {
 				b.Fatal(err)
 			}
 			for i := range cfgs {
-				cfg := cfgs[i]
-				if name == "hybrid-race" && i%2 == 1 {
-					cfg = cfgs[i-1]
-				}
-				if err := st.Observe(cfg, ys[i]); err != nil {
+				if err := st.Observe(cfgs[i], ys[i]); err != nil {
 					b.Fatal(err)
 				}
 			}
 			h, _ := st.(*Hybrid)
 			ctx := context.Background()
-			if name == "hybrid-race" {
-				h.asked = 1
-				if p, err := h.Ask(ctx); err != nil || p.Kind != search.Repeat {
-					b.Fatalf("hybrid-race: the first proposal is %s (%v), want the race's repeat", p.Kind, err)
-				}
-			}
 			for b.Loop() {
 				switch name {
 				case "hybrid":
@@ -95,9 +80,6 @@ func BenchmarkSuggest(b *testing.B) {
 				case "hybrid-refit":
 					// Also the knob ranking it refits every 8 trials.
 					h.sub, h.local = nil, nil
-				case "hybrid-race":
-					// A race step on every Ask (it is every other one).
-					h.asked = 1
 				case "hybrid-model":
 					// A model step on every Ask (it is every fourth one),
 					// with the refit of its model (every 8 trials).
