@@ -63,6 +63,9 @@ type BenchSearch struct {
 	// ObjectiveCmd (lab.Command.TruthCmd; "": none, the figures are the
 	// study's own estimates).
 	TruthCmd string
+	// Noise, when > 0, measures the landscape at this relative noise
+	// instead of its own (lab.WithNoise; not with ObjectiveCmd).
+	Noise float64
 	// Runs are the strategies, seeds, trials and warm-start settings.
 	Runs lab.Options
 }
@@ -81,9 +84,25 @@ func (b BenchSearch) landscape(ctx context.Context) (lab.Landscape, error) {
 		}
 		return &lab.Command{Cmd: b.ObjectiveCmd, TruthCmd: b.TruthCmd, Sp: sp, BestKnown: b.BestKnown, ExpertCfg: cfg}, nil
 	case b.FitDB != "":
-		return FittedLandscape(ctx, b.FitDB, b.FitStudy)
+		l, err := FittedLandscape(ctx, b.FitDB, b.FitStudy)
+		if err != nil {
+			return nil, err
+		}
+		return b.renoise(l)
 	}
-	return lab.NewLandscape(b.Landscape)
+	l, err := lab.NewLandscape(b.Landscape)
+	if err != nil {
+		return nil, err
+	}
+	return b.renoise(l)
+}
+
+// renoise returns l at b.Noise (l itself when it is 0).
+func (b BenchSearch) renoise(l lab.Landscape) (lab.Landscape, error) {
+	if b.Noise == 0 {
+		return l, nil
+	}
+	return lab.WithNoise(l, b.Noise)
 }
 
 // AllLandscapes is the BenchSearch.Landscape that runs every built-in
@@ -110,6 +129,9 @@ func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
 		var sums []lab.LandscapeSummary
 		for _, name := range lab.LandscapeNames() {
 			l, err := lab.NewLandscape(name)
+			if err == nil {
+				l, err = b.renoise(l)
+			}
 			if err != nil {
 				return err
 			}

@@ -21,6 +21,7 @@ type benchSearchOptions struct {
 	fitStudy   string
 	objective  string
 	truth      string
+	noise      float64
 	bestKnown  float64
 	strategies []string
 	seeds      int
@@ -37,6 +38,7 @@ func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.fitStudy, "fit-study", "default", "study of --fit-db to fit")
 	fs.StringVar(&o.objective, "objective-cmd", "", "measure with this shell command instead: one config as a JSON object on stdin, one number on stdout")
 	fs.StringVar(&o.truth, "objective-truth-cmd", "", "with --objective-cmd: a shell command that reads a config the same way and prints its noise-free score; every share is judged by it (without it the figures are the studies' own estimates)")
+	fs.Float64Var(&o.noise, "noise", 0, "measure the landscape at this relative noise instead of its own (0.03: each measurement the noise-free score × (1 + 0.03·N(0,1))); not with --objective-cmd")
 	fs.Float64Var(&o.bestKnown, "best-known", 0, "best known score of --objective-cmd (0: the best any run reached)")
 	fs.StringSliceVar(&o.strategies, "strategies", lab.DefaultStrategies(), "strategies to compare: "+strings.Join(lab.Strategies(), ", ")+" (the optuna ones need python3-optuna for /usr/bin/python3)")
 	fs.IntVar(&o.seeds, "seeds", 20, "seeds (runs per strategy and warm-start setting)")
@@ -59,6 +61,11 @@ func (o *benchSearchOptions) validate(fs *pflag.FlagSet) error {
 		}
 		if o.fitDB == "" {
 			if err := refuse(fs, "needs --fit-db", "fit-study"); err != nil {
+				return err
+			}
+		}
+		if o.objective != "" {
+			if err := refuse(fs, "a command adds its own noise: not with --objective-cmd", "noise"); err != nil {
 				return err
 			}
 		}
@@ -92,6 +99,8 @@ func (o *benchSearchOptions) validate(fs *pflag.FlagSet) error {
 		return usagef("--confirm %d: want >= 0", o.confirm)
 	case o.parallel < 1:
 		return usagef("--parallel %d: want at least 1", o.parallel)
+	case o.noise != 0 && !(o.noise > 0 && o.noise < 1):
+		return usagef("--noise %g: want a share between 0 and 1, e.g. 0.03", o.noise)
 	case o.bestKnown < 0:
 		return usagef("--best-known %g: want a score >= 0", o.bestKnown)
 	}
@@ -154,5 +163,5 @@ func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) e
 		ho.Warm = []bool{false}
 	}
 	return study.RunBenchSearch(ctx, study.BenchSearch{Landscape: o.landscape, FitDB: o.fitDB, FitStudy: o.fitStudy,
-		ObjectiveCmd: o.objective, TruthCmd: o.truth, BestKnown: o.bestKnown, Runs: ho}, out)
+		ObjectiveCmd: o.objective, TruthCmd: o.truth, Noise: o.noise, BestKnown: o.bestKnown, Runs: ho}, out)
 }

@@ -296,7 +296,7 @@ func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
 		{[]string{"report", "--study", "fix", "--db", db, "--out", filepath.Join(work, "r1")}, with(study, "out", filepath.Join(work, "r2")), false},
 		{[]string{"diff", cnf, "--study", "fix", "--db", db}, with(study, "trial", "1"), false},
 		{[]string{"bench-search", "--objective-cmd", "wc -c", "--strategies", "random", "--seeds", "1", "--trials", "3", "--warm-start", "off"},
-			map[string]string{"best-known": "5000", "first-seed": "9", "fit-db": db, "fit-study": "fix", "landscape": "db-wide", "objective-cmd": "echo 7", "objective-truth-cmd": "echo 6",
+			map[string]string{"best-known": "5000", "first-seed": "9", "fit-db": db, "fit-study": "fix", "landscape": "db-wide", "noise": "0.03", "objective-cmd": "echo 7", "objective-truth-cmd": "echo 6",
 				"parallel": strconv.Itoa(runtime.NumCPU() + 1), "seeds": "2", "strategies": "tpe", "trials": "4", "warm-start": "both", "confirm": "0"}, false},
 		{[]string{"capture", "--from-slow-log", "../../workload/testdata/mysql-8.0-slow.log", "--out", filepath.Join(work, "capture.jsonl")},
 			map[string]string{"from-slow-log": "../../workload/testdata/percona-8.0-slow.log", "from-general-log": "../../workload/testdata/mysql-8.0-general.log",

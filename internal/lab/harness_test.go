@@ -779,3 +779,52 @@ func TestRunsCountMeasurements(t *testing.T) {
 		t.Fatalf("cut at 3: %d judged, %d failed; want 3 and 1 (the rejected trial is no measurement)", len(r.Inc), r.Failed)
 	}
 }
+
+// TestWithNoise: a landscape measured at another noise keeps its
+// noise-free scores and best, its measurements spread by the new noise
+// (a Family's draws too), and a bad share or a command is refused.
+func TestWithNoise(t *testing.T) {
+	l, err := NewSynthetic(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, noise := range []float64{0.03, 0.12} {
+		n, err := WithNoise(l, noise)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := l.Expert()
+		truth, _ := l.True(cfg)
+		rng := rand.New(rand.NewPCG(1, 2))
+		var logs []float64
+		for range 4000 {
+			v, failed, err := n.Measure(context.Background(), cfg, rng)
+			if err != nil || failed {
+				t.Fatal(failed, err)
+			}
+			logs = append(logs, v/truth-1)
+		}
+		_, sd := stat.MeanStdDev(logs, nil)
+		if math.Abs(sd-noise) > noise/10 || n.(Noisy).Noise() != noise || n.Best() != l.Best() {
+			t.Errorf("noise %g: measured spread %.4f, Noise %g, best %g (want %g)", noise, sd, n.(Noisy).Noise(), n.Best(), l.Best())
+		}
+	}
+	d, err := NewDrawn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd, err := WithNoise(d, 0.12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	draw, err := nd.(Family).Draw(3)
+	if err != nil || draw.(Noisy).Noise() != 0.12 {
+		t.Fatalf("a draw of the renoised family: %v, %v", draw, err)
+	}
+	if _, err := WithNoise(l, 1.5); err == nil {
+		t.Error("noise 1.5 accepted")
+	}
+	if _, err := WithNoise(&Command{Cmd: "echo 1", Sp: l.Space()}, 0.1); err == nil {
+		t.Error("a command renoised")
+	}
+}
