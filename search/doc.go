@@ -15,7 +15,7 @@
 // sharing a store) apply one trial policy (policy.go): how an objective's
 // result becomes a State, which trials are finished (State.Finished) and
 // count towards a cap, and what value a strategy learns from a trial,
-// live or replayed from history.
+// live or told again from the history.
 //
 // Re-measurement has one owner, the study loop's Confirmation policy
 // (confirm.go): it confirms winners, races a close pair, re-measures the

@@ -178,7 +178,7 @@ type minRun struct {
 // trials under policy m for goal (see Minimized); Best is −1 when there is
 // nothing to minimise (no best other than the baseline, or no change).
 func Minimize(trials []Trial, m *Minimization, goal measure.Goal) Minimized {
-	return m.replay(trials, goal, math.MaxInt).state
+	return m.derive(trials, goal, math.MaxInt).state
 }
 
 // needRuns returns the runs the minimisation needs at least: its first
@@ -200,7 +200,7 @@ func (m *Minimization) next(trials []Trial, goal measure.Goal, left int) (Propos
 	if m == nil {
 		return Proposal{}, RepeatLink{}, false
 	}
-	r := m.replay(trials, goal, left)
+	r := m.derive(trials, goal, left)
 	return r.next, r.rep, r.more
 }
 
@@ -424,7 +424,7 @@ func leadKnob(knobs []string, share map[string]float64) string {
 	return l
 }
 
-// replay derives the minimisation's state from trials and its next run.
+// derive derives the minimisation's state from trials and its next run.
 // left is how many runs the budget still allows (math.MaxInt: no
 // budget).
 //
@@ -441,7 +441,7 @@ func leadKnob(knobs []string, share map[string]float64) string {
 // Once every group is decided (or the budget leaves room for no more
 // than the final check), the minimal configuration runs against the full
 // best in Pairs pairs (Minimal, MinFull), unless nothing was reverted.
-func (m *Minimization) replay(trials []Trial, goal measure.Goal, left int) minRun {
+func (m *Minimization) derive(trials []Trial, goal measure.Goal, left int) minRun {
 	var sp *space.Space
 	if m != nil {
 		sp = m.Space

@@ -14,8 +14,8 @@ import (
 // This file holds the trial policy that Study (one process) and Worker
 // (several processes sharing a store) have in common, so every mode treats
 // a trial the same way: how an objective's result becomes a state, what
-// value the strategy learns from a finished trial, how history is replayed
-// into a strategy, and how a finished trial is recorded.
+// value the strategy learns from a finished trial, how the history is
+// told to a fresh strategy, and how a finished trial is recorded.
 
 // classify returns the state a trial ends in, given what its objective
 // returned: Interrupted when the objective returned an error (the study
@@ -82,8 +82,8 @@ func toldValue(trials []Trial, t Trial) float64 {
 	return valueOf(t, penalty(trials))
 }
 
-// observer is a strategy that can learn trials it did not propose (history
-// replay).
+// observer is a strategy that can learn trials it did not propose (the
+// history told to it, tellHistory).
 type observer interface {
 	Observe(cfg space.Config, value float64) error
 }
@@ -102,17 +102,17 @@ func observeMetrics(s any, t Trial) {
 	}
 }
 
-// replay observes every finished trial of trials (State.Finished) in
+// tellHistory observes every finished trial of trials (State.Finished) in
 // order, each with valueOf under the penalty of the whole history, and
 // its metrics (observeMetrics).
-func replay(obs observer, trials []Trial) error {
+func tellHistory(obs observer, trials []Trial) error {
 	pen := penalty(trials)
 	for _, t := range trials {
 		if !t.State.Finished() {
 			continue
 		}
 		if err := obs.Observe(t.Params, valueOf(t, pen)); err != nil {
-			return fmt.Errorf("replay trial %d: %w", t.Number, err)
+			return fmt.Errorf("tell trial %d of the history: %w", t.Number, err)
 		}
 		observeMetrics(obs, t)
 	}

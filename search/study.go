@@ -215,10 +215,11 @@ func penalty(trials []Trial) float64 {
 	return worst / 2
 }
 
-// Run resumes or starts the study: it replays finished trials into the
-// strategy, queues the baseline when no baseline is complete and the
-// configs of interrupted trials that were not retried yet, then measures
-// trials until the budget, the trial cap or the plan's reserve stops it.
+// Run resumes or starts the study: it tells the strategy the finished
+// trials, then measures what the search phase proposes (the baseline
+// when none is complete, the configurations of interrupted trials not
+// retried yet, the warm start, then the strategy's) until the budget, the
+// trial cap or the plan's reserve stops it, and then the final phases.
 // Each trial is recorded Running before it starts and finished in one
 // store transaction. The budget plan is made before the first trial and
 // again after every trial (see OnPlan).
@@ -264,7 +265,7 @@ type studyRun struct {
 	inFinal StopReason // why this run began the final phases (A/B, minimisation), "" before
 }
 
-// begin loads the study's trials, replays them into the strategy and
+// begin loads the study's trials, tells them to the strategy and
 // makes the first plan.
 func (s *Study) begin(ctx context.Context) (*studyRun, error) {
 	r := &studyRun{s: s, now: s.Now, spent: s.Spent, mark: s.Start}
@@ -281,7 +282,7 @@ func (s *Study) begin(ctx context.Context) (*studyRun, error) {
 	r.trials = trials
 	// Replay history into the strategy, so it learns from earlier runs.
 	if obs, ok := s.Strategy.(observer); ok {
-		if err := replay(obs, trials); err != nil {
+		if err := tellHistory(obs, trials); err != nil {
 			return nil, err
 		}
 	}

@@ -289,7 +289,7 @@ func (w *Worker) strategy(trials []Trial, next int) (Strategy, error) {
 	if !ok {
 		return nil, errors.New("worker strategy cannot replay history (no Observe method)")
 	}
-	if err := replay(obs, trials); err != nil {
+	if err := tellHistory(obs, trials); err != nil {
 		return nil, err
 	}
 	return strat, nil
