@@ -166,7 +166,7 @@ func TestPairedComparisons(t *testing.T) {
 	if err := WritePaired(&b, ps); err != nil {
 		t.Fatal(err)
 	}
-	want := "a vs b (no warm start) after 2 trials: ahead on 2 seeds, behind on 1, tied on 1; median difference +1.0 points (sign test p = 1.00)\n"
+	want := "a vs b (no warm start) after 2 measurements: ahead on 2 seeds, behind on 1, tied on 1; median difference +1.0 points (sign test p = 1.00)\n"
 	if b.String() != want {
 		t.Fatalf("got %q\nwant %q", b.String(), want)
 	}
@@ -207,10 +207,10 @@ func TestWriteSummary(t *testing.T) {
 	for _, want := range []string{
 		"| a | x | expert | 80.0 [79.0, 81.0] | 3/20 | 1/20 | 95.0 [94.0, 96.0] | 10/20 | 4/20 | 70.0 |\n",
 		"| b | y | expert | 60.0 [59.0, 61.0] | 3/20 | 1/20 | 93.0 [92.0, 94.0] | 10/20 | 4/20 | |\n",
-		"worst landscape for x (warm start expert): d, 50.0 % of its best after 100 trials (median)\n",
-		"worst landscape for y (warm start expert): d, 70.0 % of its best after 100 trials (median)\n",
-		"x (warm start expert): the median after 100 trials beats the warm start's own share on 2 of 3 landscapes; not on d (50.0 against 60.0)\n",
-		"y (warm start expert): the median after 100 trials beats the warm start's own share on 2 of 3 landscapes; not on c (95.0 against 95.0; a one-knob step needs 3014 runs of each, every knob's best change at once 28)\n",
+		"worst landscape for x (warm start expert): d, 50.0 % of its best after 100 measurements (median)\n",
+		"worst landscape for y (warm start expert): d, 70.0 % of its best after 100 measurements (median)\n",
+		"x (warm start expert): the median after 100 measurements beats the warm start's own share on 2 of 3 landscapes; not on d (50.0 against 60.0)\n",
+		"y (warm start expert): the median after 100 measurements beats the warm start's own share on 2 of 3 landscapes; not on c (95.0 against 95.0; a one-knob step needs 3014 runs of each, every knob's best change at once 28)\n",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)

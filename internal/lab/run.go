@@ -820,14 +820,14 @@ func WriteSummary(w io.Writer, sums []LandscapeSummary) error {
 	last := cps[len(cps)-1]
 	for _, key := range order {
 		t := tallies[key]
-		fmt.Fprintf(&b, "worst landscape for %s: %s, %.1f %% of its best after %d trials (median)\n", key, t.worst, 100*t.median, last)
+		fmt.Fprintf(&b, "worst landscape for %s: %s, %.1f %% of its best after %d measurements (median)\n", key, t.worst, 100*t.median, last)
 	}
 	for _, key := range order {
 		t := tallies[key]
 		if t.judged == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "%s: the median after %d trials beats the warm start's own share on %d of %d landscapes", key, last, t.judged-len(t.not), t.judged)
+		fmt.Fprintf(&b, "%s: the median after %d measurements beats the warm start's own share on %d of %d landscapes", key, last, t.judged-len(t.not), t.judged)
 		if len(t.not) > 0 {
 			b.WriteString("; not on " + strings.Join(t.not, ", "))
 		}
@@ -941,7 +941,7 @@ func WritePaired(w io.Writer, ps []Paired) error {
 		if p.Warm {
 			warm = "warm start expert"
 		}
-		fmt.Fprintf(&b, "%s vs %s (%s) after %d trials: ahead on %d seeds, behind on %d, tied on %d; median difference %+.1f points (sign test p = %.2f)\n",
+		fmt.Fprintf(&b, "%s vs %s (%s) after %d measurements: ahead on %d seeds, behind on %d, tied on %d; median difference %+.1f points (sign test p = %.2f)\n",
 			p.A, p.B, warm, p.Trials, p.Ahead, p.Behind, p.Tied, p.Median, p.P)
 	}
 	_, err := io.WriteString(w, b.String())
