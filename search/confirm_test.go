@@ -784,9 +784,9 @@ func TestStudyRacesTheTwoBest(t *testing.T) {
 	c := &Confirmation{Repeats: 2}
 	// b (2 runs, estimate 1005) against a (4 runs, 1050): close, b has
 	// fewer runs.
-	close := history([]float64{1010, 1000}, 85)
-	p, rep, ok := c.followUp(close, 100)
-	if !ok || p.Kind != Repeat || p.Config.Key() != b.Key() || close[rep.RepeatOf].Params.Key() != b.Key() {
+	near := history([]float64{1010, 1000}, 85)
+	p, rep, ok := c.followUp(near, 100)
+	if !ok || p.Kind != Repeat || p.Config.Key() != b.Key() || near[rep.RepeatOf].Params.Key() != b.Key() {
 		t.Fatalf("in the race: %v %+v %v; want a repeat of b", p, rep, ok)
 	}
 	for _, tc := range []struct {
@@ -797,9 +797,9 @@ func TestStudyRacesTheTwoBest(t *testing.T) {
 	}{
 		{"before the race", history([]float64{1010, 1000}, 60), c, 100},
 		{"after the horizon", history([]float64{1010, 1000}, 100), c, 100},
-		{"no confirmation", close, &Confirmation{RecheckEvery: 1000}, 100},
-		{"no horizon", close, c, 0},
-		{"right after a race run", append(slices.Clone(close), Trial{Number: len(close), Kind: Repeat, State: Complete, Params: b, Outcome: measure.Outcome{Score: 1005, MeanTPS: 1005}}), c, 100},
+		{"no confirmation", near, &Confirmation{RecheckEvery: 1000}, 100},
+		{"no horizon", near, c, 0},
+		{"right after a race run", append(slices.Clone(near), Trial{Number: len(near), Kind: Repeat, State: Complete, Params: b, Outcome: measure.Outcome{Score: 1005, MeanTPS: 1005}}), c, 100},
 		// b far below a with the noise known (a's runs, b's runs): decided.
 		{"decided", history([]float64{600, 606, 603}, 85), c, 100},
 	} {

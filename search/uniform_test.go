@@ -10,13 +10,12 @@ import (
 // uniformStrategy proposes configurations drawn uniformly over the unit
 // cube of sp (Decode), from a seeded generator: the search tests' stand-in
 // for a strategy (package strategy imports search, so its strategies
-// cannot be used here). It counts what it was told and keeps the horizon
+// cannot be used here). It counts the history it observed and keeps the horizon
 // the study plans (Horizoner).
 type uniformStrategy struct {
 	sp       *space.Space
 	rng      *rand.Rand
 	observed int
-	told     int
 	horizon  int
 }
 
@@ -36,6 +35,6 @@ func (u *uniformStrategy) Ask(ctx context.Context) (Proposal, error) {
 	return Proposal{Config: cfg, Kind: Sampled, Handle: -1}, nil
 }
 
-func (u *uniformStrategy) Tell(context.Context, Proposal, float64) error { u.told++; return nil }
+func (u *uniformStrategy) Tell(context.Context, Proposal, float64) error { return nil }
 func (u *uniformStrategy) Observe(space.Config, float64) error           { u.observed++; return nil }
 func (u *uniformStrategy) SetHorizon(n int)                              { u.horizon = n }

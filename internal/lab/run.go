@@ -139,11 +139,11 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 	if err != nil {
 		return Run{}, err
 	}
-	r, err := judge(l, res.Trials, sp, confirm)
-	if err != nil {
+	r := Run{Strategy: strategy, Warm: warm, Seed: seed, Inc: incumbents(l, res.Trials, sp, confirm)}
+	if err := judgeErr(l); err != nil {
 		return Run{}, err
 	}
-	r.Strategy, r.Warm, r.Seed, r.Elapsed = strategy, warm, seed, time.Since(t0)
+	r.Elapsed = time.Since(t0)
 	return r.upTo(trials, res.Trials), nil
 }
 
@@ -209,32 +209,28 @@ func runAlone(ctx context.Context, l Landscape, name string, seed, trials int, w
 		}
 		r.Inc = append(r.Inc, inc)
 	}
-	if e, ok := l.(interface{ Err() error }); ok && e.Err() != nil {
-		return Run{}, e.Err()
+	if err := judgeErr(l); err != nil {
+		return Run{}, err
 	}
 	return r, nil
 }
 
-// judge returns the incumbent after each measurement of trials (Run.Inc,
-// Run.Failed) as RunOne describes it, and the error of a landscape's
-// noise-free judge (Command.Err).
-func judge(l Landscape, trials []search.Trial, sp *space.Space, confirm int) (Run, error) {
-	r := judgeInc(l, trials, sp, confirm)
-	if e, ok := l.(interface{ Err() error }); ok && e.Err() != nil {
-		return Run{}, e.Err()
+// judgeErr returns the error of l's noise-free judge (Command.Err), nil
+// when it has none: a comparison judged with a failing judge is void.
+func judgeErr(l Landscape) error {
+	if e, ok := l.(interface{ Err() error }); ok {
+		return e.Err()
 	}
-	return r, nil
+	return nil
 }
 
-// judgeInc is judge without the judge's error.
-func judgeInc(l Landscape, trials []search.Trial, sp *space.Space, confirm int) Run {
+// incumbents returns the incumbent's score after each measurement of
+// trials (Run.Inc, as RunOne describes it).
+func incumbents(l Landscape, trials []search.Trial, sp *space.Space, confirm int) []float64 {
 	var r Run
 	if confirm > 0 {
 		for i, inc := range search.Incumbents(trials) {
-			switch t := trials[i]; {
-			case t.State == search.Failed:
-				r.Failed++
-			case t.State != search.Complete:
+			if t := trials[i]; t.State != search.Complete && t.State != search.Failed {
 				continue
 			}
 			v := math.NaN()
@@ -248,7 +244,7 @@ func judgeInc(l Landscape, trials []search.Trial, sp *space.Space, confirm int) 
 			}
 			r.Inc = append(r.Inc, v)
 		}
-		return r
+		return r.Inc
 	}
 	type agg struct {
 		sum float64
@@ -258,9 +254,6 @@ func judgeInc(l Landscape, trials []search.Trial, sp *space.Space, confirm int) 
 	seen := map[string]*agg{}
 	bestKey, bestMean := "", math.Inf(-1)
 	for _, t := range trials {
-		if t.State == search.Failed {
-			r.Failed++
-		}
 		if t.State == search.Complete {
 			full := search.Decode(sp, search.Encode(sp, t.Params))
 			key := full.Key()
@@ -293,7 +286,7 @@ func judgeInc(l Landscape, trials []search.Trial, sp *space.Space, confirm int) 
 		}
 		r.Inc = append(r.Inc, v)
 	}
-	return r
+	return r.Inc
 }
 
 // upTo returns r cut at n measurements: the study runs n search trials,
