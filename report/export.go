@@ -67,6 +67,12 @@ func writeExport(w io.Writer, format string, sp *space.Space, st storage.Study, 
 			return fmt.Errorf("trial %d: unknown knob %q", best.Number, n)
 		}
 	}
+	bs, _ := st.Manifest()
+	d, err := durabilityOf(bs, best.Params, best, base, trials)
+	if err != nil {
+		return err
+	}
+	sel.Durability = d
 	switch format {
 	case "cnf":
 		return writeCnf(w, sp, st, best, base, trials, now, sel)
@@ -105,6 +111,9 @@ type exportSelection struct {
 	// comment (KeptChange.Comment).
 	Minimal *search.Minimized
 	Contrib map[string]string
+	// Durability is the crash safety of the written configuration, from
+	// its values (durabilityOf).
+	Durability exportDurability
 }
 
 // what names the written configuration in a header: "best" or "minimal".
@@ -303,6 +312,9 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 	if hp := bs.HostProfile; hp != nil {
 		fmt.Fprintf(w, "-- host profile: %s\n", hostProfileText(*hp))
 	}
+	for _, l := range sel.Durability.lines() {
+		fmt.Fprintf(w, "-- %s\n", l)
+	}
 	fmt.Fprintf(w, "-- exported: %s\n", now.UTC().Format(time.RFC3339))
 	if persist {
 		fmt.Fprintln(w, "-- SET PERSIST needs MySQL 8.0 or later (MariaDB has none: use --format sql and the option file).")
@@ -366,6 +378,7 @@ func writeExportJSON(w io.Writer, st storage.Study, best, base search.Trial, tri
 		d.Knobs = append(d.Knobs, ek)
 	}
 	d.LeftOut = append(d.LeftOut, sel.LeftOut...)
+	d.Durability = sel.Durability.doc()
 	if base.Number >= 0 {
 		d.Baseline = &exportBaseline{Number: base.Number, Score: base.Score, MeanTPS: base.MeanTPS}
 		if g, ok := search.ABGain(GoalOf(st), trials, best.Number); ok {
@@ -442,8 +455,8 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	if hp := bs.HostProfile; hp != nil {
 		fmt.Fprintf(w, "# host profile: %s\n", hostProfileText(*hp))
 	}
-	if bs.Space != nil {
-		fmt.Fprintf(w, "# durability: %s\n", durabilityNote(bs.Space.Durability))
+	for _, l := range sel.Durability.lines() {
+		fmt.Fprintf(w, "# %s\n", l)
 	}
 	for _, l := range environmentNotes(sp, best.Params) {
 		fmt.Fprintf(w, "# %s\n", l)
@@ -462,17 +475,6 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 		fmt.Fprintf(w, "# %s\n%s = %s%s\n", k.note(), k.Name, space.FormatOptionValue(k.Render(k.Value)), inline("  # ", sel.comment(k.Name)))
 	}
 	return nil
-}
-
-// durabilityNote says in the exported my.cnf which policy held.
-func durabilityNote(policy string) string {
-	switch space.Durability(policy) {
-	case space.Strict:
-		return "strict (innodb_flush_log_at_trx_commit=1, innodb_doublewrite=ON and, where binary logging is on, sync_binlog=1 were pinned: as crash-safe as the defaults)"
-	case space.Relaxed:
-		return "relaxed (the search could trade crash safety for speed: check innodb_flush_log_at_trx_commit, innodb_doublewrite, sync_binlog below)"
-	}
-	return policy
 }
 
 // environmentNotes describes the trial's non-option knobs (runtime
@@ -546,6 +548,10 @@ type exportDoc struct {
 	// complete rounds of it. Rules says it in words, or why there is none
 	// (RulesText: no warm start, the best is the warm start, ...).
 	RulesGain     *exportGain `json:"gain_over_warm_start,omitempty"`
+	// Durability is the crash safety of the written configuration, from
+	// its own values: its tier, each knob that gives crash safety up and
+	// what a crash can lose with it.
+	Durability *exportDurabilityDoc `json:"durability"`
 	Rules         string      `json:"warm_start,omitempty"`
 	ServerVersion string      `json:"server_version"`
 	// Minimal, present when the export is the minimal configuration,

@@ -458,13 +458,18 @@ func abShortfall(trials []search.Trial, best int) string {
 	return fmt.Sprintf("only %d vs %d interleaved A/B runs, too few for a confidence interval (2 complete pairs needed, --ab-pairs 2)", a, b)
 }
 
-// WriteImportance prints the importance ranking with a bar per knob.
-func WriteImportance(out io.Writer, imp []search.KnobImportance, n int) {
+// WriteImportance prints the importance ranking of n complete trials
+// with a bar per knob, under caveat (search.ImportanceCaveat) when it is
+// not "".
+func WriteImportance(out io.Writer, imp []search.KnobImportance, n int, caveat string) {
 	sum := 0.0
 	for _, ki := range imp {
 		sum += ki.Importance
 	}
 	fmt.Fprintf(out, "\nknob importance (share of the score variance, from %d complete trials; the knobs explain %.0f %%):\n", n, sum*100)
+	if caveat != "" {
+		fmt.Fprintf(out, "  caveat: %s\n", caveat)
+	}
 	if sum < 0.01 {
 		fmt.Fprintln(out, "  no knob's effect stands out from the noise of these trials (more trials, or longer ones, would tell)")
 		return

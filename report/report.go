@@ -165,6 +165,9 @@ func Build(in Input) (*Report, error) {
 			return nil, err
 		}
 		add("importance.png", "Knob importance", "importance share of each knob", png)
+		if c := search.ImportanceCaveat(trialSpace(in.Space, in.Trials), in.Trials); c != "" {
+			page.Notes = append(page.Notes, "knob importance: "+c)
+		}
 		for _, ki := range imp {
 			if ki.Importance < importantShare || len(page.Figures) >= 3+maxKnobPlots {
 				break

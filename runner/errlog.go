@@ -25,7 +25,47 @@ const (
 	CauseOutOfMemory StartCause = "out_of_memory"
 	// CauseDiskFull: no space left on the device (errno 28, ENOSPC).
 	CauseDiskFull StartCause = "disk_full"
+	// CauseHostLimit: the host, not the configuration, refused the server
+	// something (StartDiagnosis.Limit names it): a kernel or process limit
+	// (asynchronous I/O contexts, open files, threads), a port in use, a
+	// lock another process holds, a permission.
+	CauseHostLimit StartCause = "host_limit"
 )
+
+// HostFault reports whether the cause is the host's, not the
+// configuration's: a study must not learn from it.
+func (c StartCause) HostFault() bool { return c == CauseHostLimit || c == CauseDiskFull }
+
+// hostLimits are the error-log messages of a start refused by a limit of
+// the host, in the order they are tried (the first match names the
+// limit), from the servers' error messages: InnoDB's io_setup() and
+// io_uring failures (MariaDB, MySQL), "Too many open files" (errno 24,
+// EMFILE), "Can't create thread" (errno 11, EAGAIN), "Bind on TCP/IP port"
+// / "Address already in use" (errno 98), InnoDB's "Unable to lock"
+// (errno 11 on the datadir's lock), "Permission denied" (errno 13).
+var hostLimits = []struct {
+	re         *regexp.Regexp
+	limit, fix string
+}{
+	{regexp.MustCompile(`(?i)io_setup\(\) failed|io_uring_queue_init\(\) failed|Cannot initialize AIO sub-system`),
+		"the kernel's limit on asynchronous I/O requests (fs.aio-max-nr) or io_uring",
+		"raise it (sysctl -w fs.aio-max-nr=1048576) or stop other servers on the host that hold AIO contexts"},
+	{regexp.MustCompile(`(?i)too many open files|errno:? 24\b|errcode: 24\b|error number 24\b`),
+		"the limit on open files (ulimit -n, LimitNOFILE)",
+		"raise the open-files limit of the shell or service that runs autotune (ulimit -n 65535)"},
+	{regexp.MustCompile(`(?i)unable to lock .*error:? 11|another mysqld process using the same InnoDB data`),
+		"another process holds the data directory's lock",
+		"stop the other server that uses the sandbox's data directory"},
+	{regexp.MustCompile(`(?i)can't create (a new )?thread|pthread_create.*(failed|error)`),
+		"the limit on processes and threads (ulimit -u, kernel.threads-max)",
+		"raise ulimit -u (or kernel.threads-max) for the user that runs autotune"},
+	{regexp.MustCompile(`(?i)address already in use|errno:? 98\b|bind on (tcp/ip|unix socket)`),
+		"the server's port or socket is in use by another process",
+		"stop the process that listens on it (ss -ltnxp shows it)"},
+	{regexp.MustCompile(`(?i)permission denied|errno:? 13\b|errcode: 13\b|error number 13\b`),
+		"a file permission",
+		"give the user that runs autotune access to the path the message names"},
+}
 
 // StartDiagnosis is what the error log of one start attempt says about why
 // the server did not start.
@@ -44,6 +84,9 @@ type StartDiagnosis struct {
 	// name canonical: the value cut off, dashes as underscores
 	// ("master-info-repository=TABLE" → "master_info_repository").
 	Option string
+	// Limit names the host's limit (CauseHostLimit, CauseDiskFull) and
+	// Fix says what to change on the host.
+	Limit, Fix string
 	// Bytes is the allocation that failed (CauseOutOfMemory), from
 	// "mmap(N bytes)"; 0 when the log does not say.
 	Bytes int64
@@ -144,13 +187,32 @@ func DiagnoseStartLog(log string) StartDiagnosis {
 		name := unknownOption.FindStringSubmatch(d.Root)[1]
 		name, _, _ = strings.Cut(strings.TrimLeft(name, "-"), "=")
 		d.Cause, d.Option = CauseUnknownOption, strings.ReplaceAll(name, "-", "_")
+	case hostLimit(&d):
 	case outOfMemory.MatchString(d.Root):
 		d.Cause = CauseOutOfMemory
 		if m := mmapBytes.FindStringSubmatch(d.Root); m != nil {
 			d.Bytes, _ = strconv.ParseInt(m[1], 10, 64)
 		}
 	case DiskFull(d.Root):
-		d.Cause = CauseDiskFull
+		d.Cause, d.Limit, d.Fix = CauseDiskFull, "no space left on the sandbox's disk", "free space on the file system of --workdir"
 	}
 	return d
+}
+
+// hostLimit sets d's cause, limit and fix when its root cause is a limit
+// of the host (hostLimits) and reports whether it is.
+func hostLimit(d *StartDiagnosis) bool {
+	for _, h := range hostLimits {
+		if h.re.MatchString(d.Root) {
+			d.Cause, d.Limit, d.Fix = CauseHostLimit, h.limit, h.fix
+			return true
+		}
+	}
+	return false
+}
+
+// MemAvailable returns MemAvailable from /proc/meminfo in bytes: the
+// memory a new process could have without swapping.
+func MemAvailable() (int64, error) {
+	return meminfo("MemAvailable:")
 }

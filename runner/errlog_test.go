@@ -157,3 +157,48 @@ func readCaseTSV(t *testing.T, path string) []map[string]string {
 	}
 	return rows
 }
+
+// A start refused by a limit of the host is the host's fault, named with
+// what to change; one refused for the configuration (an unknown option,
+// memory it asks for) is not. The lines are the servers' own messages
+// (MariaDB 10.11 and MySQL 8.0 forms).
+func TestStartLogHostLimits(t *testing.T) {
+	for _, tc := range []struct {
+		name, log string
+		cause     StartCause
+		limit     string
+	}{
+		{"aio, MariaDB", "2026-12-06 10:00:00 0 [Warning] InnoDB: io_setup() failed with EAGAIN. Will make 5 attempts before giving up.\n" +
+			"2026-12-06 10:00:01 0 [ERROR] InnoDB: io_setup() failed with EAGAIN after 5 attempts.\n" +
+			"2026-12-06 10:00:01 0 [ERROR] InnoDB: Cannot initialize AIO sub-system\n" +
+			"2026-12-06 10:00:01 0 [ERROR] Plugin 'InnoDB' init function returned error.\n2026-12-06 10:00:01 0 [ERROR] Aborting\n",
+			CauseHostLimit, "fs.aio-max-nr"},
+		{"aio, MySQL 8.0", "2026-12-06T10:00:01.000000Z 1 [ERROR] [MY-012592] [InnoDB] io_setup() failed with EAGAIN after 5 attempts.\n" +
+			"2026-12-06T10:00:01.000000Z 1 [ERROR] [MY-012929] [InnoDB] InnoDB Database creation was aborted with error Generic error.\n",
+			CauseHostLimit, "fs.aio-max-nr"},
+		{"open files", "2026-12-06 10:00:00 0 [ERROR] InnoDB: Operating system error number 24 in a file operation.\n", CauseHostLimit, "ulimit -n"},
+		{"open files, errno", "2026-12-06 10:00:00 0 [ERROR] mariadbd: Can't open file: './mysql/db.frm' (errno: 24 \"Too many open files\")\n", CauseHostLimit, "ulimit -n"},
+		{"threads", "2026-12-06 10:00:00 0 [ERROR] Can't create thread to handle bootstrap (errno: 11 \"Resource temporarily unavailable\")\n", CauseHostLimit, "ulimit -u"},
+		{"port", "2026-12-06 10:00:00 0 [ERROR] Can't start server: Bind on TCP/IP port. Got error: 98: Address already in use\n" +
+			"2026-12-06 10:00:00 0 [ERROR] Do you already have another server running on port: 3306 ?\n2026-12-06 10:00:00 0 [ERROR] Aborting\n",
+			CauseHostLimit, "in use by another process"},
+		{"datadir lock", "2026-12-06 10:00:00 0 [ERROR] InnoDB: Unable to lock ./ibdata1 error: 11\n" +
+			"2026-12-06 10:00:00 0 [Note] InnoDB: Check that you do not already have another mariadbd process using the same InnoDB data or log files.\n",
+			CauseHostLimit, "lock"},
+		{"permission", "2026-12-06 10:00:00 0 [ERROR] InnoDB: Operating system error number 13 in a file operation.\n" +
+			"2026-12-06 10:00:00 0 [ERROR] InnoDB: The error means mariadbd does not have the access rights to the directory.\n",
+			CauseHostLimit, "permission"},
+		{"disk full", "2026-12-06 10:00:00 0 [ERROR] InnoDB: Write to file ./ib_logfile0 failed at offset 0, 1048576 bytes should have been written, only 0 were written. Operating system error number 28.\n",
+			CauseDiskFull, "no space left"},
+		{"memory: the configuration's", "2026-12-06 10:00:00 0 [ERROR] InnoDB: mmap(13186891776 bytes) failed; errno 12\n", CauseOutOfMemory, ""},
+		{"unknown option: the configuration's", "2026-12-06 10:00:00 0 [ERROR] /usr/sbin/mariadbd: unknown variable 'innodb_redo_log_capacity=1G'\n", CauseUnknownOption, ""},
+	} {
+		d := DiagnoseStartLog(tc.log)
+		if d.Cause != tc.cause || !strings.Contains(d.Limit, tc.limit) {
+			t.Errorf("%s: cause %s, limit %q; want %s naming %q", tc.name, d.Cause, d.Limit, tc.cause, tc.limit)
+		}
+		if d.Cause.HostFault() != (tc.limit != "") || (d.Cause.HostFault() && d.Fix == "") {
+			t.Errorf("%s: host fault %v, fix %q", tc.name, d.Cause.HostFault(), d.Fix)
+		}
+	}
+}

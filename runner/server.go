@@ -638,9 +638,9 @@ func firstErrorLine(ex string) string {
 }
 
 // diskFullLine matches the server's reports of a full disk (OS error 28,
-// ENOSPC): "failed with error 28", "(Errcode: 28 ...)", "No space left on
-// device".
-var diskFullLine = regexp.MustCompile(`(?i)(error 28\b|errcode: 28\b|errno: 28\b|no space left on device)`)
+// ENOSPC): "failed with error 28", "(Errcode: 28 ...)", InnoDB's
+// "Operating system error number 28", "No space left on device".
+var diskFullLine = regexp.MustCompile(`(?i)(error 28\b|errcode: 28\b|errno: 28\b|error number 28\b|no space left on device)`)
 
 // DiskFull reports whether an error-log excerpt says the disk is full.
 func DiskFull(excerpt string) bool { return diskFullLine.MatchString(excerpt) }

@@ -30,6 +30,49 @@ const hatKnots = 4
 // than MinImportanceTrials complete trials.
 var ErrTooFewTrials = errors.New("too few complete trials")
 
+// MinReliableConfigs is the fewest distinct configurations from which
+// ImportanceCaveat lets an importance ranking stand without a caveat; it
+// also needs more configurations than the knobs they vary, plus 2 (the
+// intercept and one degree of freedom for the noise), or the fit cannot
+// separate the knobs' effects.
+const MinReliableConfigs = 10
+
+// ImportanceCaveat returns what a reader of Importance over trials must
+// know ("" when nothing): the number of distinct configurations among
+// the complete trials and of knobs they vary (against sp's defaults for
+// knobs a configuration leaves out), when they are fewer than
+// MinReliableConfigs or than the varied knobs plus 2.
+func ImportanceCaveat(sp *space.Space, trials []Trial) string {
+	seen := map[string]bool{}
+	var cfgs []space.Config
+	for _, t := range trials {
+		if t.State != Complete || seen[t.Params.Key()] {
+			continue
+		}
+		seen[t.Params.Key()] = true
+		cfgs = append(cfgs, t.Params)
+	}
+	varied := 0
+	for _, k := range sp.Knobs() {
+		vals := map[string]bool{}
+		for _, c := range cfgs {
+			v, ok := c[k.Name]
+			if !ok {
+				v = k.Default
+			}
+			vals[v] = true
+		}
+		if len(vals) > 1 {
+			varied++
+		}
+	}
+	if len(cfgs) >= MinReliableConfigs && len(cfgs) >= varied+2 {
+		return ""
+	}
+	return fmt.Sprintf("from only %d distinct configurations varying %d knobs (a ranking rests on at least %d, and on more than the knobs varied plus 1): a hint of where to look, not a measure of each knob's effect",
+		len(cfgs), varied, MinReliableConfigs)
+}
+
 // Importance estimates each knob's importance from the complete trials (fANOVA-style or regression-based, gonum).
 //
 // Method (regression-based, fANOVA-style main effects): every complete

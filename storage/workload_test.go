@@ -55,3 +55,33 @@ func TestWorkloadDiff(t *testing.T) {
 		t.Errorf("WorkloadText of a replay: %s", got)
 	}
 }
+
+// Two studies of one workload, one strict and one relaxed, or one under
+// a memory limit: their results do not rank side by side.
+func TestComparableDiff(t *testing.T) {
+	base := Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 500000}
+	relaxed := base
+	relaxed.Space = &SpaceManifest{Durability: "relaxed"}
+	strict := base
+	strict.Space = &SpaceManifest{Durability: "strict"}
+	limited := strict
+	limited.HostProfile = &HostProfile{MemoryLimitBytes: 2 << 30}
+	for name, tc := range map[string]struct {
+		a, b Manifest
+		want []ManifestChange
+	}{
+		"same":                       {strict, strict, nil},
+		"no policy recorded: strict": {base, strict, nil},
+		"tiers":                      {strict, relaxed, []ManifestChange{{"durability", "strict", "relaxed"}}},
+		"host profile":               {strict, limited, []ManifestChange{{"host_profile", "none", "memory limit 2147483648 bytes"}}},
+	} {
+		if got := ComparableDiff(tc.a, tc.b); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		}
+	}
+	w := relaxed
+	w.Workload = "oltp_read_only"
+	if got := ComparableDiff(strict, w); len(got) != 2 || got[0].Field != "workload" || got[1].Field != "durability" {
+		t.Errorf("workload and tier: %v", got)
+	}
+}

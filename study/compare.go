@@ -53,7 +53,7 @@ func ParseStudyRef(arg, defaultDB string) (StudyRef, error) {
 
 // Compare lists the studies refs side by side (report.WriteCompare): two
 // or more, from one store or several. Studies of different workload
-// definitions (storage.WorkloadDiff) are refused with a UsageError naming
+// definitions, durability policies or host profiles (storage.ComparableDiff) are refused with a UsageError naming
 // each differing field: their scores do not rank against each other. A
 // missing store or study is an error naming it.
 func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
@@ -118,7 +118,7 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 	}
 	var diffs []string
 	for i := 1; i < len(cols); i++ {
-		d := storage.WorkloadDiff(manifests[0], manifests[i])
+		d := storage.ComparableDiff(manifests[0], manifests[i])
 		if len(d) == 0 {
 			continue
 		}
@@ -129,7 +129,7 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 		diffs = append(diffs, fmt.Sprintf("\n  %s vs %s: %s", cols[0].Label, cols[i].Label, strings.Join(fs, "; ")))
 	}
 	if len(diffs) > 0 {
-		return Usagef("compare: the studies measure different workloads:%s\ntheir scores do not rank against each other: compare studies of one workload definition (autotune studies shows each study's workload)", strings.Join(diffs, ""))
+		return Usagef("compare: the studies measure different things:%s\ntheir results do not rank against each other: compare studies of one workload definition, durability policy and host profile (autotune studies shows each study's workload)", strings.Join(diffs, ""))
 	}
 	report.WriteCompare(out, cols)
 	return nil

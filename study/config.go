@@ -202,6 +202,14 @@ func (m Measure) ScoreRule() measure.ScoreRule {
 	return r
 }
 
+// priorCost is the cost of one trial a budget plan assumes before any
+// trial finished: the warm-up (--warmup) and the measurement window of every
+// thread level (each level warms up and is measured in turn), plus 5 s
+// for the restart.
+func (c Config) priorCost() time.Duration {
+	return time.Duration(max(1, len(c.Bench.Threads)))*(c.Measure.Warmup+c.Measure.Duration) + 5*time.Second
+}
+
 // Confirmation returns the re-measurement policy (nil when all off).
 func (m Measure) Confirmation() *search.Confirmation {
 	if m.Confirm == 0 && m.RecheckEvery == 0 && m.ABPairs == 0 && m.ABShare == 0 {

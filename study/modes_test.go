@@ -140,3 +140,21 @@ func TestOneEngineForEveryMode(t *testing.T) {
 	}
 	t.Logf("every mode: score %.2f, %.2f tps, warm-up %gs, dip penalty %.2f", want.Score, want.MeanTPS, want.WarmupS, want.Dips)
 }
+
+// The first plan's trial cost counts every thread level: each warms up
+// and is measured in turn.
+func TestPriorCostCountsThreadLevels(t *testing.T) {
+	for _, tc := range []struct {
+		threads []int
+		want    time.Duration
+	}{
+		{nil, 35 * time.Second}, // a driver without levels: one window
+		{[]int{16}, 35 * time.Second},
+		{[]int{4, 16, 64}, 95 * time.Second},
+	} {
+		c := Config{Bench: Bench{Threads: tc.threads}, Measure: Measure{Warmup: 10 * time.Second, Duration: 20 * time.Second}}
+		if got := c.priorCost(); got != tc.want {
+			t.Errorf("threads %v: prior cost %s, want %s", tc.threads, got, tc.want)
+		}
+	}
+}

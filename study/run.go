@@ -276,6 +276,17 @@ func (r *run) onSandbox(ctx context.Context) error {
 		// and the warm start.
 		e.MemoryBudget = 0
 	}
+	limit := cfg.MemoryLimit
+	e.Available = func() int64 {
+		a, err := runner.MemAvailable()
+		if err != nil {
+			return 0 // unknown: a failed allocation is the configuration's
+		}
+		if limit > 0 {
+			a = min(a, limit)
+		}
+		return a
+	}
 	e.BenchBuilds = map[string]string{}
 	for _, b := range cfg.Space.BenchBuilds {
 		e.BenchBuilds[b.Name] = b.Path
@@ -317,7 +328,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 		Name: cfg.Study, Strategy: strategy, Objective: r.engine.Run, Store: db,
 		Budget: cfg.Budget, Spent: op.Study.Spent, Start: r.started, MaxTrials: cfg.Trials, WarmStart: warm,
 		Confirm: cfg.Measure.Confirmation(), Base: r.base, Space: r.sp, Verbatim: r.cfg.Existing != nil,
-		PriorCost: cfg.Measure.Warmup + cfg.Measure.Duration + 5*time.Second,
+		PriorCost: cfg.priorCost(),
 		OnPlan:    func(p search.Plan) { r.logPlan(p) },
 		OnTrial:   func(e search.Event) { prog.Emit(report.Finished(e)) },
 		Prune:     cfg.Measure.Prune, Goal: measure.Goal(cfg.Measure.Objective),
@@ -446,6 +457,16 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 	case found:
 		if err := seedConflict(st, cfg.Seed); err != nil {
 			return r, db, Opened{}, err
+		}
+		if mode == "minimize" {
+			// The study's re-measurement policy is its own: minimize
+			// measures only its steps, and its manifest must match.
+			m, err := st.Manifest()
+			if err != nil {
+				return r, db, Opened{}, err
+			}
+			mm := &r.cfg.Measure
+			mm.Confirm, mm.RecheckEvery, mm.ABPairs, mm.ABShare = m.Measure.Confirm, m.Measure.RecheckEvery, m.Measure.ABPairs, m.Measure.ABShare
 		}
 	}
 	if err := r.build(ctx); err != nil {

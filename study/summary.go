@@ -30,7 +30,7 @@ func saveImportance(ctx context.Context, db *storage.DB, study string, sp *space
 	if err := db.SaveImportance(ctx, study, imp, n); err != nil {
 		return err
 	}
-	report.WriteImportance(out, imp, n)
+	report.WriteImportance(out, imp, n, search.ImportanceCaveat(sp, trials))
 	return nil
 }
 

@@ -100,6 +100,13 @@ type Applied struct {
 type Refused struct {
 	Failure, ErrorLog string
 	Cause             runner.StartCause
+	// Limit and Fix name the host's limit and what to change on the host
+	// (runner.CauseHostLimit: the host's fault, not the configuration's).
+	Limit, Fix string
+	// ProfileKill is set when the kernel killed the server at the host
+	// profile's memory limit: the configuration needs more than the
+	// profile gives.
+	ProfileKill bool
 }
 
 func (r *Refused) Error() string { return r.Failure }
@@ -132,6 +139,13 @@ type Engine struct {
 	OnPhase  func(t search.Trial, phase string)
 	OnSample func(t search.Trial, s measure.Sample)
 
+	// Available, when set, returns the memory available to the server now
+	// (bytes; 0: unknown): MemAvailable, within the host profile's limit.
+	// It tells an allocation the host could not give (the configuration's
+	// fault, learned) from one a process limit refused (the host's:
+	// HostFaultError).
+	Available func() int64
+
 	// noMemory is what a server could not allocate at start: the smallest
 	// estimated memory of a configuration whose start failed for lack of
 	// memory, and that trial. Configurations estimated at that or more
@@ -139,6 +153,46 @@ type Engine struct {
 	// a start that is sure to fail).
 	noMemory      int64
 	noMemoryTrial int
+}
+
+// HostFaultError is returned by Engine.Run when the server did not start
+// for a reason of the host, not of the configuration (a kernel or process
+// limit, a port or lock another process holds, a permission; see
+// runner.CauseHostLimit), or when it could not allocate memory the host
+// has (Engine.Available): the study stops without learning anything
+// about the configuration, the trial is not counted, and the same command
+// runs it again once the host is fixed.
+type HostFaultError struct {
+	// Trial is the trial's number; Limit names the host's limit, Fix
+	// what to change, Failure the server's own message.
+	Trial               int
+	Limit, Fix, Failure string
+}
+
+func (e *HostFaultError) Error() string {
+	return fmt.Sprintf("trial %d: the server did not start because of the host, not the configuration: %s (%s). Nothing was learned from it and the trial is not counted: %s, then run the same command to resume",
+		e.Trial, e.Limit, e.Failure, e.Fix)
+}
+
+// hostFault returns the host's fault in the start refused by ref for
+// trial n of configuration cfg, nil when the refusal is the
+// configuration's: a host limit the error log names, or an allocation
+// that failed although the configuration is estimated at no more than
+// half of the memory available to the server (Available) after it
+// exited: then a limit on the process, not the host's memory, refused it.
+func (e *Engine) hostFault(n int, cfg space.Config, ref *Refused) *HostFaultError {
+	switch {
+	case ref.Cause == runner.CauseHostLimit:
+		return &HostFaultError{Trial: n, Limit: ref.Limit, Fix: ref.Fix, Failure: ref.Failure}
+	case ref.Cause == runner.CauseOutOfMemory && !ref.ProfileKill && e.Available != nil:
+		est := space.EstimateMemory(cfg, e.ServerVars, e.MaxConnections)
+		if avail := e.Available(); avail > 0 && 2*est.Total <= avail {
+			return &HostFaultError{Trial: n, Failure: ref.Failure,
+				Limit: fmt.Sprintf("the kernel refused memory although the configuration is estimated at %s and %s is available: a limit on the process (ulimit -v, vm.max_map_count, vm.overcommit_memory=2, locked-memory limits), not the host's RAM", est, space.HumanBytes(avail)),
+				Fix:   "check ulimit -v and ulimit -l of the shell that runs autotune, and sysctl vm.overcommit_memory and vm.max_map_count"}
+		}
+	}
+	return nil
 }
 
 // RestartedError is returned by Engine.Run when the server restarted
@@ -211,6 +265,9 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out measure.Outcome, 
 	case ctx.Err() != nil:
 		return out, ctx.Err()
 	case errors.As(err, &ref):
+		if hf := e.hostFault(t.Number, cfg, ref); hf != nil {
+			return out, hf
+		}
 		out.Failure, out.ErrorLog = ref.Failure, ref.ErrorLog
 		if ref.Cause == runner.CauseOutOfMemory {
 			// The configuration needs more memory than the host gives:

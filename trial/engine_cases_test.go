@@ -117,3 +117,53 @@ func TestRestartDuringBenchmarkVoidsTrial(t *testing.T) {
 		t.Fatalf("Run = %+v, %v; want a *RestartedError for trial 7", out, err)
 	}
 }
+
+// A start refused by the host (a kernel limit named in the error log, or
+// an allocation refused although the memory is there) stops the study
+// with a HostFaultError that names the limit and the fix, and teaches the
+// engine nothing: the next configuration, however large, is started, not
+// rejected before start. An allocation the host's memory cannot give is
+// the configuration's fault and is learned.
+func TestHostFaultTeachesNothing(t *testing.T) {
+	aio := "2026-12-06 10:00:01 0 [ERROR] InnoDB: io_setup() failed with EAGAIN after 5 attempts.\n2026-12-06 10:00:01 0 [ERROR] Aborting\n"
+	mmap := "2026-12-06 10:00:01 0 [ERROR] InnoDB: mmap(2147483648 bytes) failed; errno 12\n"
+	refuse := func(log string) error {
+		se := &runner.StartError{Reason: "server exited (exit status 1)", Excerpt: log, Diagnosis: runner.DiagnoseStartLog(log)}
+		return &Refused{Failure: se.Error(), ErrorLog: log, Cause: se.Diagnosis.Cause, Limit: se.Diagnosis.Limit, Fix: se.Diagnosis.Fix}
+	}
+	for _, tc := range []struct {
+		name      string
+		log       string
+		available int64
+		host      string // what the HostFaultError names; "" when the configuration's fault
+	}{
+		{"aio limit", aio, 16 << 30, "fs.aio-max-nr"},
+		{"memory the host has", mmap, 16 << 30, "ulimit -v"},
+		{"memory the host lacks", mmap, 3 << 30, ""},
+	} {
+		ft := &fakeTarget{}
+		ft.apply = func(cfg space.Config) (Applied, error) {
+			if ft.applies == 1 {
+				return Applied{}, refuse(tc.log)
+			}
+			return Applied{}, &Refused{Failure: "some other refusal"}
+		}
+		e := &Engine{Target: ft, Space: space.Default(), MaxConnections: 20, Available: func() int64 { return tc.available }}
+		out, err := e.Run(context.Background(), search.Trial{Number: 4, Params: space.Config{"innodb_buffer_pool_size": "2G"}})
+		var hf *HostFaultError
+		switch {
+		case tc.host != "" && (!errors.As(err, &hf) || !strings.Contains(err.Error(), tc.host) || hf.Fix == "" || !strings.Contains(err.Error(), "run the same command to resume")):
+			t.Errorf("%s: err %v (outcome %q), want a HostFaultError naming %s and the fix", tc.name, err, out.Failure, tc.host)
+		case tc.host == "" && (err != nil || !strings.Contains(out.Failure, "configuration rejected for a resource")):
+			t.Errorf("%s: err %v, failure %q: want the trial failed for its memory", tc.name, err, out.Failure)
+		}
+		// A larger configuration next: started unless the memory was learned.
+		out, err = e.Run(context.Background(), search.Trial{Number: 5, Params: space.Config{"innodb_buffer_pool_size": "4G"}})
+		if err != nil {
+			t.Fatalf("%s: second trial: %v", tc.name, err)
+		}
+		if learned := out.Rejected && ft.applies == 1; learned != (tc.host == "") {
+			t.Errorf("%s: after it a larger configuration was rejected before start: %v (%q, %d applies)", tc.name, learned, out.Failure, ft.applies)
+		}
+	}
+}

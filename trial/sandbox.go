@@ -300,7 +300,7 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 		if s.killedForMemory() {
 			return nil, "", outOfMemory(cg, "at start", se.Error(), se.Excerpt)
 		}
-		return nil, "", &Refused{Failure: se.Error(), ErrorLog: se.Excerpt, Cause: se.Diagnosis.Cause}
+		return nil, "", &Refused{Failure: se.Error(), ErrorLog: se.Excerpt, Cause: se.Diagnosis.Cause, Limit: se.Diagnosis.Limit, Fix: se.Diagnosis.Fix}
 	}
 	if err != nil {
 		s.removeDatadir(datadir)
@@ -328,7 +328,8 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 			if s.killedForMemory() {
 				return nil, "", outOfMemory(cg, "while loading the buffer pool", "buffer pool load: "+err.Error(), excerpt)
 			}
-			return nil, "", &Refused{Failure: "buffer pool load: " + err.Error(), ErrorLog: excerpt, Cause: runner.DiagnoseStartLog(excerpt).Cause}
+			d := runner.DiagnoseStartLog(excerpt)
+			return nil, "", &Refused{Failure: "buffer pool load: " + err.Error(), ErrorLog: excerpt, Cause: d.Cause, Limit: d.Limit, Fix: d.Fix}
 		}
 		if !load.Loaded && s.Logf != nil {
 			s.Logf("warning: trial %d starts cold: the server did not load the buffer pool page list (%s)", req.Trial.Number, load.Status)
@@ -343,7 +344,7 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 // (runner.CauseOutOfMemory).
 func outOfMemory(cg *runner.Cgroup, when, failure, excerpt string) *Refused {
 	return &Refused{Failure: fmt.Sprintf("out of memory: the kernel killed the server %s at the host profile's %s (%s)", when, cg, failure),
-		ErrorLog: excerpt, Cause: runner.CauseOutOfMemory}
+		ErrorLog: excerpt, Cause: runner.CauseOutOfMemory, ProfileKill: true}
 }
 
 // killedForMemory reports whether the kernel killed a process of the

@@ -18,10 +18,18 @@ type minimizeOptions struct {
 	searchOptions
 }
 
-// minimizeRefused are search flags minimize cannot honour.
-var minimizeRefused = []string{"budget", "trials", "seed", "strategy", "warm-start", "prune", "seed-from", "minimize", "minimize-share"}
+// minimizeRefused are search flags minimize cannot honour: those of the
+// search, and (minimizeKept) the study's re-measurement policy, which
+// minimize takes from the study.
+var (
+	minimizeRefused = append([]string{"budget", "trials", "seed", "strategy", "warm-start", "prune", "seed-from", "minimize", "minimize-share"}, minimizeKept...)
+	minimizeKept    = []string{"confirm", "recheck-every", "ab-pairs", "ab-share"}
+)
 
 func (o *minimizeOptions) config(fs *pflag.FlagSet) (study.Config, error) {
+	if err := refuse(fs, "minimize re-measures only its own steps: the study's best and its re-measurement policy are the study's", minimizeKept...); err != nil {
+		return study.Config{}, err
+	}
 	if err := refuse(fs, "minimize runs no search: it measures the minimisation of the finished study's best to its end (search's --minimize runs it within a budget)", minimizeRefused...); err != nil {
 		return study.Config{}, err
 	}

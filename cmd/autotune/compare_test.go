@@ -181,6 +181,33 @@ func TestCompareRefusesOtherWorkloads(t *testing.T) {
 	}
 	golden(t, "compare-refused.golden", []byte(strings.NewReplacer(db, "trials.db", ro, "ro.db").Replace(err.Error())+"\n"))
 
+	// The same workload, searched with --durability relaxed: kept apart.
+	fdb, err := storage.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fix, _, err := fdb.Study(ctx, "fix")
+	fdb.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := fix.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Space = &storage.SpaceManifest{Durability: "relaxed"}
+	rel := filepath.Join(t.TempDir(), "relaxed.db")
+	if s, err = storage.Open(rel); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateStudy(ctx, storage.Study{Name: "fix", Settings: m.JSON(), Cores: 2, RAMBytes: 24 << 30, Created: fixtureT0}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := compareOut(t, []string{"fix", rel + ":fix"}, db); err == nil || !study.IsUsage(err) || !strings.Contains(err.Error(), "durability strict vs relaxed") {
+		t.Errorf("strict against relaxed: err %v, want a usage error naming the durability", err)
+	}
+
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -42,9 +42,11 @@ func TestMinimizeCommandEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	common := []string{"--study", "min", "--db", dbPath, "--workdir", work, "--space", spaceFile, "--baseline-cnf", cnf,
-		"--tables", "2", "--table-size", "5000", "--threads", "4", "--warmup", "2s", "--duration", "4s", "--steady-block", "1s",
-		"--confirm", "0", "--recheck-every", "0", "--ab-pairs", "2"}
-	p := startAutotune(t, bin, append([]string{"search", "--minimize=false", "--trials", "4", "--seed", "3", "--prune=false", "--warm-start=false"}, common...)...)
+		"--tables", "2", "--table-size", "5000", "--threads", "4", "--warmup", "2s", "--duration", "4s", "--steady-block", "1s"}
+	// The re-measurement policy is the study's: minimize takes it from
+	// the study (and refuses the flags).
+	p := startAutotune(t, bin, append([]string{"search", "--minimize=false", "--trials", "4", "--seed", "3", "--prune=false", "--warm-start=false",
+		"--confirm", "0", "--recheck-every", "0", "--ab-pairs", "2"}, common...)...)
 	if code, out := p.wait(t, 8*time.Minute); code != 0 {
 		t.Fatalf("search exit %d:\n%s", code, out)
 	}
