@@ -45,7 +45,8 @@ type Confirmation struct {
 	// Repeats is --confirm: re-measurements of a trial that beats the
 	// incumbent. Its estimate is then the mean of those re-measurements
 	// alone (the first measurement, selected because it was high, is left
-	// out: winner's curse).
+	// out: winner's curse). ConfirmAuto chooses them for each search
+	// trial from the run-to-run noise measured before it (Needed).
 	Repeats int
 	// RecheckEvery re-measures the baseline after every RecheckEvery
 	// search trials (0: never).
@@ -77,8 +78,8 @@ func (c *Confirmation) Validate() error {
 	switch {
 	case c == nil:
 		return nil
-	case c.Repeats < 0:
-		return fmt.Errorf("confirm %d: want >= 0", c.Repeats)
+	case c.Repeats < 0 && c.Repeats != ConfirmAuto:
+		return fmt.Errorf("confirm %d: want >= 0 or ConfirmAuto", c.Repeats)
 	case c.RecheckEvery < 0:
 		return fmt.Errorf("recheck every %d trials: want >= 0", c.RecheckEvery)
 	case c.ABPairs < 0 || c.ABPairs > MaxABPairs:
@@ -89,11 +90,68 @@ func (c *Confirmation) Validate() error {
 	return nil
 }
 
-func (c *Confirmation) repeats() int {
-	if c == nil {
+// ConfirmAuto as Confirmation.Repeats chooses each search trial's
+// confirmations from the noise (Needed).
+const ConfirmAuto = -1
+
+// Auto confirmation: a search trial gets one confirmation when the
+// run-to-run noise of one measurement's score, pooled over the
+// configurations measured twice or more before it started, is at most
+// AutoConfirmSE (one re-measurement then estimates the candidate to
+// within it), else AutoConfirmMax; until the noise rests on
+// AutoConfirmMinDoF degrees of freedom it gets AutoConfirmPrior. In
+// general ⌈(noise/AutoConfirmSE)²⌉ clamped to 1..AutoConfirmMax.
+//
+// bench-search (30 seeds, 100 measurements; host, sparse and db at 1.5 %,
+// 3 %, their own 6-10 % and 12 % noise; docs/strategies.md, "How many
+// confirmations"): at low noise one confirmation did as well as two and
+// leaves measurements to the search; at high noise three or four did not
+// beat two (on db at 12 % they did worse), so two is the cap.
+const (
+	AutoConfirmSE     = 0.045
+	AutoConfirmMax    = 2
+	AutoConfirmPrior  = 2
+	AutoConfirmMinDoF = 4
+)
+
+// Needed returns the confirmations a search trial that starts after
+// trials needs before it may become the best: Repeats, or under
+// ConfirmAuto the count the measured noise asks for (see AutoConfirmSE);
+// 0 for a nil policy.
+func (c *Confirmation) Needed(trials []Trial) int {
+	switch {
+	case c == nil:
 		return 0
+	case c.Repeats != ConfirmAuto:
+		return c.Repeats
 	}
-	return c.Repeats
+	sd, df := ScoreNoise(trials)
+	if df < AutoConfirmMinDoF {
+		return AutoConfirmPrior
+	}
+	n := int(math.Ceil(sd*sd/(AutoConfirmSE*AutoConfirmSE) - 1e-9))
+	return min(max(n, 1), AutoConfirmMax)
+}
+
+// confirms reports whether the policy confirms new bests at all.
+func (c *Confirmation) confirms() bool {
+	return c != nil && c.Repeats != 0
+}
+
+// ScoreNoise returns the run-to-run noise of one measurement's score (the
+// standard deviation of its natural log, so 0.03 is about 3 %) pooled over
+// the configurations measured twice or more among trials (the final A/B
+// and minimisation runs left out), and its degrees of freedom (0, 0
+// before any configuration was measured twice).
+func ScoreNoise(trials []Trial) (sd float64, df int) {
+	var b bestTracker
+	for _, u := range trials {
+		b.add(u)
+	}
+	if b.df == 0 {
+		return 0, 0
+	}
+	return math.Sqrt(math.Max(0, b.ss) / float64(b.df)), b.df
 }
 
 // Estimate is what a study believes about one configuration: all complete
@@ -555,7 +613,7 @@ func (c *Confirmation) followUp(trials []Trial, horizon int) (Proposal, RepeatLi
 			return Proposal{Config: baseParams.Clone(), Kind: Recheck, Handle: -1}, RepeatLink{RepeatOf: base}, true
 		}
 	}
-	if c.Repeats > 0 && horizon >= raceMinHorizon && measuredRuns(trials) >= raceFrom(horizon) && countFinished(trials) < horizon && !lastIsRace(trials) {
+	if c.confirms() && horizon >= raceMinHorizon && measuredRuns(trials) >= raceFrom(horizon) && countFinished(trials) < horizon && !lastIsRace(trials) {
 		if rep, ok := raceRun(trials); ok && !running(Repeat, rep.Number) {
 			return Proposal{Config: rep.Params.Clone(), Kind: Repeat, Handle: -1}, RepeatLink{RepeatOf: rep.Number}, true
 		}
@@ -800,7 +858,7 @@ func warmTrial(trials []Trial) (Trial, bool) {
 // the trials that count towards the cap, the baseline included), and how
 // many of them are final A/B runs:
 //
-//   - Repeats Confirm runs for each expected new best among the coming
+//   - Needed Confirm runs for each expected new best among the coming
 //     search trials: H(finished+search) − H(finished) of them, H the
 //     harmonic number (the expected number of records among exchangeable
 //     draws; the baseline is the first record and needs none);
@@ -814,8 +872,8 @@ func (c *Confirmation) plannedRuns(trials []Trial, goal measure.Goal, finished, 
 		return 0, 0
 	}
 	expected := 0.0
-	if c.Repeats > 0 && search > 0 {
-		expected += float64(c.Repeats) * (harmonic(finished+search) - harmonic(max(1, finished)))
+	if n := c.Needed(trials); n > 0 && search > 0 {
+		expected += float64(n) * (harmonic(finished+search) - harmonic(max(1, finished)))
 	}
 	if c.RecheckEvery > 0 {
 		expected += float64(search / c.RecheckEvery)
@@ -933,8 +991,13 @@ func (c *Confirmation) nextAB(trials []Trial, goal measure.Goal, budget, left ti
 // Verdict describes what a finished re-measurement settled, for the
 // progress display: "" when it settled nothing yet. After the last Confirm
 // run of a candidate it says whether the candidate became the best or was
-// demoted; after a Recheck it reports the baseline's drift.
+// demoted; after a Recheck it reports the baseline's drift. After a
+// search trial that needs another number of confirmations than the one
+// before it (ConfirmAuto: the noise moved) it says so, with the noise.
 func Verdict(trials []Trial, t Trial) string {
+	if t.ConfirmNeeded > 0 && !t.Kind.Extra() && t.Kind != Baseline {
+		return confirmChange(trials, t)
+	}
 	switch t.Kind {
 	case Confirm:
 		idx := -1
@@ -1017,4 +1080,28 @@ func raceVerdict(trials []Trial, cand Trial, e Estimate) string {
 	}
 	return fmt.Sprintf("close race: trial %d re-measured, %.1f (mean of %d) against #%d's %.1f (mean of %d): #%d is the best",
 		cand.Number, e.Score, e.N, rival.Number, rival.Score, EstimateOf(trials, rival).N, best.Number)
+}
+
+// confirmChange describes a change in the confirmations a new best needs
+// at search trial t ("" when t needs as many as the search trial before
+// it, or is the first to need any): the count before and now, and the
+// run-to-run noise of the score measured before t began.
+func confirmChange(trials []Trial, t Trial) string {
+	i := slices.IndexFunc(trials, func(u Trial) bool { return u.Number == t.Number })
+	if i < 0 {
+		return ""
+	}
+	for j := i - 1; j >= 0; j-- {
+		u := trials[j]
+		if u.ConfirmNeeded == 0 || u.Kind.Extra() || u.Kind == Baseline {
+			continue
+		}
+		if u.ConfirmNeeded == t.ConfirmNeeded {
+			return ""
+		}
+		sd, df := ScoreNoise(trials[:i])
+		return fmt.Sprintf("a new best now needs %d confirmation(s), was %d: the score's run-to-run noise is %.1f %% (%d degrees of freedom)",
+			t.ConfirmNeeded, u.ConfirmNeeded, sd*100, df)
+	}
+	return ""
 }

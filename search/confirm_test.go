@@ -829,3 +829,97 @@ func BenchmarkFollowUp(b *testing.B) {
 		c.followUp(trials, 1100)
 	}
 }
+
+// noisyTrials returns complete trials of configs configurations, each
+// measured twice at 1000·e^{±d} with d = sd/√2, so that the pooled noise
+// of a measurement's log score is sd on configs degrees of freedom.
+func noisyTrials(configs int, sd float64) []Trial {
+	var out []Trial
+	d := sd / math.Sqrt2
+	for i := range configs {
+		for _, sign := range []float64{1, -1} {
+			v := 1000 * math.Exp(sign*d)
+			out = append(out, Trial{Number: len(out), State: Complete, Kind: Sampled, Params: cfg(strconv.Itoa(i)), Outcome: measure.Outcome{Score: v, MeanTPS: v}})
+		}
+	}
+	return out
+}
+
+func TestAutoConfirmFollowsTheNoise(t *testing.T) {
+	auto := &Confirmation{Repeats: ConfirmAuto}
+	for _, tc := range []struct {
+		name   string
+		c      *Confirmation
+		trials []Trial
+		want   int
+	}{
+		{"off", nil, noisyTrials(5, 0.01), 0},
+		{"a fixed count whatever the noise", &Confirmation{Repeats: 3}, noisyTrials(5, 0.01), 3},
+		{"noise not measured", auto, nil, AutoConfirmPrior},
+		{"noise on too few degrees of freedom", auto, noisyTrials(AutoConfirmMinDoF-1, 0.01), AutoConfirmPrior},
+		{"1 % noise", auto, noisyTrials(5, 0.01), 1},
+		{"at the target", auto, noisyTrials(5, AutoConfirmSE), 1},
+		{"5 % noise", auto, noisyTrials(5, 0.05), 2},               // (5/4.5)² = 1.23: two
+		{"12 % noise", auto, noisyTrials(5, 0.12), AutoConfirmMax}, // 7.1, capped
+	} {
+		if got := tc.c.Needed(tc.trials); got != tc.want {
+			t.Errorf("%s: %d confirmations, want %d", tc.name, got, tc.want)
+		}
+	}
+	if sd, df := ScoreNoise(noisyTrials(5, 0.07)); math.Abs(sd-0.07) > 1e-9 || df != 5 {
+		t.Errorf("ScoreNoise = %g on %d df, want 0.07 on 5", sd, df)
+	}
+	if err := auto.Validate(); err != nil {
+		t.Errorf("Validate(auto) = %v", err)
+	}
+	if err := (&Confirmation{Repeats: -2}).Validate(); err == nil {
+		t.Error("Validate(-2) = nil, want an error")
+	}
+}
+
+// TestAutoConfirmIsStoredPerTrial: under ConfirmAuto a study's search
+// trials need AutoConfirmPrior confirmations until the noise is measured
+// (here by the warm start's confirmations), then what the noise asks for
+// (1 at 1 % noise), each stored with its trial.
+func TestAutoConfirmIsStoredPerTrial(t *testing.T) {
+	vals := map[string][]float64{"base": {1000, 1010, 990}, "0": {1100, 1110, 1090, 1105, 1095}}
+	var cfgs []space.Config
+	for i := 1; i <= 6; i++ {
+		v := float64(1000 + 30*i)
+		vals[strconv.Itoa(i)] = []float64{v, v * 1.01, v * 0.99}
+		cfgs = append(cfgs, cfg(strconv.Itoa(i)))
+	}
+	obj, _ := measured(vals)
+	store := newMemStore()
+	s := &Study{Name: "s", Strategy: &script{cfgs: cfgs}, Objective: obj, Store: store, MaxTrials: 8,
+		Confirm: &Confirmation{Repeats: ConfirmAuto}, WarmStart: []Proposal{{Config: cfg("0"), Kind: Expert, Handle: -1}}}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sawPrior, sawOne := false, false
+	for _, tr := range res.Trials {
+		if tr.Kind.Extra() || tr.Kind == Baseline {
+			continue
+		}
+		before := res.Trials[:slices.IndexFunc(res.Trials, func(u Trial) bool { return u.Number == tr.Number })]
+		want := (&Confirmation{Repeats: ConfirmAuto}).Needed(before)
+		if tr.ConfirmNeeded != want {
+			t.Errorf("trial %d (%s) needs %d confirmations, want %d", tr.Number, tr.Kind, tr.ConfirmNeeded, want)
+		}
+		sawPrior = sawPrior || tr.ConfirmNeeded == AutoConfirmPrior
+		sawOne = sawOne || tr.ConfirmNeeded == 1
+	}
+	var changes []string
+	for _, tr := range res.Trials {
+		if n := Verdict(res.Trials, tr); strings.HasPrefix(n, "a new best now needs") {
+			changes = append(changes, n)
+		}
+	}
+	if len(changes) != 1 || !strings.Contains(changes[0], "needs 1 confirmation(s), was 2: the score's run-to-run noise is 1.") {
+		t.Errorf("notes of the change: %q, want one from 2 to 1 at about 1 %% noise", changes)
+	}
+	if !sawPrior || !sawOne {
+		t.Errorf("want trials needing %d (noise not yet measured) and 1 (1 %% noise): %v", AutoConfirmPrior, res.Trials)
+	}
+}

@@ -355,7 +355,7 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 			// before the final phase: without the room they took its
 			// time).
 			in.FinalExtra = time.Duration(abRuns)*(finalRunCost(trials, pl.TrialCost)-pl.TrialCost) +
-				time.Duration(s.Confirm.repeats())*pl.TrialCost
+				time.Duration(s.Confirm.Needed(trials))*pl.TrialCost
 		}
 		pl = MakePlan(in)
 	}

@@ -368,7 +368,7 @@ func countFinished(trials []Trial) int {
 // trial returns the Running trial of proposal p, numbered next.
 func (r *studyRun) trial(p Proposal, rep RepeatLink) Trial {
 	s := r.s
-	t := newTrial(s.Name, r.next, p, rep, r.now(), s.Confirm)
+	t := newTrial(s.Name, r.next, p, rep, r.now(), s.Confirm.Needed(r.trials))
 	// A configuration measured before is being re-measured (a strategy's
 	// repeat of its incumbent, a re-proposal): its estimate needs the
 	// whole run, or pruning would bias it.
@@ -382,11 +382,11 @@ func (r *studyRun) trial(p Proposal, rep RepeatLink) Trial {
 // newTrial returns the Running trial number of study that measures
 // proposal p's configuration as it is (shaped already: Shape.Of), started
 // at start, linked by rep to the trial it repeats. A search trial needs
-// the policy conf's confirmations before it may become the best.
-func newTrial(study string, number int, p Proposal, rep RepeatLink, start time.Time, conf *Confirmation) Trial {
+// need confirmations (Confirmation.Needed) before it may become the best.
+func newTrial(study string, number int, p Proposal, rep RepeatLink, start time.Time, need int) Trial {
 	t := Trial{Study: study, Number: number, State: Running, Kind: p.Kind, Source: p.Source, Why: p.Why, Params: p.Config, Started: start, RepeatLink: rep}
 	if !p.Kind.Extra() && p.Kind != Baseline {
-		t.ConfirmNeeded = conf.repeats()
+		t.ConfirmNeeded = need
 	}
 	return t
 }

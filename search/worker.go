@@ -148,7 +148,7 @@ func (w *Worker) Run(ctx context.Context) (WorkerResult, error) {
 			if c != Run || err != nil {
 				return Trial{}, c, err
 			}
-			return newTrial(w.Name, next, p, rep, time.Now(), w.Confirm), Run, nil
+			return newTrial(w.Name, next, p, rep, time.Now(), w.Confirm.Needed(trials)), Run, nil
 		}
 		t, c, stale, err := w.Store.Claim(ctx, w.Name, choose)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/autotune/autotune/internal/lab"
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/study"
 )
 
@@ -29,7 +30,7 @@ type benchSearchOptions struct {
 	trials     int
 	warm       string
 	parallel   int
-	confirm    int
+	confirm    confirmCount
 }
 
 func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
@@ -46,7 +47,8 @@ func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.trials, "trials", 100, "search trials per run, baseline included; the tables cut each run at this many measurements (re-measurements count)")
 	fs.StringVar(&o.warm, "warm-start", "both", "runs with the expert warm start: both, on or off")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "runs at a time")
-	fs.IntVar(&o.confirm, "confirm", 2, "re-measurements of a new best before it counts, as search's --confirm: every run (peers included) goes through that policy and the recommendation is what a study would export (0: the configuration with the best mean)")
+	o.confirm = search.ConfirmAuto
+	fs.Var(&o.confirm, "confirm", "re-measurements of a new best before it counts, as search's --confirm (a count or auto): every run (peers included) goes through that policy and the recommendation is what a study would export (0: the configuration with the best mean)")
 }
 
 // validate checks the flags; fs (nil in tests that set fields directly)
@@ -95,8 +97,6 @@ func (o *benchSearchOptions) validate(fs *pflag.FlagSet) error {
 		return usagef("--trials %d: want at least 3", o.trials)
 	case o.warm != "both" && o.warm != "on" && o.warm != "off":
 		return usagef("--warm-start %q: want both, on or off", o.warm)
-	case o.confirm < 0:
-		return usagef("--confirm %d: want >= 0", o.confirm)
 	case o.parallel < 1:
 		return usagef("--parallel %d: want at least 1", o.parallel)
 	case o.noise != 0 && !(o.noise > 0 && o.noise < 1):
@@ -153,7 +153,7 @@ multivariate TPE run as peers with --strategies optuna-tpe,optuna-mtpe
 
 // runBenchSearch hands the options to study.RunBenchSearch.
 func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) error {
-	ho := lab.Options{Strategies: o.strategies, Seeds: o.seeds, FirstSeed: o.firstSeed, Trials: o.trials, Parallel: o.parallel, Confirm: o.confirm}
+	ho := lab.Options{Strategies: o.strategies, Seeds: o.seeds, FirstSeed: o.firstSeed, Trials: o.trials, Parallel: o.parallel, Confirm: int(o.confirm)}
 	switch o.warm {
 	case "both":
 		ho.Warm = []bool{false, true}

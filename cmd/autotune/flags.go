@@ -281,7 +281,7 @@ func (m *measureFlags) apply(c *study.Config) error {
 type searchFlags struct {
 	strategy     string
 	warmStart    bool
-	confirm      int
+	confirm      confirmCount
 	recheckEvery int
 	abPairs      int
 	abShare      float64
@@ -322,7 +322,8 @@ func (o *searchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.strategy, "strategy", "hybrid", "search strategy: "+strings.Join(strategy.StrategyNames(), ", ")+
 		" (hybrid: screening, then a model-guided local search alternating with multivariate TPE over every knob and the model's best configuration, then a race of the two best)")
 	fs.BoolVar(&o.warmStart, "warm-start", true, "measure an expert configuration derived from the host and the dataset right after the baseline")
-	fs.IntVar(&o.confirm, "confirm", 2, "re-measure a trial that beats the best this many times before it becomes the best, up to twice as many in a close race with it (0 = off)")
+	o.confirm = search.ConfirmAuto
+	fs.Var(&o.confirm, "confirm", "re-measure a trial that beats the best this many times before it becomes the best, up to twice as many in a close race with it (0 = off; auto: 1 while the score's run-to-run noise the study has measured is at most 4.5 %, else 2, and 2 until it is measured)")
 	fs.IntVar(&o.recheckEvery, "recheck-every", 10, "re-measure the baseline after every N trials so drift of the machine shows (0 = never)")
 	fs.IntVar(&o.abPairs, "ab-pairs", 6, "final interleaved best/baseline pairs (A B, B A, ...) that give the gain on the objective with a 95 % confidence interval; 6 pairs give about ±10 % at this kind of machine's 7 % run-to-run noise; fewer (at least 3) when the run-to-run noise the study measured gives ±3 % with fewer (0 with --ab-share 0 = none); with an expert warm start other than the best, rounds of three that measure it too (best, baseline, warm start, rotated)")
 	fs.Float64Var(&o.abShare, "ab-share", 0.1, "share of --budget reserved for the final A/B pairs (at least --ab-pairs of them)")
@@ -335,8 +336,6 @@ func (o *searchFlags) apply(c *study.Config) error {
 	switch {
 	case !slices.Contains(strategy.StrategyNames(), o.strategy):
 		return usagef("--strategy %q: want one of %s", o.strategy, strings.Join(strategy.StrategyNames(), ", "))
-	case o.confirm < 0 || o.confirm > 20:
-		return usagef("--confirm %d: want 0..20", o.confirm)
 	case o.recheckEvery < 0:
 		return usagef("--recheck-every %d: want >= 0 (0 = never)", o.recheckEvery)
 	case o.abPairs < 0 || o.abPairs > search.MaxABPairs:
@@ -351,7 +350,7 @@ func (o *searchFlags) apply(c *study.Config) error {
 		}
 	}
 	c.Strategy, c.WarmStart, c.Measure.Prune = o.strategy, o.warmStart, o.prune
-	c.Measure.Confirm, c.Measure.RecheckEvery, c.Measure.ABPairs, c.Measure.ABShare = o.confirm, o.recheckEvery, o.abPairs, o.abShare
+	c.Measure.Confirm, c.Measure.RecheckEvery, c.Measure.ABPairs, c.Measure.ABShare = int(o.confirm), o.recheckEvery, o.abPairs, o.abShare
 	return o.minimize.apply(c)
 }
 
@@ -540,3 +539,30 @@ func refuse(fs *pflag.FlagSet, why string, names ...string) error {
 	}
 	return nil
 }
+
+// confirmCount is a --confirm value: a count of re-measurements (0..20)
+// or "auto" (search.ConfirmAuto).
+type confirmCount int
+
+func (c *confirmCount) String() string {
+	if *c == search.ConfirmAuto {
+		return "auto"
+	}
+	return strconv.Itoa(int(*c))
+}
+
+// Set parses "auto" or a count 0..20; the error names what was expected.
+func (c *confirmCount) Set(s string) error {
+	if s == "auto" {
+		*c = search.ConfirmAuto
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 20 {
+		return fmt.Errorf("want auto or a count 0..20")
+	}
+	*c = confirmCount(n)
+	return nil
+}
+
+func (c *confirmCount) Type() string { return "count|auto" }

@@ -169,6 +169,8 @@ func TestSearchFlagValidation(t *testing.T) {
 		{[]string{"--objective", "latency"}, "--objective"},
 		{[]string{"--max-p95", "-1"}, "--max-p95"},
 		{[]string{"--confirm", "-1"}, "--confirm"},
+		{[]string{"--confirm", "21"}, "want auto or a count 0..20"},
+		{[]string{"--confirm", "often"}, "want auto or a count 0..20"},
 		{[]string{"--bench-cmd", "x {nope}"}, "unknown placeholder"},
 		{[]string{"--bench-cmd", "'"}, "--bench-cmd"},
 		{[]string{"--steady-block", "1500ms"}, "--steady-block"},
@@ -194,6 +196,7 @@ func TestSearchFlagValidation(t *testing.T) {
 		{[]string{"--benchmark", "tpcc"}, "--benchmark tpcc runs --workload tpcc"},
 	} {
 		cmd := newSearchCmd()
+		cmd.SetFlagErrorFunc(flagError) // as under the root command
 		cmd.SetArgs(append([]string{"--trials", "3"}, tc.args...))
 		cmd.SetOut(new(bytes.Buffer))
 		cmd.SetErr(new(bytes.Buffer))

@@ -23,9 +23,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 verify could not show a gain, 130 interrup
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{Err: err}
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd(), newKnobsCmd(), newWorkerCmd(), newBenchSearchCmd(), newDiffCmd(), newNoiseCmd(), newVerifyCmd(), newMinimizeCmd())
 	root.AddCommand(newReportCmd(), newStudiesCmd(), newShowCmd(), newCaptureCmd(), newGenDocsCmd())
 	root.AddCommand(newCompareCmd())
@@ -36,6 +34,9 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 verify could not show a gain, 130 interrup
 	usageArgs(root)
 	return root
 }
+
+// flagError makes a flag's parse error a usage error (exit 2).
+func flagError(_ *cobra.Command, err error) error { return usageError{Err: err} }
 
 // finiteFloats refuses (exit 2) a float flag given as NaN or ±Inf, which
 // strconv.ParseFloat (and so pflag) accepts and which every range check

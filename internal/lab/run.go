@@ -57,7 +57,7 @@ type Options struct {
 	// Parallel is the number of runs at a time (≤ 0: 1).
 	Parallel int
 	// Confirm is the study's --confirm (search.Confirmation.Repeats): with
-	// Confirm > 0 every run, peers included, goes through that
+	// Confirm != 0 (a count, or search.ConfirmAuto) every run, peers included, goes through that
 	// re-measurement policy and the recommendation is what a study
 	// exports (search.Incumbents: pooled estimates, a new best counts
 	// only once confirmed, its lucky first measurement left out). With 0
@@ -129,7 +129,7 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 	// As a real study (study.Run): every configuration repaired and
 	// recorded in its canonical form.
 	study := &search.Study{Name: "harness", Strategy: st, Objective: obj, Store: &search.MemoryStore{}, MaxTrials: trials, WarmStart: ws, Space: sp}
-	if confirm > 0 {
+	if confirm != 0 {
 		study.Confirm = &search.Confirmation{Repeats: confirm}
 	}
 	res, err := study.Run(ctx)
@@ -228,7 +228,7 @@ func judgeErr(l Landscape) error {
 // trials (Run.Inc, as RunOne describes it).
 func incumbents(l Landscape, trials []search.Trial, sp *space.Space, confirm int) []float64 {
 	var r Run
-	if confirm > 0 {
+	if confirm != 0 {
 		for i, inc := range search.Incumbents(trials) {
 			if t := trials[i]; t.State != search.Complete && t.State != search.Failed {
 				continue
