@@ -69,7 +69,7 @@ func ImportanceCaveat(sp *space.Space, trials []Trial) string {
 	if len(cfgs) >= MinReliableConfigs && len(cfgs) >= varied+2 {
 		return ""
 	}
-	return fmt.Sprintf("from only %d distinct configurations varying %d knobs (a ranking rests on at least %d, and on more than the knobs varied plus 1): a hint of where to look, not a measure of each knob's effect",
+	return fmt.Sprintf("from only %d distinct configurations varying %d knobs, too few to separate the knobs' effects (that takes at least %d, and more than the knobs varied plus one): a hint of where to look, not a measure of each knob's effect",
 		len(cfgs), varied, MinReliableConfigs)
 }
 
