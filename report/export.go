@@ -73,6 +73,7 @@ func writeExport(w io.Writer, format string, sp *space.Space, st storage.Study, 
 		return err
 	}
 	sel.Durability = d
+	sel.Version, _ = space.ParseVersion(cmp.Or(best.ServerVersion, st.ServerVersion), "") // unknown: the catalogue's names
 	switch format {
 	case "cnf":
 		return writeCnf(w, sp, st, best, base, trials, now, sel)
@@ -114,6 +115,22 @@ type exportSelection struct {
 	// Durability is the crash safety of the written configuration, from
 	// its values (durabilityOf).
 	Durability exportDurability
+	// Version is the tuned server's release (zero when unknown): options
+	// and SET statements are written in its spelling (space.OptionName,
+	// space.VariableName).
+	Version space.Version
+}
+
+// option is the option file's name of knob name on the tuned server.
+func (s exportSelection) option(name string) string { return space.OptionName(name, s.Version) }
+
+// variable is the system variable of knob name on the tuned server (for
+// SET GLOBAL).
+func (s exportSelection) variable(name string) string {
+	if s.Version.IsZero() {
+		return name
+	}
+	return space.VariableName(name, s.Version)
 }
 
 // what names the written configuration in a header: "best" or "minimal".
@@ -331,7 +348,7 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 			static = append(static, k)
 			continue
 		}
-		fmt.Fprintf(w, "-- %s\n%s %s = %s;%s\n", k.note(), verb, k.Name, sqlValue(k.Knob, k.Value), inline("  -- ", sel.comment(k.Name)))
+		fmt.Fprintf(w, "-- %s\n%s %s = %s;%s\n", k.note(), verb, sel.variable(k.Name), sqlValue(k.Knob, k.Value), inline("  -- ", sel.comment(k.Name)))
 	}
 	if len(opts) == 0 {
 		fmt.Fprintln(w, "-- nothing to change: the trial's options are the baseline's")
@@ -339,7 +356,7 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 	if len(static) > 0 {
 		fmt.Fprintln(w, "-- static knobs: not settable at runtime, they need the option file and a server restart:")
 		for _, k := range static {
-			fmt.Fprintf(w, "--   %s = %s  -- %s%s\n", k.Name, k.Render(k.Value), k.note(), inline("; ", sel.comment(k.Name)))
+			fmt.Fprintf(w, "--   %s = %s  -- %s%s\n", sel.option(k.Name), k.Render(k.Value), k.note(), inline("; ", sel.comment(k.Name)))
 		}
 		if persist {
 			fmt.Fprintln(w, "-- (on MySQL 8.0+, SET PERSIST_ONLY name = value; records them for the next restart)")
@@ -472,7 +489,7 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	}
 	fmt.Fprintln(w, "[mysqld]")
 	for _, k := range opts {
-		fmt.Fprintf(w, "# %s\n%s = %s%s\n", k.note(), k.Name, space.FormatOptionValue(k.Render(k.Value)), inline("  # ", sel.comment(k.Name)))
+		fmt.Fprintf(w, "# %s\n%s = %s%s\n", k.note(), sel.option(k.Name), space.FormatOptionValue(k.Render(k.Value)), inline("  # ", sel.comment(k.Name)))
 	}
 	return nil
 }
@@ -547,13 +564,13 @@ type exportDoc struct {
 	// final A/B phase's rounds (search.WarmStartGain); absent without 2
 	// complete rounds of it. Rules says it in words, or why there is none
 	// (RulesText: no warm start, the best is the warm start, ...).
-	RulesGain     *exportGain `json:"gain_over_warm_start,omitempty"`
+	RulesGain *exportGain `json:"gain_over_warm_start,omitempty"`
 	// Durability is the crash safety of the written configuration, from
 	// its own values: its tier, each knob that gives crash safety up and
 	// what a crash can lose with it.
-	Durability *exportDurabilityDoc `json:"durability"`
-	Rules         string      `json:"warm_start,omitempty"`
-	ServerVersion string      `json:"server_version"`
+	Durability    *exportDurabilityDoc `json:"durability"`
+	Rules         string               `json:"warm_start,omitempty"`
+	ServerVersion string               `json:"server_version"`
 	// Minimal, present when the export is the minimal configuration,
 	// holds the minimisation: every step with the knobs it reverted, its
 	// verdict and its measured contribution (percent, 95 % interval).

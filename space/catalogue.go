@@ -188,8 +188,11 @@ func Catalogue() []Knob {
 		{
 			Name: "innodb_log_file_size", Seed: "4.6", Group: "innodb", Kind: Bytes,
 			Min: 32 * mib, Max: 4 * gib, Scale: Log, Step: mib, Default: "100663296", Unit: "bytes", Dynamic: true,
-			Source: kbInnoDB + "innodb_log_file_size (default 96M since 10.5; dynamic since 10.9: online resize)",
-			Help:   "redo log size; larger means fewer checkpoint flushes, longer recovery",
+			Avail: []Avail{{Flavor: MariaDB}, {Flavor: MySQL, Until: "8.0.30"},
+				{Flavor: MySQL, Since: "8.0.30", Variable: "innodb_redo_log_capacity", Option: "innodb_redo_log_capacity"}},
+			Source: kbInnoDB + "innodb_log_file_size (default 96M since 10.5; dynamic since 10.9: online resize); " + myInnoDB +
+				"innodb_redo_log_capacity (8.0.30+: replaces innodb_log_file_size and innodb_log_files_in_group, which are then ignored when it is set and removed in 9.0; before 8.0.30 MySQL's innodb_log_file_size is the size of each of innodb_log_files_in_group files)",
+			Help: "redo log size; larger means fewer checkpoint flushes, longer recovery",
 		},
 		{
 			Name: "innodb_log_buffer_size", Seed: "4.7", Group: "innodb", Kind: Bytes,
@@ -390,7 +393,7 @@ func Catalogue() []Knob {
 			Min: 1, Max: 4, Scale: Linear, Step: 1, Default: "2", Unit: "files",
 			Avail: []Avail{
 				{Flavor: MariaDB, Until: "10.5.2", Gone: "removed in MariaDB 10.5.2 (a single ib_logfile0); " + goneNoOp1011, Tolerated: true},
-				{Flavor: MySQL},
+				{Flavor: MySQL, Until: "8.0.30", Gone: "deprecated in MySQL 8.0.30, where innodb_redo_log_capacity (the innodb_log_file_size knob there) sizes the redo log and this count is ignored, and removed in 9.0", Tolerated: true},
 			},
 			Source: kbInnoDB + "innodb_log_files_in_group (ignored since 10.5.2, removed 10.6); " + myInnoDB + "innodb_log_files_in_group (deprecated 8.0.30)",
 			Help:   "number of redo log files",

@@ -98,6 +98,11 @@ type Avail struct {
 	// Variable is the system variable name in this range ("" = Knob.Name),
 	// e.g. "tx_isolation" for transaction_isolation on MariaDB < 11.1.1.
 	Variable string
+	// Option is the option's spelling in option files and on the command
+	// line in this range when it is not Knob.Name ("" = Knob.Name), e.g.
+	// "innodb_redo_log_capacity" for the redo log's size on MySQL 8.0.30
+	// and later (OptionName).
+	Option string
 	// Gone says what happens from Until on, in words shown to the user, e.g.
 	// "removed in MariaDB 10.6.0; the option is accepted as a no-op".
 	Gone string

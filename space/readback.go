@@ -55,6 +55,48 @@ func ServerWarnings(log string) map[string]string {
 	return out
 }
 
+// deprecationLines are the servers' messages that an option is ignored,
+// removed or deprecated, each with the submatches that name options:
+// MySQL 8.0.30+ on the redo log ("[MY-013869] Ignored deprecated
+// configuration parameter innodb_log_file_size. Used
+// innodb_redo_log_capacity instead." and "Deprecated configuration
+// parameters innodb_log_file_size and/or innodb_log_files_in_group have
+// been used to compute innodb_redo_log_capacity=N"), MySQL's general
+// "The syntax '--NAME' is deprecated and will be removed" ([MY-011069]),
+// MariaDB's "'NAME' was removed. It does nothing now" and "The parameter
+// NAME is deprecated and has no effect".
+var deprecationLines = []*regexp.Regexp{
+	regexp.MustCompile(`Ignored deprecated configuration parameter ([\w-]+)`),
+	regexp.MustCompile(`Deprecated configuration parameters ([\w-]+) and/or ([\w-]+) have been used`),
+	regexp.MustCompile(`The syntax '-*([\w-]+)' is deprecated and will be removed`),
+	regexp.MustCompile(`'-*([\w-]+)' was removed\. It does nothing now`),
+	regexp.MustCompile(`The parameter ([\w-]+) is deprecated and has no effect`),
+}
+
+// Deprecations extracts the options a server's start-up output or error
+// log says it ignores, removed or deprecated (deprecationLines), keyed by
+// name (dashes as underscores), each with the server's message from the
+// match on. A trial's knob among them does not tune what the study thinks
+// it tunes: such a knob fails the trial like an unknown variable.
+func Deprecations(log string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(log, "\n") {
+		for _, re := range deprecationLines {
+			m := re.FindStringSubmatchIndex(line)
+			if m == nil {
+				continue
+			}
+			msg := strings.TrimSpace(line[m[0]:])
+			for i := 2; i+1 < len(m); i += 2 {
+				if m[i] >= 0 {
+					out[strings.ReplaceAll(line[m[i]:m[i+1]], "-", "_")] = msg
+				}
+			}
+		}
+	}
+	return out
+}
+
 // serverBool reads a value the way the server's option parser reads a
 // boolean: ON/TRUE/1 and OFF/FALSE/0 in any case; ok is false for anything
 // else (which the server turns into OFF with a warning).

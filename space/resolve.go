@@ -184,7 +184,10 @@ func Resolve(cat []Knob, env Env) (*Space, error) {
 			return nil, err
 		}
 	}
-	s := &Space{index: map[string]int{}, fixed: Config{}, entries: entries}
+	s := &Space{index: map[string]int{}, fixed: Config{}, entries: entries, version: env.Version}
+	if env.Server != nil {
+		s.version = env.Server.Version
+	}
 	for _, e := range entries {
 		switch e.Status {
 		case Tunable:
@@ -599,6 +602,30 @@ func ToleratedOption(name string, v Version) bool {
 		}
 	}
 	return false
+}
+
+// OptionName returns the option that sets knob name on a server of
+// version v: the Option of the catalogue's availability row for v, else
+// name itself (also for a zero v and a knob the catalogue lacks). The
+// option file autotune writes for a trial and the exported my.cnf use it,
+// so each server reads its own spelling of one tuning dimension (the redo
+// log's size is innodb_log_file_size on MariaDB and MySQL before 8.0.30,
+// innodb_redo_log_capacity from MySQL 8.0.30 on).
+func OptionName(name string, v Version) string {
+	if v.IsZero() {
+		return name
+	}
+	for _, k := range Catalogue() {
+		if k.Name != name {
+			continue
+		}
+		for _, a := range k.Avail {
+			if family(a.Flavor, v.Flavor) && a.inRange(v) && a.Option != "" {
+				return a.Option
+			}
+		}
+	}
+	return name
 }
 
 // VariableName returns the system variable that holds knob name on a

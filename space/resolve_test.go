@@ -229,7 +229,10 @@ func TestResolveOffline(t *testing.T) {
 		{Version{MySQL, 8, 0, 36}, map[string]string{
 			"query_cache_size": "unsupported", "innodb_buffer_pool_instances": "tunable", "innodb_thread_concurrency": "tunable",
 			"transaction_isolation": "var=transaction_isolation", "thread_pool_size": "unsupported", "innodb_file_format": "unsupported",
-			"innodb_change_buffering": "tunable", "innodb_log_files_in_group": "tunable", "innodb_undo_logs": "unsupported"}},
+			"innodb_change_buffering": "tunable", "innodb_log_files_in_group": "unsupported", "innodb_undo_logs": "unsupported",
+			"innodb_log_file_size": "var=innodb_redo_log_capacity"}},
+		{Version{MySQL, 8, 0, 29}, map[string]string{"innodb_log_file_size": "var=innodb_log_file_size", "innodb_log_files_in_group": "tunable"}},
+		{Version{MySQL, 9, 1, 0}, map[string]string{"innodb_log_file_size": "var=innodb_redo_log_capacity", "innodb_log_files_in_group": "unsupported"}},
 		{Version{MySQL, 5, 7, 10}, map[string]string{
 			"transaction_isolation": "var=tx_isolation", "query_cache_size": "tunable", "innodb_support_xa": "tunable", "innodb_large_prefix": "tunable"}},
 		{Version{Percona, 5, 1, 73}, map[string]string{"innodb_read_ahead": "tunable", "thread_pool_size": "unsupported", "query_cache_type": "tunable"}},

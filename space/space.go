@@ -61,6 +61,7 @@ type Space struct {
 	searched []Knob         // the knobs a strategy samples, in order
 	fixed    Config         // pinned values, set in every trial
 	entries  []Entry        // the resolution report (nil from New)
+	version  Version        // the server's release Resolve resolved against (zero from New)
 }
 
 // New returns a space searching knobs, in their order. It returns an error
@@ -295,7 +296,7 @@ func (s *Space) WriteOptions(w io.Writer, c Config) error {
 		if !ok || k.Layer != LayerServer {
 			continue
 		}
-		if _, err := fmt.Fprintf(w, "%s = %s\n", k.Name, FormatOptionValue(k.Render(v))); err != nil {
+		if _, err := fmt.Fprintf(w, "%s = %s\n", OptionName(k.Name, s.version), FormatOptionValue(k.Render(v))); err != nil {
 			return err
 		}
 	}

@@ -366,8 +366,10 @@ func (e *Engine) learnNoMemory(cfg space.Config, n int) space.MemoryEstimate {
 
 // readBack reads every server knob of cfg back from the server (SELECT
 // @@GLOBAL) and returns a failure text naming each knob the server does
-// not run as configured, classified by space.CompareValue ("" when all
-// match).
+// not run as configured, classified by space.CompareValue, and each its
+// error log says it ignores, removed or deprecates (space.Deprecations:
+// such a knob does not tune what the study thinks it tunes); "" when all
+// match.
 func (e *Engine) readBack(ctx context.Context, srv *runner.Server, cfg space.Config) (string, error) {
 	var names, vars []string
 	for _, n := range cfg.Names() {
@@ -382,14 +384,18 @@ func (e *Engine) readBack(ctx context.Context, srv *runner.Server, cfg space.Con
 	if err != nil {
 		return "", err
 	}
-	var warnings map[string]string
+	var warnings, deprecated map[string]string
 	if srv.ErrorLog != "" {
 		log, _ := os.ReadFile(srv.ErrorLog)
-		warnings = space.ServerWarnings(string(log))
+		warnings, deprecated = space.ServerWarnings(string(log)), space.Deprecations(string(log))
 	}
 	var bad []string
 	for i, n := range names {
 		k, _ := e.Space.Knob(n)
+		if msg := cmp.Or(deprecated[n], deprecated[vars[i]]); msg != "" {
+			bad = append(bad, fmt.Sprintf("%s: the server ignores or deprecates it (%s)", n, msg))
+			continue
+		}
 		rb := space.CompareValue(&k, vars[i], cfg[n], got[vars[i]], warnings)
 		if rb.Status == space.Match {
 			continue
