@@ -21,6 +21,9 @@ type Config struct {
 	GeneralLogs []string
 	// Live, when set, records a running server instead (CaptureLive).
 	Live *Live
+	// MixServers reads logs of different servers into one workload
+	// (ReadOptions.MixServers); without it they are refused.
+	MixServers bool
 	// MaskLiterals replaces literal values by placeholders (Mask).
 	MaskLiterals bool
 	// Out is the workload file to write (gzip-compressed when it ends in
@@ -71,9 +74,9 @@ func Capture(ctx context.Context, c Config) (*Workload, error) {
 	case c.Live != nil:
 		w, err = CaptureLive(ctx, *c.Live)
 	case len(c.SlowLogs) > 0:
-		w, err = ReadSlowLogs(c.SlowLogs...)
+		w, err = ReadSlowLogsWith(ReadOptions{MixServers: c.MixServers}, c.SlowLogs...)
 	default:
-		w, err = ReadGeneralLogs(c.GeneralLogs...)
+		w, err = ReadGeneralLogsWith(ReadOptions{MixServers: c.MixServers}, c.GeneralLogs...)
 	}
 	if err != nil {
 		return nil, err
@@ -88,7 +91,8 @@ func Capture(ctx context.Context, c Config) (*Workload, error) {
 }
 
 // Summarize writes what w holds, for a person: where it came from, the
-// counts, the statement kinds, what was skipped, and the notes.
+// counts, the statement kinds, what was skipped, the coverage of the log
+// (entries read, left out by reason, restarts, time span), and the notes.
 func Summarize(out io.Writer, path string, w *Workload) {
 	server := "server unknown"
 	if w.Server.Text != "" {
@@ -104,12 +108,38 @@ func Summarize(out io.Writer, path string, w *Workload) {
 	if len(w.Skipped) > 0 {
 		fmt.Fprintf(out, "not statements, left out: %s\n", counts(w.Skipped))
 	}
+	fmt.Fprintln(out, Coverage(w))
 	if w.Masked {
 		fmt.Fprintln(out, "literals masked: the statements are templates with ? placeholders; a replay cannot run them with the captured values (docs/workloads.md)")
 	}
 	for _, n := range w.Notes {
 		fmt.Fprintln(out, "note: "+n)
 	}
+}
+
+// Coverage says, in one line, how much of its logs w holds: the entries
+// read (statements and entries left out), the restarts (file:line), the
+// time span of the statements (UTC; "no times" when the log has none).
+func Coverage(w *Workload) string {
+	left := 0
+	for _, n := range w.Skipped {
+		left += n
+	}
+	restarts := make([]string, len(w.Restarts))
+	for i, r := range w.Restarts {
+		restarts[i] = fmt.Sprintf("%s:%d", filepath.Base(r.File), r.Line)
+	}
+	at := ""
+	if len(restarts) > 0 {
+		at = " (" + strings.Join(restarts, ", ") + ")"
+	}
+	span := "no times"
+	if !w.Start.IsZero() {
+		const layout = "2006-01-02 15:04:05.999999"
+		span = w.Start.UTC().Format(layout) + " to " + w.Start.Add(w.Duration()).UTC().Format(layout) + " UTC"
+	}
+	return fmt.Sprintf("coverage: %d entries read from %d files, %d statements, %d left out; %d restarts%s; time span %s",
+		w.Statements()+left, len(w.Files), w.Statements(), left, len(w.Restarts), at, span)
 }
 
 func resolutionText(r time.Duration) string {

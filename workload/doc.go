@@ -21,10 +21,14 @@
 // slow log writes a schema only when it changes from the last entry of
 // the whole file (a "use" line), so a statement run without a default
 // schema after another connection's "use" is recorded in that schema;
-// MariaDB and older MySQL logs give times to the second; a header written
-// again in the middle of a file is read as a server restart (thread ids
-// start again), so a connection that spans a mere reopening of the log is
-// split in two.
+// MariaDB and older MySQL logs give times to the second, in the server's
+// local time without a zone (the reader takes the start from SET
+// timestamp, which is UTC); a header written again in the middle of a
+// file is read as a server restart (thread ids start again, and
+// Workload.Restarts records it), so a connection that spans a mere
+// reopening of the log is split in two. Several files are read as one
+// server's log, rotated: files that name another server, or whose times
+// overlap, are refused unless ReadOptions.MixServers asks for them.
 //
 // Capture turns a Config (what `autotune capture` was given) into a
 // written workload file.

@@ -44,7 +44,15 @@ type fileHeader struct {
 	Connections  int            `json:"connections"`
 	Statements   int            `json:"statements"`
 	Skipped      map[string]int `json:"skipped,omitempty"`
+	Restarts     []fileRestart  `json:"restarts,omitempty"`
+	Fields       map[string]int `json:"fields,omitempty"`
 	Notes        []string       `json:"notes,omitempty"`
+}
+
+type fileRestart struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Server string `json:"server,omitempty"`
 }
 
 type fileServer struct {
@@ -137,7 +145,10 @@ func Write(path string, w *Workload) (err error) {
 func Encode(out io.Writer, w *Workload) error {
 	h := fileHeader{Format: FormatName, Version: FormatVersion, Source: w.Source, Files: w.Files,
 		DurationUS: w.Duration().Microseconds(), ResolutionUS: w.Resolution.Microseconds(), Masked: w.Masked,
-		Schemas: w.Schemas(), Connections: len(w.Connections), Statements: w.Statements(), Skipped: w.Skipped, Notes: w.Notes}
+		Schemas: w.Schemas(), Connections: len(w.Connections), Statements: w.Statements(), Skipped: w.Skipped, Fields: w.Fields, Notes: w.Notes}
+	for _, r := range w.Restarts {
+		h.Restarts = append(h.Restarts, fileRestart(r))
+	}
 	if w.Server != (Server{}) {
 		h.Server = &fileServer{Text: w.Server.Text}
 		if !w.Server.Version.IsZero() {
@@ -217,7 +228,10 @@ func Decode(r io.Reader, name string) (*Workload, error) {
 		return nil, fail("format version %d: this autotune reads versions 1 to %d (a newer autotune wrote it?)", h.Version, FormatVersion)
 	}
 	w := &Workload{Source: h.Source, Files: h.Files, Resolution: time.Duration(h.ResolutionUS) * time.Microsecond,
-		Masked: h.Masked, Skipped: h.Skipped, Notes: h.Notes}
+		Masked: h.Masked, Skipped: h.Skipped, Fields: h.Fields, Notes: h.Notes}
+	for _, r := range h.Restarts {
+		w.Restarts = append(w.Restarts, Restart(r))
+	}
 	if h.Server != nil {
 		w.Server.Text = h.Server.Text
 		if h.Server.Version != "" {

@@ -46,13 +46,18 @@ var genCommands = func() []string {
 // log. Errors name the file and line and say what was expected; a log
 // that yields no statement is an error.
 func ReadGeneralLogs(paths ...string) (*Workload, error) {
-	return readLogs(SourceGeneralLog, paths, parseGeneral)
+	return ReadGeneralLogsWith(ReadOptions{}, paths...)
+}
+
+// ReadGeneralLogsWith is ReadGeneralLogs with options.
+func ReadGeneralLogsWith(o ReadOptions, paths ...string) (*Workload, error) {
+	return readLogs(SourceGeneralLog, paths, parseGeneral, o)
 }
 
 // ParseGeneralLog reads one general query log from r; name is the file
 // name used in errors and in Workload.Files.
 func ParseGeneralLog(name string, r io.Reader) (*Workload, error) {
-	return parseLogs(SourceGeneralLog, []named{{name, r}}, parseGeneral)
+	return parseLogs(SourceGeneralLog, []named{{name, r}}, parseGeneral, ReadOptions{})
 }
 
 // parseGenLine splits a general log line. ok is false for a line that is
@@ -145,6 +150,7 @@ type genParser struct {
 	cmd      string
 	arg      []byte
 	entries  int
+	headers  int // file headers in this file
 	junk     int // first line outside any entry
 	slowLike int
 	before   int // connections that started before the log
@@ -174,12 +180,16 @@ func (p *genParser) run() error {
 		}
 		if isFileHeader(line) {
 			p.finish()
-			p.b.header(string(line))
+			p.b.header(string(line), p.lr.n, p.entries == 0 && p.headers == 0)
+			p.headers++
 			continue
 		}
 		us, res, hasTime, zoneless, thread, cmd, ok, arg := parseGenLine(line)
 		if !ok {
 			if isHeaderRest(line) && !p.open {
+				if isPortLine(line) {
+					p.b.headerPort(line)
+				}
 				continue
 			}
 			if looksTimed(line) {

@@ -206,6 +206,9 @@ func CaptureLive(ctx context.Context, l Live) (w *Workload, err error) {
 		return nil, err
 	}
 	w.Source, w.Files = SourceLive, []string{filepath.Base(path)}
+	for i := range w.Restarts {
+		w.Restarts[i].File = filepath.Base(w.Restarts[i].File)
+	}
 	if w.Server.Text == "" {
 		w.Server = server
 	}

@@ -16,8 +16,10 @@ import (
 // WL#12393 (log_slow_extra); Percona Server manual "Slow query log"
 // (slow-extended); MariaDB KB "Slow Query Log Overview" and "Slow Query Log
 // Extended Statistics"; the percona-toolkit parser samples
-// (t/lib/samples/slowlogs); logs written by MariaDB 10.11 on this machine.
-// workload/testdata/README.md lists which test file follows which.
+// (t/lib/samples/slowlogs); logs written by MariaDB 10.11 on this machine;
+// the field case slowlog-flavor-formats (MariaDB 10.3 and 10.8, Percona
+// 5.6 and MySQL 8.0 excerpts from bug reports). workload/testdata/README.md
+// lists which test file follows which.
 //
 // An entry is a block of "#" header lines, then the statement:
 //
@@ -33,22 +35,56 @@ import (
 //	select * from t;           the statement, any number of lines, ";" appended
 //
 // or, for a command that is not a statement (log_slow_admin_statements),
-// "# administrator command: Quit;" in place of the statement. A server
-// that opens the file writes a header ("..., Version: ... started with:",
-// "Tcp port: ...", "Time  Id Command  Argument"), again after a restart.
+// "# administrator command: Quit;" in place of the statement. The fields
+// of a "#" line are "Key: value" pairs separated by any blanks; a value
+// may be empty ("Schema:   QC_hit: No"). With log_short_format the "#
+// Time:" and "# User@Host:" lines are left out, and an entry starts at
+// its first "#" line. A server that opens the file writes a header
+// ("..., Version: ... started with:", "Tcp port: ...", "Time  Id Command
+// Argument", spaces or tabs between the words: MariaDB 10.8 writes
+// "Time\t\t    Id Command\tArgument"), again after a restart or when it
+// reopens the file.
 
 // ReadSlowLogs reads slow query log files in the given order as one log
 // (rotated files oldest first). Errors name the file and line and say
-// what was expected; a log that yields no statement is an error.
+// what was expected; a log that yields no statement is an error, and so
+// are logs that are not one server's (ReadOptions.MixServers).
 func ReadSlowLogs(paths ...string) (*Workload, error) {
-	return readLogs(SourceSlowLog, paths, parseSlow)
+	return ReadSlowLogsWith(ReadOptions{}, paths...)
+}
+
+// ReadSlowLogsWith is ReadSlowLogs with options.
+func ReadSlowLogsWith(o ReadOptions, paths ...string) (*Workload, error) {
+	return readLogs(SourceSlowLog, paths, parseSlow, o)
 }
 
 // ParseSlowLog reads one slow query log from r; name is the file name
 // used in errors and in Workload.Files.
 func ParseSlowLog(name string, r io.Reader) (*Workload, error) {
-	return parseLogs(SourceSlowLog, []named{{name, r}}, parseSlow)
+	return parseLogs(SourceSlowLog, []named{{name, r}}, parseSlow, ReadOptions{})
 }
+
+// ReadOptions are what a reader of several logs is told rather than
+// guesses.
+type ReadOptions struct {
+	// MixServers reads logs of different servers into one workload, each
+	// file's connections apart from the others' (a connection that spans
+	// two rotated files of one server is then split in two), with a note.
+	// Without it, logs are refused when a file opens with a header that
+	// names another server (version, binary, port or socket) than the one
+	// in force at the end of the files before it, or when the entries of
+	// a file, or of a server run after a header, end more than
+	// overlapSlack before the last entry before them ends (logs of
+	// servers that ran at the same time, logs put one after the other in
+	// a file, files not given oldest first).
+	MixServers bool
+}
+
+// overlapSlack is how far entries may end before the last entry of the
+// file or server run before them and still go on from it: the
+// whole-second starts of MariaDB and MySQL 5.6 logs put an entry's end up
+// to 1 s early.
+const overlapSlack = 2 * time.Second
 
 type named struct {
 	name string
@@ -56,7 +92,7 @@ type named struct {
 }
 
 // readLogs opens paths and parses them in order with parse.
-func readLogs(source string, paths []string, parse func(*builder, string, io.Reader) error) (*Workload, error) {
+func readLogs(source string, paths []string, parse func(*builder, string, io.Reader) error, o ReadOptions) (*Workload, error) {
 	var in []named
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -66,19 +102,36 @@ func readLogs(source string, paths []string, parse func(*builder, string, io.Rea
 		defer f.Close()
 		in = append(in, named{p, f})
 	}
-	return parseLogs(source, in, parse)
+	return parseLogs(source, in, parse, o)
 }
 
-func parseLogs(source string, in []named, parse func(*builder, string, io.Reader) error) (*Workload, error) {
+func parseLogs(source string, in []named, parse func(*builder, string, io.Reader) error, o ReadOptions) (*Workload, error) {
+	return parseInto(newBuilder(source), in, parse, o)
+}
+
+// parseInto parses the logs in order into b and builds the workload.
+func parseInto(b *builder, in []named, parse func(*builder, string, io.Reader) error, o ReadOptions) (*Workload, error) {
+	source := b.source
 	if len(in) == 0 {
 		return nil, fmt.Errorf("%s: no file given", kindName(source))
 	}
-	b := newBuilder(source)
-	for _, f := range in {
+	b.mix = o.MixServers
+	for i, f := range in {
 		b.files = append(b.files, f.name)
+		if i > 0 && o.MixServers {
+			b.seg++ // thread ids of another server
+		}
+		first := len(b.entries)
 		if err := parse(b, f.name, f.r); err != nil {
 			return nil, err
 		}
+		for j := first; j < len(b.entries); j++ {
+			b.entries[j].file = i
+		}
+	}
+	b.resolveStarts()
+	if err := b.checkOneServer(); err != nil {
+		return nil, err
 	}
 	w := b.build()
 	if w.Statements() == 0 {
@@ -124,6 +177,7 @@ type slowEntry struct {
 	open        bool
 	line        int
 	hasUserHost bool
+	headless    bool // begun by a "#" line other than "# Time:" and "# User@Host:"
 	inBody      bool // a non-"#" line (use, SET, statement) was read
 	metaDone    bool // a statement line was read: no more use/SET lines
 	user, host  string
@@ -141,6 +195,7 @@ type slowEntry struct {
 	tsRes       time.Duration
 	hasTS       bool
 	admin       string
+	fields      []byte // header pairs kept as written: "Key: value" lines
 	body        []byte
 }
 
@@ -150,12 +205,18 @@ type slowParser struct {
 	lr           *lineReader
 	cur          slowEntry
 	fileDB       string // schema of the last "use" line since the file was opened
-	timeUS       int64  // last "# Time:" value: the end time of the entries that follow it
+	timeUS       int64  // last "# Time:" value
 	timeRes      time.Duration
 	hasTime      bool
 	timeZoneless bool
-	entries      int
-	junkFirst    int // first line outside any entry, 0 for none
+	entries      int // entries begun in this file
+	headers      int // file headers in this file
+	afterHeader  bool
+	userHosts    int     // entries of this file with a "# User@Host:" line
+	headless     []entry // statements of entries without one, placed at the end of the file
+	headlessLine int     // line of the first of them
+	nonBlank     int     // lines that are not blank
+	junkFirst    int     // first line outside any entry, 0 for none
 	junkLast     int
 	genLike      int // lines outside entries that look like general log lines
 }
@@ -174,8 +235,16 @@ func (p *slowParser) errf(format string, a ...any) error {
 	return fmt.Errorf("slow query log %s line %d: %s", p.name, p.lr.n, fmt.Sprintf(format, a...))
 }
 
+// opensEntry reports whether a "#" line that is neither "# Time:" nor
+// "# User@Host:" is the first of an entry when it follows a statement or
+// nothing: the first header line of a log written without those two
+// (log_short_format), or what is left of an entry whose start was cut
+// off.
+func opensEntry(line []byte) bool {
+	return hasPrefixBytes(line, "# Query_time:") || hasPrefixBytes(line, "# Thread_id:") || hasPrefixBytes(line, "# Schema:")
+}
+
 func (p *slowParser) run() error {
-	afterHeader := 0
 	for {
 		line, err := p.lr.next()
 		if err == io.EOF {
@@ -184,21 +253,38 @@ func (p *slowParser) run() error {
 		if err != nil {
 			return fmt.Errorf("slow query log %s: %w", p.name, err)
 		}
+		if len(line) > 0 && (line[0] > ' ' || len(bytes.TrimSpace(line)) > 0) {
+			p.nonBlank++
+		}
+		afterHeader := p.afterHeader
+		p.afterHeader = false
 		switch {
 		case isFileHeader(line):
 			p.finish()
-			p.b.header(string(line))
-			p.fileDB, afterHeader = "", 2
-			continue
-		case afterHeader > 0 && !p.cur.open && isHeaderRest(line):
-			afterHeader--
-			continue
+			p.b.header(string(line), p.lr.n, p.entries == 0 && p.headers == 0)
+			p.headers++
+			p.fileDB, p.afterHeader = "", true
+		case isHeaderRest(line):
+			// Metadata wherever it is: after its first line, or alone
+			// (a header whose first line was cut off).
+			p.finish()
+			if afterHeader && isPortLine(line) {
+				p.b.headerPort(line)
+			}
+			p.afterHeader = afterHeader
 		case hasPrefixBytes(line, "# Time:"):
 			if err := p.timeLineAt(line); err != nil {
 				return err
 			}
 		case hasPrefixBytes(line, "# User@Host:"):
 			if err := p.userHost(line); err != nil {
+				return err
+			}
+		case !p.cur.open && hasPrefixBytes(line, "# administrator command:"),
+			(!p.cur.open || p.cur.inBody) && opensEntry(line):
+			p.begin()
+			p.cur.headless = true
+			if err := p.headerLine(line); err != nil {
 				return err
 			}
 		case p.cur.open && !p.cur.inBody && len(line) > 0 && line[0] == '#':
@@ -208,7 +294,7 @@ func (p *slowParser) run() error {
 		case p.cur.open:
 			p.bodyLine(line)
 		default:
-			if len(bytes.TrimSpace(line)) == 0 || isHeaderRest(line) {
+			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}
 			if p.junkFirst == 0 {
@@ -219,22 +305,34 @@ func (p *slowParser) run() error {
 				p.genLike++
 			}
 		}
-		afterHeader = 0
 	}
 	if p.cur.open && !p.cur.inBody {
 		p.b.note("%s line %d: the last entry has no statement (the log was cut while the server wrote it): left out", p.name, p.cur.line)
+		p.b.skipped["entry cut at the end of the file"]++
 		p.cur.open = false
 	}
 	p.finish()
-	if p.junkFirst > 0 {
-		if p.entries == 0 {
-			hint := ""
-			if p.genLike > 0 {
-				hint = " (its lines look like a general query log: use --from-general-log)"
-			}
-			return fmt.Errorf("slow query log %s line %d: want an entry starting with \"# Time:\" or \"# User@Host:\" (MySQL/MariaDB/Percona slow query log)%s", p.name, p.junkFirst, hint)
+	if len(p.headless) > 0 {
+		if p.userHosts > 0 {
+			// The log writes "# User@Host:" lines: these entries lost
+			// their start.
+			p.b.skipped["entry without its # User@Host line (cut)"] += len(p.headless)
+			p.b.note("%s line %d: %d entries have no \"# User@Host:\" line while the others do (the log was rotated or cut in the middle of an entry?): left out", p.name, p.headlessLine, len(p.headless))
+		} else {
+			p.b.entries = append(p.b.entries, p.headless...)
 		}
+	}
+	switch {
+	case p.junkFirst > 0 && p.entries == 0:
+		hint := ""
+		if p.genLike > 0 {
+			hint = " (its lines look like a general query log: use --from-general-log)"
+		}
+		return fmt.Errorf("slow query log %s line %d: want an entry starting with \"# Time:\" or \"# User@Host:\" (MySQL/MariaDB/Percona slow query log): 0 entries read from a file that is not empty%s", p.name, p.junkFirst, hint)
+	case p.junkFirst > 0:
 		p.b.note("%s lines %d-%d precede the first entry and were left out (the log was rotated in the middle of an entry?)", p.name, p.junkFirst, p.junkLast)
+	case p.entries == 0 && p.nonBlank > 0:
+		p.b.note("%s holds no entry, only the server's header", p.name)
 	}
 	return nil
 }
@@ -242,12 +340,18 @@ func (p *slowParser) run() error {
 // begin starts a new entry at the current line, finishing the open one.
 func (p *slowParser) begin() {
 	p.finish()
-	p.cur = slowEntry{open: true, line: p.lr.n, body: p.cur.body[:0]}
+	p.cur = slowEntry{open: true, line: p.lr.n, body: p.cur.body[:0], fields: p.cur.fields[:0]}
 	p.entries++
 }
 
+// fresh reports whether a "# Time:" or "# User@Host:" line starts a new
+// entry rather than going on with the open one.
+func (p *slowParser) fresh() bool {
+	return !p.cur.open || p.cur.hasUserHost || p.cur.inBody || p.cur.headless
+}
+
 func (p *slowParser) timeLineAt(line []byte) error {
-	if !p.cur.open || p.cur.hasUserHost || p.cur.inBody {
+	if p.fresh() {
 		p.begin()
 	}
 	val := bytes.TrimSpace(line[len("# Time:"):])
@@ -267,21 +371,24 @@ func (p *slowParser) timeLineAt(line []byte) error {
 	return nil
 }
 
-// userHost reads "# User@Host: priv_user[user] @ host [ip]  Id: N".
+// userHost reads "# User@Host: priv_user[user] @ host [ip]  Id: N" (any
+// blanks before "Id:").
 func (p *slowParser) userHost(line []byte) error {
-	if !p.cur.open || p.cur.hasUserHost || p.cur.inBody {
+	if p.fresh() {
 		p.begin()
 	}
 	e := &p.cur
 	e.hasUserHost = true
+	p.userHosts++
 	rest := string(bytes.TrimSpace(line[len("# User@Host:"):]))
-	if i := strings.LastIndex(rest, " Id:"); i >= 0 {
-		id := strings.TrimSpace(rest[i+4:])
+	if i := lastField(rest, "Id:"); i >= 0 {
+		id := strings.TrimSpace(rest[i+3:])
 		n, err := strconv.ParseInt(id, 10, 64)
 		if err != nil || n < 0 {
 			return p.errf("# User@Host: Id %q: want the connection id, a number", id)
 		}
 		e.thread, e.hasThread = n, true
+		p.b.field([]byte("Id"))
 		rest = rest[:i]
 	}
 	who, where, _ := strings.Cut(rest, " @ ")
@@ -294,16 +401,35 @@ func (p *slowParser) userHost(line []byte) error {
 	return nil
 }
 
-// headerLine reads the fields of the other "#" lines of an entry header.
+// lastField returns the index of the last key in s that follows a blank,
+// or -1.
+func lastField(s, key string) int {
+	for end := len(s); ; {
+		i := strings.LastIndex(s[:end], key)
+		if i <= 0 {
+			return -1
+		}
+		if s[i-1] == ' ' || s[i-1] == '\t' {
+			return i
+		}
+		end = i
+	}
+}
+
+// headerLine reads the fields of the other "#" lines of an entry header:
+// "Key: value" pairs separated by blanks, a key right after a key having
+// an empty value ("Schema:   QC_hit: No").
 func (p *slowParser) headerLine(line []byte) error {
-	if hasPrefixBytes(line, "# administrator command: ") {
-		p.cur.admin = strings.TrimSuffix(strings.TrimSpace(string(line[len("# administrator command: "):])), ";")
+	if hasPrefixBytes(line, "# administrator command:") {
+		p.cur.admin = adminCommand(line)
 		p.cur.inBody = true
 		return nil
 	}
-	// "Key: value" pairs; a key right after a key has an empty value
-	// ("Schema:   Last_errno: 0").
 	b := line[1:]
+	if t := bytes.TrimLeft(b, " \t"); hasPrefixBytes(t, "explain:") {
+		// MariaDB log_slow_verbosity=explain: a table row, kept whole.
+		return p.field([]byte("explain:"), bytes.TrimLeft(t[len("explain:"):], " \t"))
+	}
 	var key []byte
 	for i := 0; i < len(b); {
 		for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
@@ -340,10 +466,16 @@ func (p *slowParser) headerLine(line []byte) error {
 	return nil
 }
 
-// field reads one "Key: value" of an entry header; keys it does not need
-// are ignored.
+// adminCommand returns X of "# administrator command: X;".
+func adminCommand(line []byte) string {
+	return strings.TrimSuffix(strings.TrimSpace(string(line[len("# administrator command:"):])), ";")
+}
+
+// field reads one "Key: value" of an entry header (val nil when empty).
+// The keys the reader needs set the entry; the others are kept as written.
 func (p *slowParser) field(key, val []byte) error {
 	e := &p.cur
+	p.b.field(key[:len(key)-1])
 	switch {
 	case string(key) == "Thread_id:" || string(key) == "Id:":
 		n, err := strconv.ParseInt(string(val), 10, 64)
@@ -367,6 +499,15 @@ func (p *slowParser) field(key, val []byte) error {
 		if us, res, err := parseLogTime(val); err == nil && res == time.Microsecond {
 			e.startUS, e.hasStart = us, true
 		}
+	default:
+		if len(e.fields) > 0 {
+			e.fields = append(e.fields, '\n')
+		}
+		e.fields = append(e.fields, key...)
+		if len(val) > 0 {
+			e.fields = append(e.fields, ' ')
+			e.fields = append(e.fields, val...)
+		}
 	}
 	return nil
 }
@@ -379,16 +520,17 @@ func (p *slowParser) bodyLine(line []byte) {
 	if !e.metaDone {
 		// The server writes its "use" line before its SET line; a "use"
 		// after it is the statement.
-		if db, ok := useLine(line); ok && !e.hasUse && !e.hasTS {
+		meta := trimRightBytes(line)
+		if db, ok := useLine(meta); ok && !e.hasUse && !e.hasTS {
 			e.useDB, e.hasUse = db, true
 			return
 		}
-		if us, res, ok := setTimestampLine(line); ok && !e.hasTS {
+		if us, res, ok := setTimestampLine(meta); ok && !e.hasTS {
 			e.tsUS, e.tsRes, e.hasTS = us, res, true
 			return
 		}
-		if hasPrefixBytes(line, "# administrator command: ") {
-			e.admin = strings.TrimSuffix(strings.TrimSpace(string(line[len("# administrator command: "):])), ";")
+		if hasPrefixBytes(line, "# administrator command:") {
+			e.admin = adminCommand(line)
 			return
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -437,22 +579,15 @@ func (p *slowParser) finish() {
 		schema = e.schema
 	}
 	out := entry{seg: p.b.seg, thread: e.thread, hasThread: e.hasThread, user: e.user, host: e.host, schema: schema,
-		dur: e.dur, errno: e.errno, sql: MaskPasswords(sql)}
-	// The start: log_slow_extra's Start; else the µs end time less
-	// Query_time; else SET timestamp (whole seconds); else the
-	// second-precision end time less Query_time.
-	switch {
-	case e.hasStart:
-		out.startUS, out.res, out.hasStart = e.startUS, time.Microsecond, true
-	case p.hasTime && p.timeRes == time.Microsecond:
-		out.startUS, out.res, out.hasStart = startFromEnd(p.timeUS, e.dur), time.Microsecond, true
-	case e.hasTS:
-		out.startUS, out.res, out.hasStart = e.tsUS, e.tsRes, true
-	case p.hasTime:
-		out.startUS, out.res, out.hasStart = startFromEnd(p.timeUS, e.dur), time.Second, true
-		if p.timeZoneless {
-			p.b.note(zonelessNote)
+		dur: e.dur, errno: e.errno, sql: MaskPasswords(sql), fields: string(e.fields),
+		slow: slowTimes{ok: true, timeUS: p.timeUS, timeRes: p.timeRes, hasTime: p.hasTime, zoneless: p.timeZoneless,
+			tsUS: e.tsUS, tsRes: e.tsRes, hasTS: e.hasTS, logStartUS: e.startUS, hasLogStart: e.hasStart}}
+	if e.headless && !e.hasUserHost {
+		if len(p.headless) == 0 {
+			p.headlessLine = e.line
 		}
+		p.headless = append(p.headless, out)
+		return
 	}
 	p.b.entries = append(p.b.entries, out)
 }

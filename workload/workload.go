@@ -49,6 +49,17 @@ type Workload struct {
 	// Skipped counts log entries that are not statements a client sent,
 	// by kind ("Quit", "administrator command: Ping", "Prepare", ...).
 	Skipped map[string]int
+	// Restarts are the file headers after the log's opening one: a server
+	// restart, or the server reopening its log (FLUSH LOGS, the log
+	// switched off and on), which the log cannot tell apart. Thread ids
+	// start again after one, so it splits the connections; in log order.
+	Restarts []Restart
+	// Fields counts the slow log's entry header fields by name, without
+	// the ":" ("Query_time", "QC_hit", "Killed", "Id", ... and keys this
+	// reader does not know): how often each was written. The set tells
+	// the flavour and logging options (log_slow_verbosity,
+	// log_slow_extra); nil for a general log.
+	Fields map[string]int
 	// Notes say what the reader inferred or could not know (no thread ids,
 	// no header, local times without a zone, ...), one sentence each.
 	Notes []string
@@ -64,6 +75,17 @@ type Server struct {
 	// Text is the version text as the server printed it, e.g.
 	// "10.11.19-MariaDB-0+deb12u1-log (Debian 12)"; empty when unknown.
 	Text string
+}
+
+// Restart is a file header met after the log's opening one.
+type Restart struct {
+	// File is the log file it is in (the base name for a live capture).
+	File string
+	// Line is its first line, 1-based.
+	Line int
+	// Server is the version text the header gives, e.g.
+	// "10.8.3-MariaDB (MariaDB Server)".
+	Server string
 }
 
 // Connection is one client connection (one thread id of one server run).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +25,7 @@ type captureOptions struct {
 	dur                   time.Duration
 	passwordFile          string
 	serverLog             string
+	mixServers            bool
 }
 
 func (o *captureOptions) AddFlags(fs *pflag.FlagSet) {
@@ -34,13 +36,14 @@ func (o *captureOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.dsn, "dsn", "", "capture from this running server: USER@unix(/path/to/socket)/ or USER@tcp(HOST:PORT)/ (no password here: $"+study.PasswordEnv+" or --password-file); needs --for")
 	fs.DurationVar(&o.dur, "for", 0, "with --dsn: how long to capture, e.g. 60s; the server's slow log runs at long_query_time=0 meanwhile, and every variable changed is restored afterwards")
 	fs.StringVar(&o.passwordFile, "password-file", "", "with --dsn: MySQL option file with a [client] password= line for the --dsn user (mode 0600)")
+	fs.BoolVar(&o.mixServers, "mix-servers", false, "read logs of several servers (or files that overlap in time) into one workload, each file's connections apart from the others'; without it such logs are refused")
 	fs.StringVar(&o.serverLog, "server-log", "", "with --dsn: absolute path of the file the server writes the slow log to during the capture (default: autotune-capture-TIME.log in its datadir); autotune reads it, so the server must run on this host, and removes it")
 }
 
 // config turns the flags into the capture's configuration; errors are
 // usage errors naming the flag.
 func (o *captureOptions) config(fs *pflag.FlagSet) (workload.Config, error) {
-	c := workload.Config{SlowLogs: o.slowLogs, GeneralLogs: o.generalLogs, MaskLiterals: o.mask, Out: o.out}
+	c := workload.Config{SlowLogs: o.slowLogs, GeneralLogs: o.generalLogs, MaskLiterals: o.mask, Out: o.out, MixServers: o.mixServers}
 	switch {
 	case len(o.slowLogs) > 0 && len(o.generalLogs) > 0:
 		return c, usagef("--from-slow-log and --from-general-log: give one kind of log")
@@ -58,6 +61,11 @@ func (o *captureOptions) config(fs *pflag.FlagSet) (workload.Config, error) {
 				flag = "--from-general-log"
 			}
 			return c, usagef("%s %q: %v", flag, f, err)
+		}
+	}
+	if len(o.slowLogs)+len(o.generalLogs) < 2 {
+		if err := refuse(fs, "merges the logs of several servers: give two or more --from-slow-log or --from-general-log files", "mix-servers"); err != nil {
+			return c, err
 		}
 	}
 	if o.dsn == "" {
@@ -134,6 +142,13 @@ func runCapture(ctx context.Context, cfg workload.Config, passwordFile string, o
 		cfg.Live.Logf = func(format string, a ...any) { fmt.Fprintf(out, format+"\n", a...) }
 	}
 	w, err := workload.Capture(ctx, cfg)
+	if errors.Is(err, workload.ErrMixedServers) {
+		flag := "--from-slow-log"
+		if len(cfg.GeneralLogs) > 0 {
+			flag = "--from-general-log"
+		}
+		return usagef("%s: %v (--mix-servers reads them into one workload anyway)", flag, err)
+	}
 	if err != nil {
 		return err
 	}

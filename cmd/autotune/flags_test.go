@@ -304,7 +304,7 @@ func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
 		{[]string{"capture", "--from-slow-log", "../../workload/testdata/mysql-8.0-slow.log", "--out", filepath.Join(work, "capture.jsonl")},
 			map[string]string{"from-slow-log": "../../workload/testdata/percona-8.0-slow.log", "from-general-log": "../../workload/testdata/mysql-8.0-general.log",
 				"out": filepath.Join(work, "capture2.jsonl.gz"), "mask-literals": "true", "dsn": "root@tcp(127.0.0.1:1)/", "for": "5s",
-				"password-file": "pw.cnf", "server-log": "/tmp/capture.log"}, false},
+				"password-file": "pw.cnf", "server-log": "/tmp/capture.log", "mix-servers": "true"}, false},
 		{[]string{"knobs"}, map[string]string{"durability": "relaxed", "mysqld": "/bin/false", "space": "../../examples/space-conservative.toml",
 			"server-build": "a=/bin/true", "benchmark-build": "b=/bin/true", "verbose": "true"}, true},
 	}
