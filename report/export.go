@@ -26,7 +26,19 @@ func WriteExport(w io.Writer, format string, sp *space.Space, st storage.Study, 
 	if !slices.Contains(ExportFormats, format) {
 		return fmt.Errorf("export format %q: want one of %s", format, strings.Join(ExportFormats, ", "))
 	}
+	best, base = forServer(st, best), forServer(st, base)
 	return writeExport(w, format, sp, st, best, base, trials, now, selectExport(sp, st, best, base))
+}
+
+// forServer returns t with its configuration as the study's server reads
+// it (space.ForServer).
+func forServer(st storage.Study, t search.Trial) search.Trial {
+	v, err := space.ParseVersion(cmp.Or(t.ServerVersion, st.ServerVersion), "")
+	if err != nil {
+		return t
+	}
+	t.Params = space.ForServer(t.Params, v)
+	return t
 }
 
 // WriteMinimalExport renders the minimal configuration of m, the done and
@@ -44,6 +56,7 @@ func WriteMinimalExport(w io.Writer, format string, sp *space.Space, st storage.
 	}
 	minimal := best
 	minimal.Params = m.Config.Clone()
+	minimal, base = forServer(st, minimal), forServer(st, base)
 	sel := selectExport(sp, st, minimal, base)
 	sel.Minimal = &m
 	sel.Contrib = map[string]string{}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -32,10 +33,6 @@ const (
 	CauseHostLimit StartCause = "host_limit"
 )
 
-// HostFault reports whether the cause is the host's, not the
-// configuration's: a study must not learn from it.
-func (c StartCause) HostFault() bool { return c == CauseHostLimit || c == CauseDiskFull }
-
 // hostLimits are the error-log messages of a start refused by a limit of
 // the host, in the order they are tried (the first match names the
 // limit), from the servers' error messages: InnoDB's io_setup() and
@@ -44,27 +41,27 @@ func (c StartCause) HostFault() bool { return c == CauseHostLimit || c == CauseD
 // / "Address already in use" (errno 98), InnoDB's "Unable to lock"
 // (errno 11 on the datadir's lock), "Permission denied" (errno 13).
 var hostLimits = []struct {
-	re         *regexp.Regexp
-	limit, fix string
+	re                   *regexp.Regexp
+	limit, fix, resource string
 }{
 	{regexp.MustCompile(`(?i)io_setup\(\) failed|io_uring_queue_init\(\) failed|Cannot initialize AIO sub-system`),
 		"the kernel's limit on asynchronous I/O requests (fs.aio-max-nr) or io_uring",
-		"raise it (sysctl -w fs.aio-max-nr=1048576) or stop other servers on the host that hold AIO contexts"},
+		"raise it (sysctl -w fs.aio-max-nr=1048576) or stop other servers on the host that hold AIO contexts", ResourceAIO},
 	{regexp.MustCompile(`(?i)too many open files|errno:? 24\b|errcode: 24\b|error number 24\b`),
 		"the limit on open files (ulimit -n, LimitNOFILE)",
-		"raise the open-files limit of the shell or service that runs autotune (ulimit -n 65535)"},
+		"raise the open-files limit of the shell or service that runs autotune (ulimit -n 65535)", ""},
 	{regexp.MustCompile(`(?i)unable to lock .*error:? 11|another mysqld process using the same InnoDB data`),
 		"another process holds the data directory's lock",
-		"stop the other server that uses the sandbox's data directory"},
+		"stop the other server that uses the sandbox's data directory", ""},
 	{regexp.MustCompile(`(?i)can't create (a new )?thread|pthread_create.*(failed|error)`),
 		"the limit on processes and threads (ulimit -u, kernel.threads-max)",
-		"raise ulimit -u (or kernel.threads-max) for the user that runs autotune"},
+		"raise ulimit -u (or kernel.threads-max) for the user that runs autotune", ""},
 	{regexp.MustCompile(`(?i)address already in use|errno:? 98\b|bind on (tcp/ip|unix socket)`),
 		"the server's port or socket is in use by another process",
-		"stop the process that listens on it (ss -ltnxp shows it)"},
+		"stop the process that listens on it (ss -ltnxp shows it)", ""},
 	{regexp.MustCompile(`(?i)permission denied|errno:? 13\b|errcode: 13\b|error number 13\b`),
 		"a file permission",
-		"give the user that runs autotune access to the path the message names"},
+		"give the user that runs autotune access to the path the message names", ""},
 }
 
 // StartDiagnosis is what the error log of one start attempt says about why
@@ -85,8 +82,10 @@ type StartDiagnosis struct {
 	// ("master-info-repository=TABLE" → "master_info_repository").
 	Option string
 	// Limit names the host's limit (CauseHostLimit, CauseDiskFull) and
-	// Fix says what to change on the host.
-	Limit, Fix string
+	// Fix says what to change on the host; Resource is ResourceAIO when
+	// the limit is on asynchronous I/O events, which the configuration's
+	// I/O threads ask for ("" otherwise).
+	Limit, Fix, Resource string
 	// Bytes is the allocation that failed (CauseOutOfMemory), from
 	// "mmap(N bytes)"; 0 when the log does not say.
 	Bytes int64
@@ -136,6 +135,11 @@ var (
 	unknownOption = regexp.MustCompile(`unknown (?:variable|option) '([^']*)'`)
 	outOfMemory   = regexp.MustCompile(`(?i)(\berrno:? 12\b|\bcannot allocate memory\b|\bout of memory\b|\bENOMEM\b)`)
 	mmapBytes     = regexp.MustCompile(`mmap\((\d+) bytes\)`)
+	// nonFatal are [ERROR] lines after which the server goes on starting:
+	// MySQL 8's X plugin failing to listen on its own port (33060, taken
+	// by another server) is reported by the plugin, and the server
+	// serves its classic port all the same.
+	nonFatal = regexp.MustCompile(`(?i)Plugin mysqlx reported`)
 )
 
 // isErrorLine reports whether an error-log line reports an error: an
@@ -160,7 +164,7 @@ func DiagnoseStartLog(log string) StartDiagnosis {
 	var d StartDiagnosis
 	first := ""
 	for _, line := range strings.Split(log, "\n") {
-		if strings.TrimSpace(line) == "" || !isErrorLine(line) {
+		if strings.TrimSpace(line) == "" || !isErrorLine(line) || nonFatal.MatchString(line) {
 			continue
 		}
 		msg := logMessage(line)
@@ -199,12 +203,41 @@ func DiagnoseStartLog(log string) StartDiagnosis {
 	return d
 }
 
+// ResourceAIO is StartDiagnosis.Resource for the kernel's asynchronous
+// I/O events (fs.aio-max-nr).
+const ResourceAIO = "aio"
+
+// AIOAvailable returns the asynchronous I/O events a new process could
+// still get: fs.aio-max-nr less fs.aio-nr (/proc/sys/fs).
+func AIOAvailable() (int64, error) {
+	read := func(name string) (int64, error) {
+		b, err := os.ReadFile("/proc/sys/fs/" + name)
+		if err != nil {
+			return 0, fmt.Errorf("read %s: %w", name, err)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("read %s: %w", name, err)
+		}
+		return n, nil
+	}
+	max, err := read("aio-max-nr")
+	if err != nil {
+		return 0, err
+	}
+	used, err := read("aio-nr")
+	if err != nil {
+		return 0, err
+	}
+	return max - used, nil
+}
+
 // hostLimit sets d's cause, limit and fix when its root cause is a limit
 // of the host (hostLimits) and reports whether it is.
 func hostLimit(d *StartDiagnosis) bool {
 	for _, h := range hostLimits {
 		if h.re.MatchString(d.Root) {
-			d.Cause, d.Limit, d.Fix = CauseHostLimit, h.limit, h.fix
+			d.Cause, d.Limit, d.Fix, d.Resource = CauseHostLimit, h.limit, h.fix, h.resource
 			return true
 		}
 	}

@@ -190,6 +190,8 @@ func TestStartLogHostLimits(t *testing.T) {
 			CauseHostLimit, "permission"},
 		{"disk full", "2026-12-06 10:00:00 0 [ERROR] InnoDB: Write to file ./ib_logfile0 failed at offset 0, 1048576 bytes should have been written, only 0 were written. Operating system error number 28.\n",
 			CauseDiskFull, "no space left"},
+		{"mysqlx's port taken, then the configuration's memory", "2026-12-06T10:00:01.000000Z 0 [ERROR] [MY-011300] [Server] Plugin mysqlx reported: 'Setup of socket: '33060' failed, the address is already in use (98)'\n" +
+			"2026-12-06T10:00:02.000000Z 1 [ERROR] [MY-012681] [InnoDB] mmap(13186891776 bytes) failed; errno 12\n", CauseOutOfMemory, ""},
 		{"memory: the configuration's", "2026-12-06 10:00:00 0 [ERROR] InnoDB: mmap(13186891776 bytes) failed; errno 12\n", CauseOutOfMemory, ""},
 		{"unknown option: the configuration's", "2026-12-06 10:00:00 0 [ERROR] /usr/sbin/mariadbd: unknown variable 'innodb_redo_log_capacity=1G'\n", CauseUnknownOption, ""},
 	} {
@@ -197,8 +199,8 @@ func TestStartLogHostLimits(t *testing.T) {
 		if d.Cause != tc.cause || !strings.Contains(d.Limit, tc.limit) {
 			t.Errorf("%s: cause %s, limit %q; want %s naming %q", tc.name, d.Cause, d.Limit, tc.cause, tc.limit)
 		}
-		if d.Cause.HostFault() != (tc.limit != "") || (d.Cause.HostFault() && d.Fix == "") {
-			t.Errorf("%s: host fault %v, fix %q", tc.name, d.Cause.HostFault(), d.Fix)
+		if host := d.Cause == CauseHostLimit || d.Cause == CauseDiskFull; host != (tc.limit != "") || (host && d.Fix == "") {
+			t.Errorf("%s: host's fault %v, fix %q", tc.name, host, d.Fix)
 		}
 	}
 }

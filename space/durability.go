@@ -3,6 +3,7 @@ package space
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Relaxation is a durability knob (Knob.Durability) that a configuration
@@ -40,12 +41,21 @@ func Relaxations(cfg Config) []Relaxation {
 		if err != nil {
 			c = v // not a value of the knob: it is not the strict one either
 		}
-		if c == k.StrictValue {
+		if c == k.StrictValue || strictEquivalent[k.Name+"="+strings.ToUpper(strings.TrimSpace(v))] {
 			continue
 		}
 		out = append(out, Relaxation{Knob: k.Name, Value: c, Strict: k.StrictValue, Loss: LossWindow(k.Name, c)})
 	}
 	return out
+}
+
+// strictEquivalent are values outside the catalogue's choices that are as
+// crash-safe as the strict one: innodb_flush_log_at_trx_commit=3 (MariaDB:
+// as 1, kept for compatibility) and innodb_doublewrite=DETECT_AND_RECOVER
+// (MySQL 8.0.30+: as ON).
+var strictEquivalent = map[string]bool{
+	"innodb_flush_log_at_trx_commit=3":      true,
+	"innodb_doublewrite=DETECT_AND_RECOVER": true,
 }
 
 // LossWindow says what a crash can lose with durability knob name at
@@ -62,6 +72,9 @@ func LossWindow(name, value string) string {
 			return "the commits of about the last second are lost on an OS crash or power loss (the redo log is written at commit but flushed once a second); a crash of mysqld alone loses none"
 		}
 	case "innodb_doublewrite":
+		if strings.EqualFold(value, "DETECT_ONLY") {
+			return "a power loss or OS crash during a page write can leave a torn page that is detected but not repaired: the table must then be restored from a backup"
+		}
 		return "a power loss or OS crash during a page write can leave a torn page that the redo log cannot repair: the table must then be restored from a backup"
 	case "sync_binlog":
 		n, err := strconv.Atoi(value)

@@ -18,6 +18,8 @@ func TestRelaxations(t *testing.T) {
 		{"all three, cnf spellings", Config{"innodb_flush_log_at_trx_commit": "0", "sync_binlog": "0", "innodb_doublewrite": "0"},
 			[]string{"innodb_doublewrite=OFF", "innodb_flush_log_at_trx_commit=0", "sync_binlog=0"}},
 		{"sync_binlog off the search's grid", Config{"sync_binlog": "5"}, []string{"sync_binlog=5"}},
+		{"crash-safe values outside the choices", Config{"innodb_flush_log_at_trx_commit": "3", "innodb_doublewrite": "detect_and_recover"}, nil},
+		{"MySQL's detect-only doublewrite", Config{"innodb_doublewrite": "DETECT_ONLY"}, []string{"innodb_doublewrite=DETECT_ONLY"}},
 	} {
 		var got []string
 		for _, r := range Relaxations(tc.cfg) {

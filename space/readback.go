@@ -61,14 +61,14 @@ func ServerWarnings(log string) map[string]string {
 // configuration parameter innodb_log_file_size. Used
 // innodb_redo_log_capacity instead." and "Deprecated configuration
 // parameters innodb_log_file_size and/or innodb_log_files_in_group have
-// been used to compute innodb_redo_log_capacity=N"), MySQL's general
-// "The syntax '--NAME' is deprecated and will be removed" ([MY-011069]),
-// MariaDB's "'NAME' was removed. It does nothing now" and "The parameter
-// NAME is deprecated and has no effect".
+// been used to compute innodb_redo_log_capacity=N"), MariaDB's "'NAME'
+// was removed. It does nothing now" and "The parameter NAME is deprecated
+// and has no effect". MySQL's "The syntax '--NAME' is deprecated and will
+// be removed" ([MY-011069]) is not among them: such an option still
+// takes effect.
 var deprecationLines = []*regexp.Regexp{
 	regexp.MustCompile(`Ignored deprecated configuration parameter ([\w-]+)`),
 	regexp.MustCompile(`Deprecated configuration parameters ([\w-]+) and/or ([\w-]+) have been used`),
-	regexp.MustCompile(`The syntax '-*([\w-]+)' is deprecated and will be removed`),
 	regexp.MustCompile(`'-*([\w-]+)' was removed\. It does nothing now`),
 	regexp.MustCompile(`The parameter ([\w-]+) is deprecated and has no effect`),
 }

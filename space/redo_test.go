@@ -64,6 +64,17 @@ func TestRedoCapacityByFlavor(t *testing.T) {
 		}
 	}
 
+	// A study of MySQL 8.0.30+ that searched the older spelling (each of
+	// innodb_log_files_in_group files) is written as the capacity it made.
+	old := Config{"innodb_log_file_size": "536870912", "innodb_log_files_in_group": "2", "innodb_io_capacity": "2000"}
+	got := ForServer(old, Version{MySQL, 8, 0, 36})
+	if got["innodb_log_file_size"] != "1073741824" || got["innodb_log_files_in_group"] != "" || got["innodb_io_capacity"] != "2000" || old["innodb_log_files_in_group"] != "2" {
+		t.Errorf("ForServer on MySQL 8.0.36: %v (from %v)", got, old)
+	}
+	if got := ForServer(old, Version{MySQL, 8, 0, 29}); got["innodb_log_file_size"] != "536870912" || got["innodb_log_files_in_group"] != "2" {
+		t.Errorf("ForServer on MySQL 8.0.29 changed %v", got)
+	}
+
 	// The server's own lines about the old knobs are caught, so a trial
 	// that set them fails instead of measuring a configuration it did not
 	// run.

@@ -628,6 +628,27 @@ func OptionName(name string, v Version) string {
 	return name
 }
 
+// ForServer returns cfg as server version v reads it: where v sizes the
+// redo log with innodb_redo_log_capacity (MySQL 8.0.30 and later) and cfg
+// also sets innodb_log_files_in_group (a study that searched the older
+// spelling, each file innodb_log_file_size), the redo knob becomes the
+// capacity those files made (size × files) and the file count, which
+// that server ignores, is left out. cfg itself is not changed.
+func ForServer(cfg Config, v Version) Config {
+	files, ok := cfg["innodb_log_files_in_group"]
+	if !ok || OptionName("innodb_log_file_size", v) != "innodb_redo_log_capacity" {
+		return cfg
+	}
+	out := cfg.Clone()
+	delete(out, "innodb_log_files_in_group")
+	n, err1 := strconv.ParseInt(files, 10, 64)
+	size, err2 := ParseBytes(cfg["innodb_log_file_size"])
+	if err1 == nil && err2 == nil && n > 0 && size > 0 {
+		out["innodb_log_file_size"] = strconv.FormatInt(size*n, 10)
+	}
+	return out
+}
+
 // VariableName returns the system variable that holds knob name on a
 // server of version v (e.g. "tx_isolation" for transaction_isolation on
 // MariaDB 10.11), per the catalogue; the name itself when the catalogue

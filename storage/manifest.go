@@ -108,7 +108,7 @@ type MeasureManifest struct {
 	MaxP95MS  float64 `json:"max_p95_ms"`
 	DipShare  float64 `json:"dip_share"`
 	// Confirm, RecheckEvery, ABPairs and ABShare are the re-measurement
-	// policy (0 everywhere: none; workers always store 0).
+	// policy (0 everywhere: none; Confirm −1: search.ConfirmAuto).
 	Confirm      int     `json:"confirm"`
 	RecheckEvery int     `json:"recheck_every"`
 	ABPairs      int     `json:"ab_pairs"`

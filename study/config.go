@@ -38,6 +38,9 @@ type Config struct {
 	Bench Bench
 	// Measure says how a trial is measured, scored and re-measured.
 	Measure Measure
+	// PolicyGiven says which re-measurement flags the user gave: a
+	// resumed study takes the others from its manifest (keepPolicy).
+	PolicyGiven PolicyGiven
 	// Space shapes the knob space.
 	Space Space
 	// Strategy names the search strategy (strategy.StrategyNames); WarmStart
@@ -200,6 +203,30 @@ func (m Measure) ScoreRule() measure.ScoreRule {
 	r := measure.DefaultScoreRule()
 	r.Goal, r.Lambda, r.DipShare, r.MaxP95MS = measure.Goal(m.Objective), m.Lambda, m.DipShare, m.MaxP95
 	return r
+}
+
+// PolicyGiven says which of the re-measurement flags (--confirm,
+// --recheck-every, --ab-pairs, --ab-share) were given.
+type PolicyGiven struct{ Confirm, RecheckEvery, ABPairs, ABShare bool }
+
+// keepPolicy sets the re-measurement settings of m that given does not
+// name to those a stored study was run with (stored): a study resumed
+// with the same command keeps its own policy, whatever today's defaults
+// are. A flag given with another value than the stored one is left, and
+// the manifest check refuses it.
+func keepPolicy(m *Measure, stored storage.MeasureManifest, given PolicyGiven) {
+	if !given.Confirm {
+		m.Confirm = stored.Confirm
+	}
+	if !given.RecheckEvery {
+		m.RecheckEvery = stored.RecheckEvery
+	}
+	if !given.ABPairs {
+		m.ABPairs = stored.ABPairs
+	}
+	if !given.ABShare {
+		m.ABShare = stored.ABShare
+	}
 }
 
 // priorCost is the cost of one trial a budget plan assumes before any

@@ -158,3 +158,16 @@ func TestPriorCostCountsThreadLevels(t *testing.T) {
 		}
 	}
 }
+
+// A study resumed with the same command keeps the re-measurement policy
+// it was created with, whatever today's defaults are (a study made when
+// --confirm defaulted to 2 resumes under 2, not auto); a flag given
+// explicitly is kept as given, for the manifest check to judge.
+func TestResumeKeepsTheStudysPolicy(t *testing.T) {
+	stored := storage.MeasureManifest{Confirm: 2, RecheckEvery: 10, ABPairs: 6, ABShare: 0.1}
+	m := Measure{Confirm: search.ConfirmAuto, RecheckEvery: 5, ABPairs: 3, ABShare: 0.2}
+	keepPolicy(&m, stored, PolicyGiven{RecheckEvery: true})
+	if m.Confirm != 2 || m.RecheckEvery != 5 || m.ABPairs != 6 || m.ABShare != 0.1 {
+		t.Errorf("policy after keepPolicy: %+v, want confirm 2 (stored), recheck 5 (given), 6 pairs and share 0.1 (stored)", m)
+	}
+}

@@ -287,6 +287,13 @@ func (r *run) onSandbox(ctx context.Context) error {
 		}
 		return a
 	}
+	e.AIOAvailable = func() int64 {
+		a, err := runner.AIOAvailable()
+		if err != nil {
+			return 1 << 62 // unknown: an io_setup() failure is the host's
+		}
+		return a
+	}
 	e.BenchBuilds = map[string]string{}
 	for _, b := range cfg.Space.BenchBuilds {
 		e.BenchBuilds[b.Name] = b.Path
@@ -327,7 +334,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	st := &search.Study{
 		Name: cfg.Study, Strategy: strategy, Objective: r.engine.Run, Store: db,
 		Budget: cfg.Budget, Spent: op.Study.Spent, Start: r.started, MaxTrials: cfg.Trials, WarmStart: warm,
-		Confirm: cfg.Measure.Confirmation(), Base: r.base, Space: r.sp, Verbatim: r.cfg.Existing != nil,
+		Confirm: r.cfg.Measure.Confirmation(), Base: r.base, Space: r.sp, Verbatim: r.cfg.Existing != nil,
 		PriorCost: cfg.priorCost(),
 		OnPlan:    func(p search.Plan) { r.logPlan(p) },
 		OnTrial:   func(e search.Event) { prog.Emit(report.Finished(e)) },
@@ -458,15 +465,15 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 		if err := seedConflict(st, cfg.Seed); err != nil {
 			return r, db, Opened{}, err
 		}
-		if mode == "minimize" {
-			// The study's re-measurement policy is its own: minimize
-			// measures only its steps, and its manifest must match.
-			m, err := st.Manifest()
-			if err != nil {
-				return r, db, Opened{}, err
-			}
-			mm := &r.cfg.Measure
-			mm.Confirm, mm.RecheckEvery, mm.ABPairs, mm.ABShare = m.Measure.Confirm, m.Measure.RecheckEvery, m.Measure.ABPairs, m.Measure.ABShare
+		// The study's re-measurement policy is its own where no flag
+		// names it (minimize refuses those flags): a resume with the
+		// same command keeps it whatever today's defaults are.
+		m, err := st.Manifest()
+		if err != nil {
+			return r, db, Opened{}, err
+		}
+		if st.Settings != "" {
+			keepPolicy(&r.cfg.Measure, m.Measure, r.cfg.PolicyGiven)
 		}
 	}
 	if err := r.build(ctx); err != nil {

@@ -74,7 +74,7 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 		MaxTrials:      cfg.Trials,
 		Budget:         cfg.Budget,
 		MaxErrorShift:  r.errorShiftLimit(),
-		Confirm:        cfg.Measure.Confirmation(),
+		Confirm:        r.cfg.Measure.Confirmation(), // the study's own where no flag names it (start)
 		HeartbeatEvery: cfg.Heartbeat,
 		Started:        r.started,
 		OnStale: func(t search.Trial) {

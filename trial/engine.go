@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -101,8 +102,9 @@ type Refused struct {
 	Failure, ErrorLog string
 	Cause             runner.StartCause
 	// Limit and Fix name the host's limit and what to change on the host
-	// (runner.CauseHostLimit: the host's fault, not the configuration's).
-	Limit, Fix string
+	// (runner.CauseHostLimit: the host's fault, not the configuration's);
+	// Resource is runner.ResourceAIO for asynchronous I/O events.
+	Limit, Fix, Resource string
 	// ProfileKill is set when the kernel killed the server at the host
 	// profile's memory limit: the configuration needs more than the
 	// profile gives.
@@ -139,6 +141,11 @@ type Engine struct {
 	OnPhase  func(t search.Trial, phase string)
 	OnSample func(t search.Trial, s measure.Sample)
 
+	// AIOAvailable, when set, returns the asynchronous I/O events the
+	// host has left (runner.AIOAvailable; 0 or less: none): an io_setup()
+	// failure of a configuration that asks for more (aioRequest) is the
+	// configuration's, one that asks for less the host's.
+	AIOAvailable func() int64
 	// Available, when set, returns the memory available to the server now
 	// (bytes; 0: unknown): MemAvailable, within the host profile's limit.
 	// It tells an allocation the host could not give (the configuration's
@@ -182,6 +189,11 @@ func (e *HostFaultError) Error() string {
 // exited: then a limit on the process, not the host's memory, refused it.
 func (e *Engine) hostFault(n int, cfg space.Config, ref *Refused) *HostFaultError {
 	switch {
+	case ref.Cause == runner.CauseHostLimit && ref.Resource == runner.ResourceAIO && e.AIOAvailable != nil &&
+		aioRequest(cfg) > e.AIOAvailable():
+		// The configuration's I/O threads ask for more events than the
+		// host has left: the configuration's fault, the trial fails.
+		return nil
 	case ref.Cause == runner.CauseHostLimit:
 		return &HostFaultError{Trial: n, Limit: ref.Limit, Fix: ref.Fix, Failure: ref.Failure}
 	case ref.Cause == runner.CauseOutOfMemory && !ref.ProfileKill && e.Available != nil:
@@ -193,6 +205,22 @@ func (e *Engine) hostFault(n int, cfg space.Config, ref *Refused) *HostFaultErro
 		}
 	}
 	return nil
+}
+
+// aioRequest estimates the asynchronous I/O events a server of cfg asks
+// the kernel for at start: 256 for each InnoDB read and write I/O thread
+// (OS_AIO_N_PENDING_IOS_PER_THREAD in InnoDB's os0file), the threads
+// being cfg's or the catalogue's defaults (4 each).
+func aioRequest(cfg space.Config) int64 {
+	threads := int64(0)
+	for _, n := range []string{"innodb_read_io_threads", "innodb_write_io_threads"} {
+		v, err := strconv.ParseInt(cfg[n], 10, 64)
+		if err != nil || v <= 0 {
+			v = 4
+		}
+		threads += v
+	}
+	return 256 * threads
 }
 
 // RestartedError is returned by Engine.Run when the server restarted

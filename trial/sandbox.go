@@ -300,7 +300,7 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 		if s.killedForMemory() {
 			return nil, "", outOfMemory(cg, "at start", se.Error(), se.Excerpt)
 		}
-		return nil, "", &Refused{Failure: se.Error(), ErrorLog: se.Excerpt, Cause: se.Diagnosis.Cause, Limit: se.Diagnosis.Limit, Fix: se.Diagnosis.Fix}
+		return nil, "", &Refused{Failure: se.Error(), ErrorLog: se.Excerpt, Cause: se.Diagnosis.Cause, Limit: se.Diagnosis.Limit, Fix: se.Diagnosis.Fix, Resource: se.Diagnosis.Resource}
 	}
 	if err != nil {
 		s.removeDatadir(datadir)
@@ -329,7 +329,7 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 				return nil, "", outOfMemory(cg, "while loading the buffer pool", "buffer pool load: "+err.Error(), excerpt)
 			}
 			d := runner.DiagnoseStartLog(excerpt)
-			return nil, "", &Refused{Failure: "buffer pool load: " + err.Error(), ErrorLog: excerpt, Cause: d.Cause, Limit: d.Limit, Fix: d.Fix}
+			return nil, "", &Refused{Failure: "buffer pool load: " + err.Error(), ErrorLog: excerpt, Cause: d.Cause, Limit: d.Limit, Fix: d.Fix, Resource: d.Resource}
 		}
 		if !load.Loaded && s.Logf != nil {
 			s.Logf("warning: trial %d starts cold: the server did not load the buffer pool page list (%s)", req.Trial.Number, load.Status)

@@ -22,7 +22,7 @@ type minimizeOptions struct {
 // search, and (minimizeKept) the study's re-measurement policy, which
 // minimize takes from the study.
 var (
-	minimizeRefused = append([]string{"budget", "trials", "seed", "strategy", "warm-start", "prune", "seed-from", "minimize", "minimize-share"}, minimizeKept...)
+	minimizeRefused = []string{"budget", "trials", "seed", "strategy", "warm-start", "prune", "seed-from", "minimize", "minimize-share"}
 	minimizeKept    = []string{"confirm", "recheck-every", "ab-pairs", "ab-share"}
 )
 
@@ -72,7 +72,7 @@ change's measured contribution (docs/strategies.md#minimisation-of-the-best).`,
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	for _, n := range minimizeRefused {
+	for _, n := range append(append([]string(nil), minimizeRefused...), minimizeKept...) {
 		// Refused when given (config); left out of the help and the docs.
 		if err := cmd.Flags().MarkHidden(n); err != nil {
 			panic(err) // a name of minimizeRefused that search does not define

@@ -44,6 +44,8 @@ func (o *searchOptions) config(fs *pflag.FlagSet) (study.Config, error) {
 			return c, err
 		}
 	}
+	c.PolicyGiven = study.PolicyGiven{Confirm: fs.Changed("confirm"), RecheckEvery: fs.Changed("recheck-every"),
+		ABPairs: fs.Changed("ab-pairs"), ABShare: fs.Changed("ab-share")}
 	if !c.Minimize {
 		if err := refuse(fs, "needs --minimize (it is off)", "minimize-pairs", "minimize-share"); err != nil {
 			return c, err
