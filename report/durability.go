@@ -112,9 +112,9 @@ func (d exportDurability) lines() []string {
 	for _, r := range d.Relaxed {
 		out = append(out, fmt.Sprintf("  %s = %s (crash-safe: %s): %s", r.Knob, r.Value, r.Strict, r.Loss))
 	}
+	share, measured := d.share()
 	switch {
-	case d.Reset.Number >= 0 && d.Best.N > 0 && d.Base.N > 0 && d.Best.Score > d.Base.Score:
-		share := (d.Best.Score - d.Safe.Score) / (d.Best.Score - d.Base.Score) * 100
+	case measured:
 		out = append(out, fmt.Sprintf("with these knobs at their crash-safe values (trial %d): score %.1f (mean of %d) against %.1f (mean of %d) as written, over the baseline's %.1f: %.0f %% of the gain comes from giving up durability",
 			d.Reset.Number, d.Safe.Score, d.Safe.N, d.Best.Score, d.Best.N, d.Base.Score, share))
 	case d.Reset.Number >= 0:
@@ -160,9 +160,20 @@ func (d exportDurability) doc() *exportDurabilityDoc {
 	if d.Reset.Number >= 0 {
 		n := d.Reset.Number
 		out.SafeTrial = &n
-		if d.Best.N > 0 && d.Base.N > 0 && d.Best.Score > d.Base.Score {
-			out.DurabilitySharePct = ptr(round1((d.Best.Score - d.Safe.Score) / (d.Best.Score - d.Base.Score) * 100))
+		if share, ok := d.share(); ok {
+			out.DurabilitySharePct = ptr(round1(share))
 		}
 	}
 	return out
+}
+
+// share returns the percentage of the exported configuration's gain over
+// the baseline that its durability knobs bought: (best − safe) / (best −
+// baseline) × 100 on the estimates; false when the safe configuration was
+// not measured or the export has no gain.
+func (d exportDurability) share() (float64, bool) {
+	if d.Reset.Number < 0 || d.Best.N == 0 || d.Base.N == 0 || d.Best.Score <= d.Base.Score {
+		return 0, false
+	}
+	return (d.Best.Score - d.Safe.Score) / (d.Best.Score - d.Base.Score) * 100, true
 }
