@@ -56,6 +56,11 @@ type Outcome struct {
 	// ErrorLog is an excerpt of the server's error log for this start when
 	// the trial failed (the [ERROR] lines and the last lines).
 	ErrorLog string
+	// PoolLoad says whether the server's buffer pool loaded the dataset's
+	// page list before the trial was measured: "" when no load was asked
+	// for (a cold start, an existing server), "loaded", or why the trial
+	// ran cold ("cold: " and the server's Innodb_buffer_pool_load_status).
+	PoolLoad string
 	// Measurement holds the warm-up, score components and thread levels.
 	Measurement
 }

@@ -80,6 +80,9 @@ func WriteTrials(out io.Writer, sp *space.Space, study string, goal measure.Goal
 		if t.State == search.Complete && t.WarmupCapped {
 			ch += "  [not steady: no steady start by --warmup-max]"
 		}
+		if strings.HasPrefix(t.PoolLoad, "cold") {
+			ch += "  [ran cold: the buffer pool did not load its page list (" + strings.TrimPrefix(strings.TrimPrefix(t.PoolLoad, "cold"), ": ") + ")]"
+		}
 		if t.State == search.Failed || t.State == search.Rejected {
 			ch += "  [" + t.Failure + "]"
 		}

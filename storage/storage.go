@@ -582,6 +582,9 @@ func (db *DB) BeginTrial(ctx context.Context, t search.Trial) error {
 		if err := saveMeasurement(ctx, tx, t); err != nil {
 			return err
 		}
+		if err := savePoolLoad(ctx, tx, t); err != nil {
+			return err
+		}
 		return saveSource(ctx, tx, t)
 	})
 	if err != nil {
@@ -645,6 +648,9 @@ func (db *DB) finishTx(ctx context.Context, tx *sql.Tx, t search.Trial, args []a
 			return err
 		}
 		if err := saveSource(ctx, tx, t); err != nil {
+			return err
+		}
+		if err := savePoolLoad(ctx, tx, t); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE study = ? AND trial = ?`, t.Study, t.Number); err != nil {
@@ -745,6 +751,9 @@ func queryTrials(ctx context.Context, q querier, where string, args ...any) ([]s
 	}
 	rows.Close()
 	if err := loadMeasurements(ctx, q, out, where, args...); err != nil {
+		return nil, err
+	}
+	if err := loadPoolLoads(ctx, q, out, where, args...); err != nil {
 		return nil, err
 	}
 	return out, loadSources(ctx, q, out, where, args...)

@@ -331,8 +331,12 @@ func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*r
 			d := runner.DiagnoseStartLog(excerpt)
 			return nil, "", &Refused{Failure: "buffer pool load: " + err.Error(), ErrorLog: excerpt, Cause: d.Cause, Limit: d.Limit, Fix: d.Fix, Resource: d.Resource}
 		}
-		if !load.Loaded && s.Logf != nil {
-			s.Logf("warning: trial %d starts cold: the server did not load the buffer pool page list (%s)", req.Trial.Number, load.Status)
+		out.PoolLoad = "loaded"
+		if !load.Loaded {
+			out.PoolLoad = "cold: " + load.Status
+			if s.Logf != nil {
+				s.Logf("warning: trial %d starts cold: the server did not load the buffer pool page list (%s)", req.Trial.Number, load.Status)
+			}
 		}
 	}
 	return srv, datadir, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,6 +121,22 @@ func TestMeasurementRealServer(t *testing.T) {
 	}
 	if v, ok := ph["preload"]; !ok || v < 0 || v > 60 {
 		t.Fatalf("baseline phases %s: want a preload wait", phases)
+	}
+	// ... and every trial loaded it: none ran cold.
+	var total, loaded int
+	if err := db.QueryRow(`SELECT count(*), sum(pool_load = 'loaded') FROM trials`).Scan(&total, &loaded); err != nil {
+		t.Fatal(err)
+	}
+	if total == 0 || loaded != total {
+		cold, _ := db.Query(`SELECT number, pool_load FROM trials WHERE pool_load <> 'loaded'`)
+		var why []string
+		for cold != nil && cold.Next() {
+			var n int
+			var load string
+			_ = cold.Scan(&n, &load)
+			why = append(why, fmt.Sprintf("trial %d: %q", n, load))
+		}
+		t.Fatalf("%d of %d trials loaded the buffer pool's page list: %s", loaded, total, strings.Join(why, "; "))
 	}
 	var n, withHLL, threads4 int
 	if err := db.QueryRow(`SELECT count(*), count(hll), sum(threads = 4) FROM samples`).Scan(&n, &withHLL, &threads4); err != nil {
