@@ -1,8 +1,10 @@
 package storage
 
-// The column of migration 00012 (trial_source): where a seeded trial's
-// configuration came from (search.Trial.Source). Written and read here,
-// next to the main trial row, like the measurement columns.
+// The text columns of migrations 00012 (trial_source) and 00014
+// (pool_load): where a seeded trial's configuration came from
+// (search.Trial.Source) and whether its buffer pool loaded the dataset's
+// page list (measure.Outcome.PoolLoad). Written and read here, next to
+// the main trial row, like the measurement columns.
 
 import (
 	"context"
@@ -12,16 +14,18 @@ import (
 	"github.com/autotune/autotune/search"
 )
 
-// saveSource writes t.Source to its (existing) trial row.
-func saveSource(ctx context.Context, tx *sql.Tx, t search.Trial) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE trials SET source = ? WHERE study = ? AND number = ?`, t.Source, t.Study, t.Number); err != nil {
-		return fmt.Errorf("source: %w", err)
+// saveExtras writes t.Source and t.PoolLoad to its (existing) trial row.
+func saveExtras(ctx context.Context, tx *sql.Tx, t search.Trial) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE trials SET source = ?, pool_load = ? WHERE study = ? AND number = ?`,
+		t.Source, t.PoolLoad, t.Study, t.Number); err != nil {
+		return fmt.Errorf("source and pool load: %w", err)
 	}
 	return nil
 }
 
-// loadSources sets Source of trials from the rows matched by where.
-func loadSources(ctx context.Context, q querier, trials []search.Trial, where string, args ...any) error {
+// loadExtras sets Source and PoolLoad of trials from the rows matched by
+// where.
+func loadExtras(ctx context.Context, q querier, trials []search.Trial, where string, args ...any) error {
 	if len(trials) == 0 {
 		return nil
 	}
@@ -29,21 +33,21 @@ func loadSources(ctx context.Context, q querier, trials []search.Trial, where st
 	for i := range trials {
 		byNumber[trials[i].Number] = &trials[i]
 	}
-	rows, err := q.QueryContext(ctx, `SELECT number, source FROM trials `+where+` AND source <> ''`, args...)
+	rows, err := q.QueryContext(ctx, `SELECT number, source, pool_load FROM trials `+where+` AND (source <> '' OR pool_load <> '')`, args...)
 	if err != nil {
-		return fmt.Errorf("source: %w", err)
+		return fmt.Errorf("source and pool load: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			number int
-			source string
+			number       int
+			source, load string
 		)
-		if err := rows.Scan(&number, &source); err != nil {
-			return fmt.Errorf("source: %w", err)
+		if err := rows.Scan(&number, &source, &load); err != nil {
+			return fmt.Errorf("source and pool load: %w", err)
 		}
 		if t := byNumber[number]; t != nil {
-			t.Source = source
+			t.Source, t.PoolLoad = source, load
 		}
 	}
 	return rows.Err()

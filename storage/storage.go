@@ -582,10 +582,7 @@ func (db *DB) BeginTrial(ctx context.Context, t search.Trial) error {
 		if err := saveMeasurement(ctx, tx, t); err != nil {
 			return err
 		}
-		if err := savePoolLoad(ctx, tx, t); err != nil {
-			return err
-		}
-		return saveSource(ctx, tx, t)
+		return saveExtras(ctx, tx, t)
 	})
 	if err != nil {
 		return fail(err)
@@ -647,10 +644,7 @@ func (db *DB) finishTx(ctx context.Context, tx *sql.Tx, t search.Trial, args []a
 		if err := saveMeasurement(ctx, tx, t); err != nil {
 			return err
 		}
-		if err := saveSource(ctx, tx, t); err != nil {
-			return err
-		}
-		if err := savePoolLoad(ctx, tx, t); err != nil {
+		if err := saveExtras(ctx, tx, t); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE study = ? AND trial = ?`, t.Study, t.Number); err != nil {
@@ -753,10 +747,7 @@ func queryTrials(ctx context.Context, q querier, where string, args ...any) ([]s
 	if err := loadMeasurements(ctx, q, out, where, args...); err != nil {
 		return nil, err
 	}
-	if err := loadPoolLoads(ctx, q, out, where, args...); err != nil {
-		return nil, err
-	}
-	return out, loadSources(ctx, q, out, where, args...)
+	return out, loadExtras(ctx, q, out, where, args...)
 }
 
 // Samples returns the per-second samples of trial number of study in the
