@@ -121,6 +121,11 @@ type Study struct {
 	// benchmark no longer matches its data (see ErrorShift). Set for the
 	// replay driver.
 	MaxErrorShift float64
+	// FirstNumber is the lowest number a new trial takes (0: after the
+	// highest of the trials Store returns). A store that gives the study
+	// only some of its trials (one fingerprint's segment) holds lower
+	// numbers the study must not reuse.
+	FirstNumber int
 	// Minimize is the minimisation policy (minimize.go): the last phase,
 	// after the final A/B runs, that reverts the best trial's changes that
 	// do not pay. Nil turns it off. With a Budget it runs only when its
@@ -286,7 +291,7 @@ func (s *Study) begin(ctx context.Context) (*studyRun, error) {
 			return nil, err
 		}
 	}
-	r.next = nextNumber(trials)
+	r.next = max(nextNumber(trials), s.FirstNumber)
 	r.plan = &studyPlan{s: s, printed: -1}
 	r.plan.start(trials, r.used())
 	r.search = searchPhase{shape: Shape{Space: s.Space, Base: s.Base, Verbatim: s.Verbatim}, warm: s.WarmStart, confirm: s.Confirm, started: r.mark}

@@ -51,6 +51,12 @@ type Trial struct {
 	Source string
 	// Params is the configuration; empty for the baseline.
 	Params space.Config
+	// Fingerprint is the key of the conditions the trial was measured
+	// under (storage.Fingerprint: server, benchmark, durability, host,
+	// dataset), stamped by the store the study writes through; "" in
+	// trials made before it was recorded. The search never reads it: the
+	// store gives a study only the trials of its own fingerprint.
+	Fingerprint string
 	// Started and Ended bound the trial in wall-clock time (Ended is zero
 	// while Running).
 	Started, Ended time.Time

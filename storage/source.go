@@ -1,9 +1,10 @@
 package storage
 
-// The text columns of migrations 00012 (trial_source) and 00014
-// (pool_load): where a seeded trial's configuration came from
-// (search.Trial.Source) and whether its buffer pool loaded the dataset's
-// page list (measure.Outcome.PoolLoad). Written and read here, next to
+// The text columns of migrations 00012 (trial_source), 00014
+// (pool_load) and 00016 (fingerprint): where a seeded trial's
+// configuration came from (search.Trial.Source), whether its buffer pool
+// loaded the dataset's page list (measure.Outcome.PoolLoad) and the key of
+// the conditions it was measured under (search.Trial.Fingerprint). Written and read here, next to
 // the main trial row, like the measurement columns.
 
 import (
@@ -14,17 +15,18 @@ import (
 	"github.com/autotune/autotune/search"
 )
 
-// saveExtras writes t.Source and t.PoolLoad to its (existing) trial row.
+// saveExtras writes t.Source, t.PoolLoad and t.Fingerprint to its
+// (existing) trial row; an empty Fingerprint keeps the stored one.
 func saveExtras(ctx context.Context, tx *sql.Tx, t search.Trial) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE trials SET source = ?, pool_load = ? WHERE study = ? AND number = ?`,
-		t.Source, t.PoolLoad, t.Study, t.Number); err != nil {
-		return fmt.Errorf("source and pool load: %w", err)
+	if _, err := tx.ExecContext(ctx, `UPDATE trials SET source = ?, pool_load = ?, fingerprint = CASE WHEN ? = '' THEN fingerprint ELSE ? END WHERE study = ? AND number = ?`,
+		t.Source, t.PoolLoad, t.Fingerprint, t.Fingerprint, t.Study, t.Number); err != nil {
+		return fmt.Errorf("source, pool load and fingerprint: %w", err)
 	}
 	return nil
 }
 
-// loadExtras sets Source and PoolLoad of trials from the rows matched by
-// where.
+// loadExtras sets Source, PoolLoad and Fingerprint of trials from the
+// rows matched by where.
 func loadExtras(ctx context.Context, q querier, trials []search.Trial, where string, args ...any) error {
 	if len(trials) == 0 {
 		return nil
@@ -33,21 +35,21 @@ func loadExtras(ctx context.Context, q querier, trials []search.Trial, where str
 	for i := range trials {
 		byNumber[trials[i].Number] = &trials[i]
 	}
-	rows, err := q.QueryContext(ctx, `SELECT number, source, pool_load FROM trials `+where+` AND (source <> '' OR pool_load <> '')`, args...)
+	rows, err := q.QueryContext(ctx, `SELECT number, source, pool_load, fingerprint FROM trials `+where+` AND (source <> '' OR pool_load <> '' OR fingerprint <> '')`, args...)
 	if err != nil {
-		return fmt.Errorf("source and pool load: %w", err)
+		return fmt.Errorf("source, pool load and fingerprint: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			number       int
-			source, load string
+			number            int
+			source, load, key string
 		)
-		if err := rows.Scan(&number, &source, &load); err != nil {
-			return fmt.Errorf("source and pool load: %w", err)
+		if err := rows.Scan(&number, &source, &load, &key); err != nil {
+			return fmt.Errorf("source, pool load and fingerprint: %w", err)
 		}
 		if t := byNumber[number]; t != nil {
-			t.Source, t.PoolLoad = source, load
+			t.Source, t.PoolLoad, t.Fingerprint = source, load, key
 		}
 	}
 	return rows.Err()

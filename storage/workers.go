@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -24,6 +25,11 @@ type WorkerInfo struct {
 	// Cores and RAMBytes describe the host's hardware (RAM in bytes).
 	Cores    int
 	RAMBytes int64
+	// Fingerprint is the key of the conditions the worker measures under
+	// (Fingerprint.Key): its trials are stamped with it, and it sees only
+	// the study's trials of that key (Segment). "" stamps nothing and
+	// sees every trial.
+	Fingerprint string
 }
 
 // WorkerStore is a study store seen by one worker: it claims trials for
@@ -98,13 +104,16 @@ func (ws *WorkerStore) Claim(ctx context.Context, study string, choose search.Ch
 		for _, x := range trials {
 			next = max(next, x.Number+1)
 		}
+		if ws.w.Fingerprint != "" {
+			trials, _ = Segment(trials, ws.w.Fingerprint)
+		}
 		c := search.Wait
 		t, c, err = choose(trials, next)
 		if err != nil || c != search.Run {
 			t, choice = search.Trial{}, c
 			return err
 		}
-		t.Study, t.Number, t.State = study, next, search.Running
+		t.Study, t.Number, t.State, t.Fingerprint = study, next, search.Running, ws.w.Fingerprint
 		if t.Started.IsZero() {
 			t.Started = time.Now()
 		}
@@ -118,6 +127,9 @@ func (ws *WorkerStore) Claim(ctx context.Context, study string, choose search.Ch
 		if _, err := tx.ExecContext(ctx, `INSERT INTO trials (`+trialColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
 			return fmt.Errorf("insert trial %d: %w", next, err)
+		}
+		if err := saveExtras(ctx, tx, t); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO trial_claims
 			(study, number, worker, host, host_cores, host_ram_bytes, claimed, heartbeat)
@@ -171,6 +183,7 @@ func (ws *WorkerStore) FinishClaimed(ctx context.Context, t search.Trial, spent 
 	if spent < 0 {
 		return fail(fmt.Errorf("negative spent %v", spent))
 	}
+	t.Fingerprint = cmp.Or(t.Fingerprint, ws.w.Fingerprint)
 	args, err := trialArgs(t)
 	if err != nil {
 		return fail(err)

@@ -100,25 +100,6 @@ func WorkloadText(m Manifest) string {
 	return fmt.Sprintf("%s, %sthreads %s, objective %s", what, size, f["threads"], f["objective"])
 }
 
-// ComparableDiff returns the fields in which studies a and b differ in
-// what their gains and scores mean, in a fixed order: the workload
-// definition (WorkloadDiff), then the durability policy ("durability":
-// a relaxed study's gains are bought with crash safety; a manifest
-// without one is strict, the default) and the host profile
-// ("host_profile": the memory limit the server ran under, "none"
-// without one). None: their results may be ranked side by side.
-func ComparableDiff(a, b Manifest) []ManifestChange {
-	out := WorkloadDiff(a, b)
-	da, db := durabilityOf(a), durabilityOf(b)
-	if da != db {
-		out = append(out, ManifestChange{Field: "durability", Old: da, New: db})
-	}
-	if ha, hb := hostProfileOf(a), hostProfileOf(b); ha != hb {
-		out = append(out, ManifestChange{Field: "host_profile", Old: ha, New: hb})
-	}
-	return out
-}
-
 // durabilityOf returns m's durability policy, "strict" when it records
 // none.
 func durabilityOf(m Manifest) string {

@@ -56,32 +56,60 @@ func TestWorkloadDiff(t *testing.T) {
 	}
 }
 
-// Two studies of one workload, one strict and one relaxed, or one under
-// a memory limit: their results do not rank side by side.
-func TestComparableDiff(t *testing.T) {
-	base := Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 500000}
-	relaxed := base
-	relaxed.Space = &SpaceManifest{Durability: "relaxed"}
+// Two studies of one workload differing in one condition each: their
+// fingerprints differ in that field alone, so their results do not rank
+// side by side; what does not change what is measured (the window, the
+// re-measurement policy, the memory budget) keeps the key.
+func TestFingerprintDiff(t *testing.T) {
+	base := Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 500000, Lambda: 0.5,
+		Definition: &benchdef.Definition{Driver: "sysbench", Version: "sysbench 1.0.20", Options: map[string]string{"rand-type": "uniform"}}}
 	strict := base
 	strict.Space = &SpaceManifest{Durability: "strict"}
+	relaxed := base
+	relaxed.Space = &SpaceManifest{Durability: "relaxed"}
 	limited := strict
 	limited.HostProfile = &HostProfile{MemoryLimitBytes: 2 << 30}
+	special := base
+	special.Definition = &benchdef.Definition{Driver: "sysbench", Version: "sysbench 1.0.20", Options: map[string]string{"rand-type": "special"}}
+	bigger := strict
+	bigger.TableSize = 1000000
+	builds := strict
+	builds.Space = &SpaceManifest{Durability: "strict", BenchmarkBuilds: []Build{{Name: "a", Path: "/a", SHA256: "00112233445566778899"}}}
+	rebuilt := strict
+	rebuilt.Space = &SpaceManifest{Durability: "strict", BenchmarkBuilds: []Build{{Name: "a", Path: "/a", SHA256: "99887766554433221100"}}}
+	longer := strict
+	longer.DurationS, longer.WarmupS, longer.Measure.Confirm = 120, 60, 3
+	longer.Space = &SpaceManifest{Durability: "strict", MemoryBudget: 1 << 30}
+	const v, cores, ram = "10.11.19-MariaDB", 2, int64(8 << 30)
+	fp := func(m Manifest) Fingerprint { return FingerprintOf(m, v, cores, ram) }
 	for name, tc := range map[string]struct {
-		a, b Manifest
-		want []ManifestChange
+		a, b   Fingerprint
+		fields []string
 	}{
-		"same":                       {strict, strict, nil},
-		"no policy recorded: strict": {base, strict, nil},
-		"tiers":                      {strict, relaxed, []ManifestChange{{"durability", "strict", "relaxed"}}},
-		"host profile":               {strict, limited, []ManifestChange{{"host_profile", "none", "memory limit 2147483648 bytes"}}},
+		"same":                       {fp(strict), fp(strict), nil},
+		"no policy recorded: strict": {fp(base), fp(strict), nil},
+		"window, policy, budget":     {fp(strict), fp(longer), nil},
+		"tiers":                      {fp(strict), fp(relaxed), []string{"durability"}},
+		"host profile":               {fp(strict), fp(limited), []string{"host_profile"}},
+		"benchmark option":           {fp(base), fp(special), []string{"definition"}},
+		"dataset":                    {fp(strict), fp(bigger), []string{"table_size"}},
+		"benchmark build replaced":   {fp(builds), fp(rebuilt), []string{"benchmark_builds"}},
+		"server version":             {fp(strict), FingerprintOf(strict, "11.4.2-MariaDB", cores, ram), []string{"server"}},
+		"host":                       {fp(strict), FingerprintOf(strict, v, 16, ram), []string{"host"}},
 	} {
-		if got := ComparableDiff(tc.a, tc.b); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		d := tc.a.Diff(tc.b)
+		var got []string
+		for _, c := range d {
+			got = append(got, c.Field)
+		}
+		if !reflect.DeepEqual(got, tc.fields) {
+			t.Errorf("%s: differs in %v, want %v", name, got, tc.fields)
+		}
+		if same := tc.a.Key() == tc.b.Key(); same != (len(tc.fields) == 0) {
+			t.Errorf("%s: equal keys %v with differences %v", name, same, got)
 		}
 	}
-	w := relaxed
-	w.Workload = "oltp_read_only"
-	if got := ComparableDiff(strict, w); len(got) != 2 || got[0].Field != "workload" || got[1].Field != "durability" {
-		t.Errorf("workload and tier: %v", got)
+	if got := DiffText(fp(strict).Diff(fp(relaxed))); got != "durability strict → relaxed" {
+		t.Errorf("DiffText: %q", got)
 	}
 }

@@ -52,10 +52,12 @@ func ParseStudyRef(arg, defaultDB string) (StudyRef, error) {
 }
 
 // Compare lists the studies refs side by side (report.WriteCompare): two
-// or more, from one store or several. Studies of different workload
-// definitions, durability policies or host profiles (storage.ComparableDiff) are refused with a UsageError naming
-// each differing field: their scores do not rank against each other. A
-// missing store or study is an error naming it.
+// or more, from one store or several, each by the trials of its current
+// conditions (studyTrials). Studies whose fingerprints differ (server,
+// benchmark and its options, workload and dataset, durability policy,
+// host, host profile: storage.Fingerprint) are refused with a UsageError
+// naming each differing field: their scores do not rank against each
+// other. A missing store or study is an error naming it.
 func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 	if len(refs) < 2 {
 		return Usagef("compare: want two or more studies (STUDY or TRIALS.DB:STUDY), got %d", len(refs))
@@ -71,7 +73,7 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 		oneDB = oneDB && r.DB == refs[0].DB
 	}
 	var cols []report.ComparedStudy
-	var manifests []storage.Manifest
+	var fps []storage.Fingerprint
 	for _, r := range refs {
 		db := dbs[r.DB]
 		if db == nil {
@@ -93,11 +95,11 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 		if !found {
 			return fmt.Errorf("compare: no study %q in %s (autotune studies --db %s lists them)", r.Name, storage.RedactURL(r.DB), storage.RedactURL(r.DB))
 		}
-		m, err := st.Manifest()
+		fp, err := storage.StudyFingerprint(st)
 		if err != nil {
 			return err
 		}
-		trials, err := db.Trials(ctx, r.Name)
+		trials, err := studyTrials(ctx, db, st)
 		if err != nil {
 			return err
 		}
@@ -114,11 +116,11 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 			col.Minimal, col.Minimized = minimalTrial(trials, m), m
 		}
 		cols = append(cols, col)
-		manifests = append(manifests, m)
+		fps = append(fps, fp)
 	}
 	var diffs []string
 	for i := 1; i < len(cols); i++ {
-		d := storage.ComparableDiff(manifests[0], manifests[i])
+		d := fps[0].Diff(fps[i])
 		if len(d) == 0 {
 			continue
 		}
@@ -129,7 +131,7 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 		diffs = append(diffs, fmt.Sprintf("\n  %s vs %s: %s", cols[0].Label, cols[i].Label, strings.Join(fs, "; ")))
 	}
 	if len(diffs) > 0 {
-		return Usagef("compare: the studies measure different things:%s\ntheir results do not rank against each other: compare studies of one workload definition, durability policy and host profile (autotune studies shows each study's workload)", strings.Join(diffs, ""))
+		return Usagef("compare: the studies measure different things:%s\ntheir results do not rank against each other: compare studies of one server, host, workload definition, durability policy and host profile (autotune studies shows each study's workload)", strings.Join(diffs, ""))
 	}
 	report.WriteCompare(out, cols)
 	return nil

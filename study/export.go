@@ -29,7 +29,8 @@ func openExisting(flag, path string) (*storage.DB, error) {
 }
 
 // LoadStudy opens the store dbPath (OpenExisting) and reads study name and
-// its trials; a study not in it is an error naming --study. The caller
+// its trials of its current conditions (studyTrials); a study not in it is
+// an error naming --study. The caller
 // closes the store.
 func LoadStudy(ctx context.Context, dbPath, name string) (*storage.DB, storage.Study, []search.Trial, error) {
 	db, err := OpenExisting(dbPath)
@@ -44,12 +45,36 @@ func LoadStudy(ctx context.Context, dbPath, name string) (*storage.DB, storage.S
 		db.Close()
 		return nil, storage.Study{}, nil, err
 	}
-	trials, err := db.Trials(ctx, name)
+	trials, err := studyTrials(ctx, db, st)
 	if err != nil {
 		db.Close()
 		return nil, storage.Study{}, nil, err
 	}
 	return db, st, trials, nil
+}
+
+// studyTrials returns the trials of study st measured under its current
+// conditions (segmentOf).
+func studyTrials(ctx context.Context, db *storage.DB, st storage.Study) ([]search.Trial, error) {
+	own, _, _, err := segmentOf(ctx, db, st)
+	return own, err
+}
+
+// segmentOf returns the trials of study st measured under its current
+// conditions (storage.StudyFingerprint; see storage.Segment), how many
+// others it holds and that fingerprint: after a resume with
+// --allow-changes under another fingerprint, only the new segment's
+// trials are its best, estimates and gains.
+func segmentOf(ctx context.Context, db *storage.DB, st storage.Study) (own []search.Trial, others int, fp storage.Fingerprint, err error) {
+	if fp, err = storage.StudyFingerprint(st); err != nil {
+		return nil, 0, nil, err
+	}
+	all, err := db.Trials(ctx, st.Name)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	own, other := storage.Segment(all, fp.Key())
+	return own, len(other), fp, nil
 }
 
 // ExportRequest is what `autotune export` writes: the study, the trial

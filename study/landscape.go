@@ -38,7 +38,7 @@ func fitFixture(ctx context.Context, dbPath, name, about, dbFlag, studyFlag stri
 	if !found {
 		return lab.FitFixture{}, Usagef("%s %q: no such study in %s", studyFlag, name, dbPath)
 	}
-	trials, err := db.Trials(ctx, name)
+	trials, err := studyTrials(ctx, db, st)
 	if err != nil {
 		return lab.FitFixture{}, err
 	}

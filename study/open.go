@@ -50,6 +50,10 @@ type Opened struct {
 	Found bool
 	// Next is the next trial number.
 	Next int
+	// Fingerprint is the conditions this run measures under
+	// (storage.FingerprintOf its manifest, server version and host); the
+	// study's history is the trials of its key (storage.SegmentStore).
+	Fingerprint storage.Fingerprint
 }
 
 // noSuchStudy is the error of a mode that works on an existing study
@@ -97,11 +101,15 @@ func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) 
 			return o, err
 		}
 	}
+	o.Fingerprint = storage.FingerprintOf(req.Manifest, req.ServerVersion, req.Host.Cores, req.Host.RAMBytes)
 	if found {
 		if err := seedConflict(st, req.Seed); err != nil {
 			return o, err
 		}
 		if err := checkStudy(ctx, db, st, req); err != nil {
+			return o, err
+		}
+		if err := newSegment(ctx, db, st, o.Fingerprint, req.Logf); err != nil {
 			return o, err
 		}
 	}
@@ -185,6 +193,38 @@ func checkStudy(ctx context.Context, db *storage.DB, st storage.Study, req OpenR
 			return err
 		}
 	}
+	return nil
+}
+
+// newSegment stamps the trials of study st made before fingerprints were
+// recorded with the fingerprint of its stored conditions, and says so when
+// this run's fingerprint fp differs from the one its latest trials were
+// measured under: their trials stay in the store, out of this run's
+// history, best and estimates (the run writes through a
+// storage.SegmentStore of fp's key), and the search starts over with its
+// own baseline and warm start.
+func newSegment(ctx context.Context, db *storage.DB, st storage.Study, fp storage.Fingerprint, logf func(string, ...any)) error {
+	old, err := storage.StudyFingerprint(st)
+	if err != nil {
+		return err
+	}
+	if _, err := db.StampFingerprint(ctx, st.Name, old.Key()); err != nil {
+		return err
+	}
+	if old.Key() == fp.Key() {
+		return nil
+	}
+	trials, err := db.Trials(ctx, st.Name)
+	if err != nil {
+		return err
+	}
+	own, other := storage.Segment(trials, fp.Key())
+	then := "starts a new segment (fingerprint " + fp.Key() + ") and measures its own baseline"
+	if len(own) > 0 {
+		then = fmt.Sprintf("goes on with the %d trial(s) measured under this run's conditions before (fingerprint %s)", len(own), fp.Key())
+	}
+	logf("study %q: %d trial(s) were measured under other conditions (%s): they stay in the store, out of this run's history, best and gains; this run %s",
+		st.Name, len(other), storage.DiffText(old.Diff(fp)), then)
 	return nil
 }
 

@@ -324,7 +324,8 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err != nil {
 		return r.interrupted(ctx, err)
 	}
-	history, err := db.Trials(ctx, cfg.Study)
+	store := storage.SegmentStore{DB: db, Key: op.Fingerprint.Key()}
+	history, err := store.Trials(ctx, cfg.Study)
 	if err != nil {
 		return err
 	}
@@ -332,7 +333,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	prog.Emit(report.TrialLength(cfg.Measure.Warmup, cfg.Measure.Duration))
 	sp := r.sp
 	st := &search.Study{
-		Name: cfg.Study, Strategy: strategy, Objective: r.engine.Run, Store: db,
+		Name: cfg.Study, Strategy: strategy, Objective: r.engine.Run, Store: store, FirstNumber: op.Next,
 		Budget: cfg.Budget, Spent: op.Study.Spent, Start: r.started, MaxTrials: cfg.Trials, WarmStart: warm,
 		Confirm: r.cfg.Measure.Confirmation(), Base: r.base, Space: r.sp, Verbatim: r.cfg.Existing != nil,
 		PriorCost: cfg.priorCost(),
@@ -380,7 +381,8 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err != nil {
 		return r.interrupted(ctx, err)
 	}
-	history, err := db.Trials(ctx, cfg.Study)
+	store := storage.SegmentStore{DB: db, Key: op.Fingerprint.Key()}
+	history, err := store.Trials(ctx, cfg.Study)
 	if err != nil {
 		return err
 	}
@@ -400,7 +402,7 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 	default:
 		r.logf("minimising trial %d of study %q: %d changes from the baseline, %d pairs a step; %s", m.Best, cfg.Study, m.Changes, pol.Pairs, search.MinimizeRule)
 	}
-	st := &search.Study{Name: cfg.Study, Objective: r.engine.Run, Store: db, Spent: op.Study.Spent, Start: r.started,
+	st := &search.Study{Name: cfg.Study, Objective: r.engine.Run, Store: store, FirstNumber: op.Next, Spent: op.Study.Spent, Start: r.started,
 		Base: r.base, OnTrial: func(e search.Event) { prog.Emit(report.Finished(e)) }, Goal: goal, Minimize: pol, MinimizeOnly: true, MaxErrorShift: r.errorShiftLimit()}
 	res, err := st.Run(ctx)
 	if err != nil {

@@ -217,7 +217,7 @@ func (r *run) studySeed(ctx context.Context, src SeedSource) (space.Config, spac
 	if !found {
 		return nil, space.Host{}, "", Usagef("--seed-from %q: no study %q in %s (autotune studies --db %s lists them)", storage.RedactURL(src.Arg), src.Study, storage.RedactURL(src.DB), storage.RedactURL(src.DB))
 	}
-	trials, err := db.Trials(ctx, src.Study)
+	trials, others, fp, err := segmentOf(ctx, db, st)
 	if err != nil {
 		return nil, space.Host{}, "", fmt.Errorf("--seed-from %q: %w", storage.RedactURL(src.Arg), err)
 	}
@@ -233,6 +233,9 @@ func (r *run) studySeed(ctx context.Context, src SeedSource) (space.Config, spac
 		src.Study, best.Number, best.Kind, best.Score, search.EstimateOf(trials, best).N, runs, serverOf(st.ServerVersion), st.Cores, space.HumanBytes(st.RAMBytes))
 	if st.RAMBytes == 0 || st.Cores == 0 {
 		what += " (its host's size is not fully stored: what it lacks is not rescaled)"
+	}
+	if others > 0 {
+		what += fmt.Sprintf("; chosen among the %d trial(s) measured under its latest conditions (fingerprint %s), not its %d earlier one(s) under others", len(trials), fp.Key(), others)
 	}
 	return best.Params.Clone(), space.Host{RAMBytes: st.RAMBytes, Cores: st.Cores}, what, nil
 }

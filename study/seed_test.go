@@ -227,3 +227,55 @@ func TestSeedWithNothingLeft(t *testing.T) {
 		t.Errorf("log:\n%s", log)
 	}
 }
+
+// A study resumed under other conditions seeds from the trials of its
+// latest conditions only: the better trial of the earlier fingerprint
+// is not its best, and the seed line says what was left out.
+func TestStudySeedTakesTheLatestSegment(t *testing.T) {
+	dir := t.TempDir()
+	path := seedDBOn(t, dir, space.Config{"innodb_io_capacity": "3000"}, 2, 8<<30) // trials 0, 1 (estimate 800)
+	ctx := context.Background()
+	db, err := storage.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.StampFingerprint(ctx, "old", "earlier000000000"); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := db.Study(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := storage.StudyFingerprint(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := storage.SegmentStore{DB: db, Key: fp.Key()}
+	t0 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	for i, p := range []space.Config{{}, {"innodb_io_capacity": "1500"}} {
+		tr := search.Trial{Study: "old", Number: 2 + i, State: search.Complete, Kind: search.Baseline, Params: p,
+			Started: t0, Ended: t0.Add(50 * time.Second), Outcome: measure.Outcome{Score: 400 + 100*float64(i), MeanTPS: 400 + 100*float64(i)}}
+		if i > 0 {
+			tr.Kind = search.Sampled
+		}
+		if err := seg.FinishTrial(ctx, tr, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	r, prog := seedRun(t, dir, path+":old")
+	seeds, err := r.loadSeeds(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seeds) != 1 || seeds[0].Config["innodb_io_capacity"] != "1500" {
+		t.Fatalf("seeds %+v, want the latest segment's best (innodb_io_capacity=1500), not the earlier 3000", seeds)
+	}
+	log := strings.Join(prog.lines, "\n")
+	for _, frag := range []string{`best of study "old": trial 3 (sampled, estimate 500.0 over 1 run)`,
+		"chosen among the 2 trial(s) measured under its latest conditions (fingerprint " + fp.Key() + "), not its 2 earlier one(s) under others"} {
+		if !strings.Contains(log, frag) {
+			t.Errorf("log lacks %q:\n%s", frag, log)
+		}
+	}
+}

@@ -168,10 +168,21 @@ func planSpace(ctx context.Context, s Space, rs resolved, host runner.Host, prof
 	}
 	if len(rs.servers.names) > 1 || len(s.ServerBuilds) > 0 {
 		for _, n := range rs.servers.names {
-			st.ServerBuilds = append(st.ServerBuilds, storage.Build{Name: n, Path: rs.servers.bins[n].Path})
+			bin := rs.servers.bins[n]
+			b, err := identified(storage.Build{Name: n, Path: bin.Path, Version: versionWord(bin.Version)}, "--server-build")
+			if err != nil {
+				return spacePlan{}, err
+			}
+			st.ServerBuilds = append(st.ServerBuilds, b)
 		}
 	}
-	st.BenchmarkBuilds = s.BenchBuilds
+	for _, b := range s.BenchBuilds {
+		b, err := identified(b, "--benchmark-build")
+		if err != nil {
+			return spacePlan{}, err
+		}
+		st.BenchmarkBuilds = append(st.BenchmarkBuilds, b)
+	}
 	limit := float64(min(host.RAMBytes/2, budget))
 	if profiled {
 		limit = float64(min(host.RAMBytes, budget))
@@ -190,6 +201,31 @@ func planSpace(ctx context.Context, s Space, rs resolved, host runner.Host, prof
 		p.notes = bl.Notes
 	}
 	return p, nil
+}
+
+// identified returns build b with its binary's digest (SHA256), so that
+// a binary replaced at the same path changes the study's fingerprint
+// (storage.Fingerprint); the error names flag and the build.
+func identified(b storage.Build, flag string) (storage.Build, error) {
+	sum, err := runner.FileSHA256(b.Path)
+	if err != nil {
+		return b, fmt.Errorf("%s %s=%s: %w", flag, b.Name, b.Path, err)
+	}
+	b.SHA256 = sum
+	return b, nil
+}
+
+// versionWord returns the version in a server's --version text
+// ("mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu ..." →
+// "10.11.19-MariaDB-0+deb12u1"), or the text when it has no "Ver".
+func versionWord(text string) string {
+	f := strings.Fields(text)
+	for i, w := range f {
+		if w == "Ver" && i+1 < len(f) {
+			return f[i+1]
+		}
+	}
+	return strings.TrimSpace(text)
 }
 
 // report prints what the study searches.

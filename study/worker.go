@@ -45,7 +45,8 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err != nil {
 		return r.interrupted(ctx, err)
 	}
-	ws, err := db.Workers(storage.WorkerInfo{ID: id, Host: hostName, Cores: r.host.Cores, RAMBytes: r.host.RAMBytes}, staleHeartbeats*cfg.Heartbeat)
+	seg := storage.SegmentStore{DB: db, Key: op.Fingerprint.Key()}
+	ws, err := db.Workers(storage.WorkerInfo{ID: id, Host: hostName, Cores: r.host.Cores, RAMBytes: r.host.RAMBytes, Fingerprint: seg.Key}, staleHeartbeats*cfg.Heartbeat)
 	if err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 	for _, p := range warm {
 		starts = append(starts, p.Config)
 	}
-	history, err := db.Trials(ctx, cfg.Study)
+	history, err := seg.Trials(ctx, cfg.Study)
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err != nil {
 		return r.interrupted(ctx, err)
 	}
-	trials, err := db.Trials(ctx, cfg.Study)
+	trials, err := seg.Trials(ctx, cfg.Study)
 	if err != nil {
 		return err
 	}

@@ -97,17 +97,21 @@ func addMinimal(t *testing.T, db, name string, best int) {
 	}
 }
 
-// otherHostDB copies the fixture trials.db to other.db next to it and
-// makes its studies ones of a 16-core, 64 GiB host.
-func otherHostDB(t *testing.T, db string) string {
+// copyDB copies the fixture trials.db to name next to it (a store of
+// another machine of the same kind); with otherHost, its studies are ones
+// of a 16-core, 64 GiB host running MariaDB 11.4.
+func copyDB(t *testing.T, db, name string, otherHost bool) string {
 	t.Helper()
 	b, err := os.ReadFile(db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := filepath.Join(filepath.Dir(db), "other.db")
+	other := filepath.Join(filepath.Dir(db), name)
 	if err := os.WriteFile(other, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if !otherHost {
+		return other
 	}
 	s, err := sql.Open("sqlite3", other)
 	if err != nil {
@@ -135,10 +139,10 @@ func compareOut(t *testing.T, args []string, db string) (string, error) {
 func TestCompareGolden(t *testing.T) {
 	db := fixtureDB(t)
 	// fix's best (#10) with 4 final A/B pairs; small without any.
-	otherHostDB(t, db)
+	copyDB(t, db, "other.db", false)
 	addAB(t, db, "fix", 10, []float64{1450, 1502, 1471, 1490}, []float64{505, 498, 511, 490})
 	addAB(t, filepath.Join(filepath.Dir(db), "other.db"), "fix", 10, []float64{2950, 3020, 2990, 3001}, []float64{1010, 1003, 990, 1012})
-	// The other host's study was minimised to its buffer pool change.
+	// The other store's study was minimised to its buffer pool change.
 	addMinimal(t, filepath.Join(filepath.Dir(db), "other.db"), "fix", 10)
 	// Run where the stores are, so the columns name them as a user would
 	// (the golden files are checked after the subtest restores the
@@ -156,8 +160,24 @@ func TestCompareGolden(t *testing.T) {
 		}
 	})
 	golden(t, "compare.golden", []byte(one))
-	got := two
-	golden(t, "compare-two-dbs.golden", []byte(got))
+	golden(t, "compare-two-dbs.golden", []byte(two))
+}
+
+// The same study measured on another host with another server is refused
+// (exit code 2), naming the server and the host: its scores are another
+// machine's.
+func TestCompareRefusesOtherHosts(t *testing.T) {
+	db := fixtureDB(t)
+	far := copyDB(t, db, "far.db", true)
+	_, err := compareOut(t, []string{"fix", far + ":fix"}, db)
+	if err == nil || !study.IsUsage(err) {
+		t.Fatalf("err %v, want a usage error", err)
+	}
+	for _, want := range []string{"server 10.11.19-MariaDB-0+deb12u1 vs 11.4.2-MariaDB", "host 2 cores, 24.0G RAM vs 16 cores, 64.0G RAM"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal does not name %q:\n%v", want, err)
+		}
+	}
 }
 
 // Studies of different workload definitions are refused with a usage
@@ -170,8 +190,8 @@ func TestCompareRefusesOtherWorkloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateStudy(ctx, storage.Study{Name: "ro", Settings: `{"workload":"oltp_read_only","threads":32,"tables":8,"table_size":500000,"measure":{"objective":"qps"}}`,
-		Cores: 2, RAMBytes: 24 << 30, Created: fixtureT0}); err != nil {
+	if err := s.CreateStudy(ctx, storage.Study{Name: "ro", Settings: `{"workload":"oltp_read_only","threads":32,"tables":8,"table_size":500000,"lambda":0.5,"measure":{"objective":"qps"}}`,
+		ServerVersion: "10.11.19-MariaDB-0+deb12u1", Cores: 2, RAMBytes: 24 << 30, Created: fixtureT0}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

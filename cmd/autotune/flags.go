@@ -47,7 +47,7 @@ func (o *studyFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Var((*daysDuration)(&o.budget), "budget", "wall-clock budget across all runs of the study, e.g. 2d, 1d12h, 50h, 90m (0 = no limit; then --trials is needed)")
 	fs.IntVar(&o.trials, "trials", 0, "stop when the study has this many finished trials, baseline included (0 = no cap)")
 	fs.Int64Var(&o.seed, "seed", 0, "sampler seed for a new study (0 = random); stored with the study, which keeps it when resumed (another --seed is refused)")
-	fs.BoolVar(&o.allowChanges, "allow-changes", false, "resume a study although its manifest changed (server version, host cores/RAM, benchmark settings); the change is recorded")
+	fs.BoolVar(&o.allowChanges, "allow-changes", false, "resume a study although its manifest changed (server version, host cores/RAM, benchmark settings); the change is recorded, and a change of what measurements mean (server, host, durability, benchmark, dataset) starts a new segment: earlier trials stay in the store, out of the history and the best")
 	fs.BoolVar(&o.json, "json", false, "print progress as JSON lines, one event per line (log, phase, sample, trial, done, interrupted)")
 }
 

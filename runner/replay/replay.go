@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -99,7 +97,7 @@ func New(o Options) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	fileSHA, err := fileSHA256(o.File)
+	fileSHA, err := runner.FileSHA256(o.File)
 	if err != nil {
 		return nil, fmt.Errorf("workload file %s: %w", o.File, err)
 	}
@@ -112,25 +110,11 @@ func New(o Options) (*Replay, error) {
 		return nil, fmt.Errorf("workload file %s: none of its %d statements can be replayed (%s)", o.File, w.Statements(), describeSkipped(r.skipped))
 	}
 	if o.Dump != "" {
-		if r.dumpSHA, err = fileSHA256(o.Dump); err != nil {
+		if r.dumpSHA, err = runner.FileSHA256(o.Dump); err != nil {
 			return nil, fmt.Errorf("--data %s: %w", o.Dump, err)
 		}
 	}
 	return r, nil
-}
-
-// fileSHA256 returns the hex SHA-256 of the file's bytes.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Connections is the replay's concurrency: the captured connections it
