@@ -81,13 +81,13 @@ func WriteServerDiff(w io.Writer, d ServerDiff) {
 	}
 	if len(differ) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "variable\trunning\twanted\tchange\t")
+		fmt.Fprintln(tw, "variable\trunning\twanted\tchange")
 		for _, r := range differ {
 			ch := r.Change
 			if r.Source != "" {
 				ch += " (" + r.Source + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Variable, r.Running, r.Wanted, ch)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Variable, r.Running, r.Wanted, ch)
 		}
 		tw.Flush()
 	}
