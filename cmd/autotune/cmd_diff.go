@@ -57,7 +57,7 @@ func newDiffCmd() *cobra.Command {
 	o := &diffOptions{}
 	var sd study.ServerDiff
 	cmd := &cobra.Command{
-		Use:   "diff [FILE]",
+		Use:   "diff FILE | --dsn DSN [FILE]",
 		Short: "Compare a my.cnf with a study's best trial, or a running server with either",
 		Long: `diff reads FILE by the MySQL option-file rules (groups, !include/!includedir,
 loose- prefixes, dashes equal underscores, size suffixes) and compares the server
@@ -80,16 +80,16 @@ server. The password comes from $` + study.PasswordEnv + ` or --password-file, n
 Exit code 0 whether or not they differ; 1 when the file cannot be read (naming
 file and line) or the server cannot be read within --timeout (naming the DSN);
 2 for flags that do not go together.`,
-		Args: cobra.RangeArgs(0, 1),
+		// FILE, or with --dsn FILE or none (a trial).
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.dsn == "" {
+				return cobra.ExactArgs(1)(cmd, args)
+			}
+			return cobra.RangeArgs(0, 1)(cmd, args)
+		},
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			if o.dsn == "" {
-				if err := refuse(cmd.Flags(), "only with --dsn (comparing a running server)", "password-file", "timeout"); err != nil {
-					return err
-				}
-				if len(args) != 1 {
-					return usagef("want FILE: the option file to compare (or --dsn DSN to compare a running server)")
-				}
-				return nil
+				return refuse(cmd.Flags(), "only with --dsn (comparing a running server)", "password-file", "timeout")
 			}
 			var err error
 			sd, err = o.serverDiff(cmd.Flags(), args)

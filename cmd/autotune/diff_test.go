@@ -84,7 +84,7 @@ func TestDiffDSNFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "want FILE"},
+		{nil, "accepts 1 arg(s), received 0 (usage: autotune diff FILE | --dsn DSN [FILE] [flags])"},
 		{[]string{"--timeout", "3s", in}, "--timeout: only with --dsn"},
 		{[]string{"--password-file", "pw.cnf", in}, "--password-file: only with --dsn"},
 		{[]string{"--dsn", dsn, "--study", "fix", in}, "--study: with --dsn and FILE"},
