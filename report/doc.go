@@ -6,8 +6,10 @@
 //     (TrialLine: its outcome, then what it changes from the baseline, cut
 //     to the output's width), the outcome and the A/B gain (WriteOutcome,
 //     WriteGain);
-//   - the tables of `trials`, `studies`, `knobs` and `diff`, the trial
-//     page of `show`, the `noise` lines and summary, the knob importance;
+//   - the tables of `trials`, `studies`, `knobs` and `diff`, the running
+//     server's differences of `diff --dsn` (WriteServerDiff) with the SET
+//     GLOBAL statements and option lines that apply them, the trial page
+//     of `show`, the `noise` lines and summary, the knob importance;
 //   - the export formats (WriteExport: my.cnf, SET GLOBAL, SET PERSIST,
 //     JSON);
 //   - pictures: PNG plots drawn with gonum.org/v1/plot (the score of each

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/internal/secret"
+	"github.com/autotune/autotune/space"
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -169,26 +170,64 @@ func (e *Existing) Globals(ctx context.Context, names []string) (map[string]stri
 // does not have is absent from the map. Names must be lower-case
 // identifiers.
 func (e *Existing) Variables(ctx context.Context, names []string) (map[string]string, error) {
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		if !varName.MatchString(n) {
-			return nil, fmt.Errorf("variable name %q", n)
-		}
-		quoted[i] = "'" + n + "'"
+	in, err := nameList(names)
+	if err != nil {
+		return nil, err
 	}
-	out := map[string]string{}
-	err := e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
-		rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("+strings.Join(quoted, ",")+")")
+	var out map[string]string
+	err = e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
+		out, err = showGlobal(ctx, db, in)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("server %s: read variables: %w", e.Addr(), err)
+	}
+	return out, nil
+}
+
+// VariableInfo is Variables with whether SET GLOBAL can change each
+// variable, on one connection: Value is what SHOW GLOBAL VARIABLES prints,
+// and ReadOnly (ReadOnlyKnown true) is information_schema.SYSTEM_VARIABLES'
+// READ_ONLY where the server has that table (MariaDB 10.1 and later).
+// MySQL has none (error 1109, unknown table): there ReadOnlyKnown is false
+// and only the value is filled in. A name the server does not have is
+// absent from the map; no names, no query. Names must be lower-case
+// identifiers.
+func (e *Existing) VariableInfo(ctx context.Context, names []string) (map[string]space.ServerVar, error) {
+	out := map[string]space.ServerVar{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	in, err := nameList(names)
+	if err != nil {
+		return nil, err
+	}
+	err = e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
+		vals, err := showGlobal(ctx, db, in)
 		if err != nil {
 			return err
 		}
+		for n, v := range vals {
+			out[n] = space.ServerVar{Name: n, Value: v}
+		}
+		rows, err := db.QueryContext(ctx, "SELECT VARIABLE_NAME, READ_ONLY FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME IN ("+in+")")
+		var me *mysql.MySQLError
+		if errors.As(err, &me) && me.Number == erUnknownTable {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read information_schema.SYSTEM_VARIABLES: %w", err)
+		}
 		defer rows.Close()
 		for rows.Next() {
-			var n, v string
-			if err := rows.Scan(&n, &v); err != nil {
+			var n, ro string
+			if err := rows.Scan(&n, &ro); err != nil {
 				return err
 			}
-			out[strings.ToLower(n)] = v
+			if sv, ok := out[strings.ToLower(n)]; ok {
+				sv.ReadOnly, sv.ReadOnlyKnown = strings.EqualFold(ro, "YES"), true
+				out[sv.Name] = sv
+			}
 		}
 		return rows.Err()
 	})
@@ -196,6 +235,42 @@ func (e *Existing) Variables(ctx context.Context, names []string) (map[string]st
 		return nil, fmt.Errorf("server %s: read variables: %w", e.Addr(), err)
 	}
 	return out, nil
+}
+
+// erUnknownTable is ER_UNKNOWN_TABLE ("Unknown table 'X' in
+// information_schema").
+const erUnknownTable = 1109
+
+// nameList returns names quoted and joined for an SQL IN list; an error
+// names the first that is not a lower-case identifier.
+func nameList(names []string) (string, error) {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		if !varName.MatchString(n) {
+			return "", fmt.Errorf("variable name %q", n)
+		}
+		quoted[i] = "'" + n + "'"
+	}
+	return strings.Join(quoted, ","), nil
+}
+
+// showGlobal runs SHOW GLOBAL VARIABLES for the names of the IN list in
+// (nameList) and returns the values by lower-case name.
+func showGlobal(ctx context.Context, db *sql.DB, in string) (map[string]string, error) {
+	out := map[string]string{}
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("+in+")")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n, v string
+		if err := rows.Scan(&n, &v); err != nil {
+			return nil, err
+		}
+		out[strings.ToLower(n)] = v
+	}
+	return out, rows.Err()
 }
 
 // SetGlobal runs SET GLOBAL name = value (value unquoted when it is a

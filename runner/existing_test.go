@@ -52,6 +52,7 @@ func TestExistingSilentServerTimesOut(t *testing.T) {
 	}{
 		{"Version", func() error { _, err := e.Version(ctx); return err }, "no answer within 200ms"},
 		{"Globals", func() error { _, err := e.Globals(ctx, []string{"innodb_io_capacity"}); return err }, "no answer within 200ms"},
+		{"VariableInfo", func() error { _, err := e.VariableInfo(ctx, []string{"innodb_io_capacity"}); return err }, "no answer within 200ms"},
 		{"SetGlobal", func() error { return e.SetGlobal(ctx, "innodb_io_capacity", "400") }, "no answer within 2s"},
 	} {
 		err := c.call()

@@ -297,7 +297,7 @@ func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
 		{[]string{"studies", "--db", db}, study, false},
 		{[]string{"compare", "--db", db, "fix", "small"}, study, false},
 		{[]string{"report", "--study", "fix", "--db", db, "--out", filepath.Join(work, "r1")}, with(study, "out", filepath.Join(work, "r2")), false},
-		{[]string{"diff", cnf, "--study", "fix", "--db", db}, with(study, "trial", "1"), false},
+		{[]string{"diff", cnf, "--study", "fix", "--db", db}, with(study, "trial", "1", "dsn", "root@tcp(127.0.0.1:1)/", "password-file", "pw.cnf", "timeout", "5s"), false},
 		{[]string{"bench-search", "--objective-cmd", "wc -c", "--strategies", "random", "--seeds", "1", "--trials", "3", "--warm-start", "off"},
 			map[string]string{"best-known": "5000", "first-seed": "9", "fit-db": db, "fit-study": "fix", "landscape": "db-wide", "noise": "0.03", "objective-cmd": "echo 7", "objective-truth-cmd": "echo 6",
 				"parallel": strconv.Itoa(runtime.NumCPU() + 1), "seeds": "2", "strategies": "tpe", "trials": "4", "warm-start": "both", "confirm": "0"}, false},
@@ -416,6 +416,7 @@ func TestPasswordSources(t *testing.T) {
 	for _, args := range [][]string{
 		{"search", "--trials", "3", "--dsn", "root@unix(/s)/", "--config-file", "x", "--password-file", "pw.cnf"},
 		{"capture", "--dsn", "root@unix(/s)/", "--for", "1s", "--out", "w", "--password-file", "pw.cnf"},
+		{"diff", "--dsn", "root@unix(/s)/", "--password-file", "pw.cnf"},
 	} {
 		_, err := runCommand(t.TempDir(), args)
 		if want := `--password-file "pw.cnf" and $AUTOTUNE_PASSWORD both give`; err == nil || !strings.Contains(err.Error(), want) || !study.IsUsage(err) {

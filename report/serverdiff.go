@@ -1,0 +1,161 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/autotune/autotune/space"
+)
+
+// How a setting can be changed on a running server (ServerDiffRow.Change).
+const (
+	// ChangeDynamic: SET GLOBAL changes it.
+	ChangeDynamic = "SET GLOBAL"
+	// ChangeRestart: only an option file and a restart change it.
+	ChangeRestart = "restart"
+	// ChangeUnknown: neither the server nor the catalogue says.
+	ChangeUnknown = "unknown"
+)
+
+// ServerDiffRow is one setting `autotune diff --dsn` compared: the
+// server's variable against the value a file or trial wants.
+type ServerDiffRow struct {
+	// Variable is the server's system variable (what SET GLOBAL names);
+	// Option the option that sets it in an option file, in this server's
+	// spelling (space.OptionName).
+	Variable, Option string
+	// Knob is the catalogue's knob, nil for a variable the catalogue does
+	// not know.
+	Knob *space.Knob
+	// Running is the server's value and Wanted the file's or trial's, as
+	// shown: a knob's values in its rendering (sizes with K/M/G), others
+	// as given.
+	Running, Wanted string
+	// Value is the wanted value the SET statement and option line carry: a
+	// knob's canonical value, else the value as given.
+	Value string
+	// Differs is true when the two differ by the server's rules.
+	Differs bool
+	// Change is ChangeDynamic, ChangeRestart or ChangeUnknown; Source says
+	// who told: "server" (its READ_ONLY flag) or "catalogue".
+	Change, Source string
+}
+
+// ServerDiff is what `autotune diff --dsn` prints.
+type ServerDiff struct {
+	// Server is the redacted DSN and Version what the server reports.
+	Server, Version string
+	// Against names the other side: an option file's path, or a trial
+	// (`trial 3 of study "fix" (sampled)`).
+	Against string
+	// Rows are the settings compared, in the order of the file or the
+	// catalogue.
+	Rows []ServerDiffRow
+	// NotCompared are the settings left out, each with why.
+	NotCompared []string
+	// Notes are observations on the input (the option-file reader's).
+	Notes []string
+}
+
+// WriteServerDiff prints d: a line naming the server and the other side,
+// a table of the settings that differ (variable, running value, wanted
+// value, how it can change and who says so), how many of how many differ
+// and the equal ones, then what would apply the wanted values: SET
+// GLOBAL statements for the dynamic ones (and, commented, the unknown
+// ones), and the option lines for an option file (every setting that
+// differs: SET GLOBAL does not survive a restart). Then the settings not
+// compared and the notes.
+func WriteServerDiff(w io.Writer, d ServerDiff) {
+	fmt.Fprintf(w, "running server %s (%s) against %s\n", d.Server, d.Version, d.Against)
+	var differ []ServerDiffRow
+	var equal []string
+	for _, r := range d.Rows {
+		if r.Differs {
+			differ = append(differ, r)
+		} else {
+			equal = append(equal, r.Variable+" = "+r.Running)
+		}
+	}
+	if len(differ) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "variable\trunning\twanted\tchange")
+		for _, r := range differ {
+			ch := r.Change
+			if r.Source != "" {
+				ch += " (" + r.Source + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Variable, r.Running, r.Wanted, ch)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "%d of %d settings differ\n", len(differ), len(d.Rows))
+	if len(equal) > 0 {
+		fmt.Fprintf(w, "equal: %s\n", strings.Join(equal, ", "))
+	}
+	if len(differ) > 0 {
+		fmt.Fprintln(w, "change: (server) as its information_schema.SYSTEM_VARIABLES.READ_ONLY says; (catalogue) as autotune's knob catalogue says, the server does not tell; unknown: neither tells")
+		var set []string
+		for _, r := range differ {
+			stmt := "SET GLOBAL " + r.Variable + " = " + sqlLiteral(r.Knob, r.Value) + ";"
+			switch r.Change {
+			case ChangeDynamic:
+				set = append(set, stmt)
+			case ChangeUnknown:
+				set = append(set, stmt+"  -- may be refused (ERROR 1238: read only): then only the option line below applies it")
+			}
+		}
+		if len(set) > 0 {
+			fmt.Fprintln(w, "to apply on the running server (lost at its next restart):")
+			for _, s := range set {
+				fmt.Fprintln(w, "  "+s)
+			}
+		}
+		fmt.Fprintln(w, "to keep across restarts, option lines for the [mysqld] group (the restart ones take effect only after a restart):")
+		for _, r := range differ {
+			fmt.Fprintf(w, "  %s = %s\n", r.Option, space.FormatOptionValue(optionValue(r)))
+		}
+	}
+	if len(d.NotCompared) > 0 {
+		fmt.Fprintln(w, "not compared:")
+		for _, n := range d.NotCompared {
+			fmt.Fprintln(w, "  "+n)
+		}
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
+	fmt.Fprintln(w, "read-only: nothing was changed on the server")
+}
+
+// optionValue is the option-file form of a row's wanted value: a knob's
+// rendering (sizes with K/M/G), else the value as given.
+func optionValue(r ServerDiffRow) string {
+	if r.Knob != nil {
+		return r.Knob.Render(r.Value)
+	}
+	return r.Value
+}
+
+// sqlLiteral renders a wanted value for SET GLOBAL: a knob's as sqlValue
+// does; a value of a variable the catalogue does not know bare when it is
+// a number or ON/OFF (a size with a K/M/G suffix as its number of bytes:
+// SET takes no suffix), else single-quoted.
+func sqlLiteral(k *space.Knob, v string) string {
+	if k != nil {
+		return sqlValue(*k, v)
+	}
+	if n, err := space.ParseBytes(v); err == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return v
+	}
+	switch strings.ToUpper(v) {
+	case "ON", "OFF":
+		return strings.ToUpper(v)
+	}
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), "'", "''") + "'"
+}
