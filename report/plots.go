@@ -229,45 +229,44 @@ func (intTicks) Ticks(min, max float64) []plot.Tick {
 // against seconds since the benchmark started, with the end of the warm-up
 // marked.
 func tpsPlot(base, best search.Trial, baseSamples, bestSamples []measure.Sample) ([]byte, error) {
-	p := newPlot("Per-second throughput: baseline and best", "seconds since the benchmark started", "tps")
-	warmEnd := 0.0
-	add := func(label string, ss []measure.Sample, c color.Color, width float64) error {
-		if len(ss) == 0 {
-			return nil
+	series := []samplesSeries{{label: fmt.Sprintf("baseline (trial %d)", base.Number), ss: baseSamples, c: colBaseline, width: 1.5}}
+	if best.Number != base.Number {
+		series = append(series, samplesSeries{label: fmt.Sprintf("best (trial %d)", best.Number), ss: bestSamples, c: colBest, width: 2})
+	}
+	return samplesPlot("Per-second throughput: baseline and best", series)
+}
+
+// samplesPlot draws the per-second tps of each series against seconds
+// since the benchmark started, with the end of the warm-up marked; a
+// series without samples is left out. It returns an error when none has
+// samples.
+func samplesPlot(title string, series []samplesSeries) ([]byte, error) {
+	p := newPlot(title, "seconds since the benchmark started", "tps")
+	warmEnd, hi, n := 0.0, 0.0, 0
+	for _, sr := range series {
+		if len(sr.ss) == 0 {
+			continue
 		}
-		xys := make(plotter.XYs, len(ss))
-		for i, s := range ss {
+		n++
+		xys := make(plotter.XYs, len(sr.ss))
+		for i, s := range sr.ss {
 			xys[i] = plotter.XY{X: s.T, Y: s.TPS}
 			if s.Warmup && s.T > warmEnd {
 				warmEnd = s.T
 			}
+			hi = math.Max(hi, s.TPS)
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
-			return err
-		}
-		l.LineStyle.Color = c
-		l.LineStyle.Width = vg.Points(width)
-		p.Add(l)
-		p.Legend.Add(label, l)
-		return nil
-	}
-	if len(baseSamples) == 0 && len(bestSamples) == 0 {
-		return nil, fmt.Errorf("tps plot: no per-second samples")
-	}
-	if err := add(fmt.Sprintf("baseline (trial %d)", base.Number), baseSamples, colBaseline, 1.5); err != nil {
-		return nil, err
-	}
-	if best.Number != base.Number {
-		if err := add(fmt.Sprintf("best (trial %d)", best.Number), bestSamples, colBest, 2); err != nil {
 			return nil, err
 		}
+		l.LineStyle.Color = sr.c
+		l.LineStyle.Width = vg.Points(sr.width)
+		p.Add(l)
+		p.Legend.Add(sr.label, l)
 	}
-	hi := 0.0
-	for _, ss := range [][]measure.Sample{baseSamples, bestSamples} {
-		for _, s := range ss {
-			hi = math.Max(hi, s.TPS)
-		}
+	if n == 0 {
+		return nil, fmt.Errorf("tps plot: no per-second samples")
 	}
 	p.Y.Min = 0
 	p.Y.Max = hi * 1.25

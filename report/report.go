@@ -153,20 +153,16 @@ func Build(in Input) (*Report, error) {
 		page.Notes = append(page.Notes, "no per-second samples stored for the baseline or the best trial: no throughput plot")
 	}
 
-	imp, err := search.Importance(trialSpace(in.Space, in.Trials), in.Trials)
-	if err == nil && allZero(imp) {
-		err = fmt.Errorf("no knob explains any of the score's variance")
-	}
+	imp, png, caveat, why, err := ImportanceFigure(in.Space, in.Trials)
 	if err != nil {
-		page.Notes = append(page.Notes, "knob importance not shown: "+err.Error())
+		return nil, err
+	}
+	if why != "" {
+		page.Notes = append(page.Notes, "knob importance not shown: "+why)
 	} else {
-		png, err := importancePlot(imp)
-		if err != nil {
-			return nil, err
-		}
 		add("importance.png", "Knob importance", "importance share of each knob", png)
-		if c := search.ImportanceCaveat(trialSpace(in.Space, in.Trials), in.Trials); c != "" {
-			page.Notes = append(page.Notes, "knob importance: "+c)
+		if caveat != "" {
+			page.Notes = append(page.Notes, "knob importance: "+caveat)
 		}
 		for _, ki := range imp {
 			if ki.Importance < importantShare || len(page.Figures) >= 3+maxKnobPlots {

@@ -35,6 +35,9 @@
 //     server version, restarted, JSON phases, failure, error log excerpt,
 //     JSON summary) and the start and end times.
 //   - samples: the per-second benchmark reports of each trial, in order.
+//   - live_samples: those of a running trial, written while it runs
+//     ([DB.AppendLiveSamples], read by [DB.LiveSamples]) and dropped when
+//     it finishes.
 //   - importance: each knob's importance in a study (search.Importance),
 //     replaced when a search ends ([DB.SaveImportance], [DB.Importance]).
 //

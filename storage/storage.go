@@ -79,6 +79,7 @@ type DB struct {
 	sql     *sql.DB
 	path    string
 	dialect dialect
+	noLive  bool // a read-only store that predates live samples (OpenReadOnly)
 }
 
 // Open opens the SQLite file at path, creating it if missing (its directory
@@ -592,8 +593,8 @@ func (db *DB) BeginTrial(ctx context.Context, t search.Trial) error {
 
 // FinishTrial records the end of t in one transaction: it writes t's state,
 // outcome fields, params and times to the trial row (inserting the row if
-// BeginTrial never ran), replaces the trial's samples with t.Samples, and
-// adds spent to the study's budget used. Either all of it is stored or
+// BeginTrial never ran), replaces the trial's samples with t.Samples,
+// drops its live samples (AppendLiveSamples), and adds spent to the study's budget used. Either all of it is stored or
 // none.
 //
 // t.State must be Complete, Failed, Rejected or Interrupted. Score is stored only for
@@ -650,22 +651,11 @@ func (db *DB) finishTx(ctx context.Context, tx *sql.Tx, t search.Trial, args []a
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE study = ? AND trial = ?`, t.Study, t.Number); err != nil {
 			return fmt.Errorf("samples: %w", err)
 		}
-		if len(t.Samples) > 0 {
-			stmt, err := tx.PrepareContext(ctx, `INSERT INTO samples
-				(study, trial, t, warmup, tps, qps, `+"`reads`"+`, writes, other, lat_pct, lat_ms, err_ps, reconn_ps, threads, hll)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-			if err != nil {
-				return fmt.Errorf("samples: %w", err)
-			}
-			defer stmt.Close()
-			for i, s := range t.Samples {
-				_, err := stmt.ExecContext(ctx, t.Study, t.Number, nullFloat(s.T), s.Warmup,
-					nullFloat(s.TPS), nullFloat(s.QPS), nullFloat(s.Reads), nullFloat(s.Writes), nullFloat(s.Other),
-					nullFloat(s.LatPct), nullFloat(s.LatMS), nullFloat(s.ErrPS), nullFloat(s.ReconnPS), nullInt(s.Threads), nullPtr(s.HLL))
-				if err != nil {
-					return fmt.Errorf("sample %d: %w", i, err)
-				}
-			}
+		if err := insertSamples(ctx, tx, "samples", t.Study, t.Number, t.Samples); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM live_samples WHERE study = ? AND trial = ?`, t.Study, t.Number); err != nil {
+			return fmt.Errorf("live samples: %w", err)
 		}
 		if err := addSpent(ctx, tx, t.Study, spent); err != nil {
 			return fmt.Errorf("spent: %w", err)
@@ -688,7 +678,15 @@ func (db *DB) MarkInterrupted(ctx context.Context, study string) ([]search.Trial
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE trials SET state = ? WHERE study = ? AND state = ?`,
 			string(search.Interrupted), study, string(search.Running))
-		return err
+		if err != nil {
+			return err
+		}
+		for _, t := range out {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM live_samples WHERE study = ? AND trial = ?`, study, t.Number); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("storage: mark interrupted trials of study %q: %w", study, err)
@@ -754,13 +752,51 @@ func queryTrials(ctx context.Context, q querier, where string, args ...any) ([]s
 // order FinishTrial was given them; none (and a nil error) when the trial
 // has none or does not exist.
 func (db *DB) Samples(ctx context.Context, study string, number int) ([]measure.Sample, error) {
-	fail := func(err error) error {
-		return fmt.Errorf("storage: samples of trial %d of study %q: %w", number, study, err)
-	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT t, warmup, tps, qps, `+"`reads`"+`, writes, other, lat_pct, lat_ms, err_ps, reconn_ps, threads, hll
-		FROM samples WHERE study = ? AND trial = ? ORDER BY id`, study, number)
+	out, err := querySamples(ctx, db.sql, "samples", study, number)
 	if err != nil {
-		return nil, fail(err)
+		return nil, fmt.Errorf("storage: samples of trial %d of study %q: %w", number, study, err)
+	}
+	return out, nil
+}
+
+// sampleColumns are the columns of a sample in the tables samples and
+// live_samples, in the order insertSamples and querySamples use.
+const sampleColumns = "t, warmup, tps, qps, `reads`, writes, other, lat_pct, lat_ms, err_ps, reconn_ps, threads, hll"
+
+// execer is what insertSamples needs of a transaction.
+type execer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+// insertSamples appends ss to table (samples or live_samples) for trial
+// number of study, in order.
+func insertSamples(ctx context.Context, tx execer, table, study string, number int, ss []measure.Sample) error {
+	if len(ss) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO `+table+` (study, trial, `+sampleColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("%s: %w", table, err)
+	}
+	defer stmt.Close()
+	for i, s := range ss {
+		_, err := stmt.ExecContext(ctx, study, number, nullFloat(s.T), s.Warmup,
+			nullFloat(s.TPS), nullFloat(s.QPS), nullFloat(s.Reads), nullFloat(s.Writes), nullFloat(s.Other),
+			nullFloat(s.LatPct), nullFloat(s.LatMS), nullFloat(s.ErrPS), nullFloat(s.ReconnPS), nullInt(s.Threads), nullPtr(s.HLL))
+		if err != nil {
+			return fmt.Errorf("%s: sample %d: %w", table, i, err)
+		}
+	}
+	return nil
+}
+
+// querySamples reads the samples of trial number of study from table
+// (samples or live_samples) in insertion order.
+func querySamples(ctx context.Context, q querier, table, study string, number int) ([]measure.Sample, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+sampleColumns+` FROM `+table+` WHERE study = ? AND trial = ? ORDER BY id`, study, number)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []measure.Sample
@@ -772,7 +808,7 @@ func (db *DB) Samples(ctx context.Context, study string, number int) ([]measure.
 			hll     sql.NullFloat64
 		)
 		if err := rows.Scan(&v[0], &s.Warmup, &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &threads, &hll); err != nil {
-			return nil, fail(err)
+			return nil, err
 		}
 		s.T, s.TPS, s.QPS = floatOf(v[0]), floatOf(v[1]), floatOf(v[2])
 		s.Reads, s.Writes, s.Other = floatOf(v[3]), floatOf(v[4]), floatOf(v[5])
@@ -784,10 +820,7 @@ func (db *DB) Samples(ctx context.Context, study string, number int) ([]measure.
 		}
 		out = append(out, s)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fail(err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // NextTrialNumber returns one more than the highest trial number of study,

@@ -28,6 +28,7 @@ var storeSuite = []struct {
 	{"NextTrialNumber", testNextTrialNumber},
 	{"RecordChange", testRecordChange},
 	{"NamesUpdateRefinish", testNamesUpdateRefinish},
+	{"LiveSamples", testLiveSamples},
 }
 
 // testNamesUpdateRefinish: study names are case-sensitive, an update with

@@ -67,6 +67,7 @@ type run struct {
 	mode    string            // "search", "worker" or "noise", for the resume hint
 	info    space.ServerInfo  // the sandbox's server (onSandbox)
 	bin     runner.Binary     // its binary (onSandbox)
+	live    *liveWriter       // writes the running trial's samples to the store (nil: not stored)
 }
 
 func (r *run) logf(format string, a ...any) { r.prog.Emit(report.Logf(format, a...)) }
@@ -155,7 +156,7 @@ func (r *run) build(ctx context.Context) error {
 	cfg = r.cfg
 	r.engine = &trial.Engine{Bench: b, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
 		OnPhase:  func(t search.Trial, phase string) { prog.Emit(report.PhaseOf(t, phase)) },
-		OnSample: func(t search.Trial, s measure.Sample) { prog.Emit(report.SampleOf(t, s)) }}
+		OnSample: func(t search.Trial, s measure.Sample) { prog.Emit(report.SampleOf(t, s)); r.live.add(t, s) }}
 	if cfg.Existing != nil {
 		err = r.onExisting(ctx)
 	} else {
@@ -448,6 +449,10 @@ func start(ctx context.Context, cfg Config, prog Progress, mode string) (*run, *
 		return r, nil, Opened{}, err
 	}
 	r.undo = append(r.undo, func() error { db.Close(); return nil })
+	// The running trial's samples as they arrive, for autotune dashboard
+	// (stopped before the store closes: undo runs last first).
+	r.live = newLiveWriter(db, r.logf)
+	r.undo = append(r.undo, r.live.close)
 	// The study's lock first: a second autotune on the study is told so
 	// before it touches the sandbox.
 	release, err := Lock(ctx, db, cfg.DB, cfg.Study, worker)

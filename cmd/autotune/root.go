@@ -26,7 +26,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 verify could not show a gain, 130 interrup
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd(), newKnobsCmd(), newWorkerCmd(), newBenchSearchCmd(), newDiffCmd(), newNoiseCmd(), newVerifyCmd(), newMinimizeCmd())
 	root.AddCommand(newReportCmd(), newStudiesCmd(), newShowCmd(), newCaptureCmd(), newGenDocsCmd())
-	root.AddCommand(newCompareCmd())
+	root.AddCommand(newCompareCmd(), newDashboardCmd())
 	// No generated completion command: every command and flag is documented
 	// in docs/cli and checked by the flag tests.
 	root.CompletionOptions.DisableDefaultCmd = true
