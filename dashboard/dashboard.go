@@ -24,6 +24,17 @@ import (
 	"github.com/autotune/autotune/storage"
 )
 
+// fingerprintOf returns the fingerprint key of trial n among trials ("":
+// none recorded, or no such trial).
+func fingerprintOf(trials []search.Trial, n int) string {
+	for _, t := range trials {
+		if t.Number == n {
+			return t.Fingerprint
+		}
+	}
+	return ""
+}
+
 // Store is what the dashboard reads (storage.DB).
 type Store interface {
 	Studies(ctx context.Context) ([]storage.Study, error)
@@ -150,7 +161,7 @@ func (h *Handler) studies(w http.ResponseWriter, r *http.Request) {
 	v := newVersion()
 	rows := make([]studyRow, 0, len(studies))
 	for _, st := range studies {
-		trials, err := h.db.Trials(ctx, st.Name)
+		trials, _, err := storage.StudyTrials(ctx, h.db, st)
 		if err != nil {
 			fail(w, err, http.StatusInternalServerError)
 			return
@@ -266,7 +277,7 @@ func (h *Handler) study(w http.ResponseWriter, r *http.Request) {
 		fail(w, fmt.Errorf("no study %q in %s", name, h.name), http.StatusNotFound)
 		return
 	}
-	trials, err := h.db.Trials(ctx, name)
+	trials, _, err := storage.StudyTrials(ctx, h.db, st)
 	if err != nil {
 		fail(w, err, http.StatusInternalServerError)
 		return
@@ -522,6 +533,9 @@ func (h *Handler) trial(w http.ResponseWriter, r *http.Request) {
 		fail(w, err, http.StatusInternalServerError)
 		return
 	}
+	// Any stored trial opens; the best and the baseline it is shown
+	// against are those of the trial's own conditions.
+	trials, _ = storage.Segment(trials, fingerprintOf(trials, n))
 	i := slices.IndexFunc(trials, func(t search.Trial) bool { return t.Number == n })
 	if i < 0 {
 		fail(w, fmt.Errorf("study %q has no trial %d", name, n), http.StatusNotFound)

@@ -211,3 +211,26 @@ func (db *DB) StampFingerprint(ctx context.Context, study, key string) (int64, e
 	}
 	return res.RowsAffected()
 }
+
+// TrialLister is what StudyTrials reads (DB, a read-only DB).
+type TrialLister interface {
+	Trials(ctx context.Context, study string) ([]search.Trial, error)
+}
+
+// StudyTrials returns the trials of study st measured under its current
+// conditions (StudyFingerprint, Segment) and how many others it holds:
+// after a resume with --allow-changes under another fingerprint, only the
+// new segment's trials are its history, best, estimates and gains. The
+// error is the manifest's or the store's.
+func StudyTrials(ctx context.Context, db TrialLister, st Study) (own []search.Trial, others int, err error) {
+	fp, err := StudyFingerprint(st)
+	if err != nil {
+		return nil, 0, err
+	}
+	all, err := db.Trials(ctx, st.Name)
+	if err != nil {
+		return nil, 0, err
+	}
+	own, other := Segment(all, fp.Key())
+	return own, len(other), nil
+}

@@ -61,20 +61,14 @@ func studyTrials(ctx context.Context, db *storage.DB, st storage.Study) ([]searc
 }
 
 // segmentOf returns the trials of study st measured under its current
-// conditions (storage.StudyFingerprint; see storage.Segment), how many
-// others it holds and that fingerprint: after a resume with
-// --allow-changes under another fingerprint, only the new segment's
-// trials are its best, estimates and gains.
+// conditions and how many others it holds (storage.StudyTrials), and its
+// fingerprint.
 func segmentOf(ctx context.Context, db *storage.DB, st storage.Study) (own []search.Trial, others int, fp storage.Fingerprint, err error) {
 	if fp, err = storage.StudyFingerprint(st); err != nil {
 		return nil, 0, nil, err
 	}
-	all, err := db.Trials(ctx, st.Name)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	own, other := storage.Segment(all, fp.Key())
-	return own, len(other), fp, nil
+	own, others, err = storage.StudyTrials(ctx, db, st)
+	return own, others, fp, err
 }
 
 // ExportRequest is what `autotune export` writes: the study, the trial
