@@ -342,6 +342,9 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 	if hp := bs.HostProfile; hp != nil {
 		fmt.Fprintf(w, "-- host profile: %s\n", hostProfileText(*hp))
 	}
+	if l := fingerprintLine(st); l != "" {
+		fmt.Fprintf(w, "-- %s\n", l)
+	}
 	for _, l := range sel.Durability.lines() {
 		fmt.Fprintf(w, "-- %s\n", l)
 	}
@@ -432,6 +435,14 @@ func writeExportJSON(w io.Writer, st storage.Study, best, base search.Trial, tri
 			d.Minimal.Check = &exportStep{Status: "check", Pairs: c.Pairs, Pct: ptr(round1(c.Pct)), LoPct: ptr(round1(c.LoPct)), HiPct: ptr(round1(c.HiPct))}
 		}
 	}
+	if fp, err := storage.StudyFingerprint(st); err == nil {
+		d.Fingerprint = &exportFingerprint{Key: fp.Key(), Fields: map[string]string{}}
+		for _, kv := range fp {
+			if kv[1] != "" {
+				d.Fingerprint.Fields[kv[0]] = kv[1]
+			}
+		}
+	}
 	if json.Valid([]byte(st.Settings)) {
 		d.Settings = json.RawMessage(st.Settings)
 	}
@@ -484,6 +495,9 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 	}
 	if hp := bs.HostProfile; hp != nil {
 		fmt.Fprintf(w, "# host profile: %s\n", hostProfileText(*hp))
+	}
+	if l := fingerprintLine(st); l != "" {
+		fmt.Fprintf(w, "# %s\n", l)
 	}
 	for _, l := range sel.Durability.lines() {
 		fmt.Fprintf(w, "# %s\n", l)
@@ -584,6 +598,10 @@ type exportDoc struct {
 	Durability    *exportDurabilityDoc `json:"durability"`
 	Rules         string               `json:"warm_start,omitempty"`
 	ServerVersion string               `json:"server_version"`
+	// Fingerprint is the conditions the gain was measured under
+	// (storage.Fingerprint): its key and its fields that are set, by
+	// name.
+	Fingerprint *exportFingerprint `json:"fingerprint,omitempty"`
 	// Minimal, present when the export is the minimal configuration,
 	// holds the minimisation: every step with the knobs it reverted, its
 	// verdict and its measured contribution (percent, 95 % interval).
@@ -592,6 +610,27 @@ type exportDoc struct {
 	Settings json.RawMessage `json:"settings,omitempty"`
 	Exported time.Time       `json:"exported"`
 }
+
+// exportFingerprint is the JSON export's fingerprint.
+type exportFingerprint struct {
+	Key    string            `json:"key"`
+	Fields map[string]string `json:"fields"`
+}
+
+// fingerprintLine is the header line naming the conditions study st's
+// gains were measured under (storage.Fingerprint.Line), which autotune
+// verify compares with its own; "" when the study's manifest is unreadable.
+func fingerprintLine(st storage.Study) string {
+	fp, err := storage.StudyFingerprint(st)
+	if err != nil {
+		return ""
+	}
+	return FingerprintHeader + fp.Line()
+}
+
+// FingerprintHeader starts the export header line that holds the
+// fingerprint, after the comment mark ("# " or "-- ").
+const FingerprintHeader = "measured under fingerprint "
 
 // exportKnob is one knob of the JSON export.
 type exportKnob struct {

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,8 +31,8 @@ import (
 //     the benchmark program's version and every option it was given
 //     (a replay's workload and dump digests), and "benchmark_builds":
 //     each --benchmark-build's name and binary digest;
-//   - "score": the variance penalty λ and the p95 limit, which change
-//     what a score means.
+//   - "score": the score rule's version, the variance penalty λ and the
+//     p95 limit, which change what a score means.
 //
 // Left out: what changes how precisely a trial measures but not what it
 // measures (warm-up cap, window, re-measurement policy) and what changes
@@ -58,7 +60,7 @@ func FingerprintOf(m Manifest, serverVersion string, cores int, ramBytes int64) 
 		def = m.Definition.String()
 	}
 	f = append(f, [2]string{"definition", def}, [2]string{"benchmark_builds", buildsText(m, false)},
-		[2]string{"score", fmt.Sprintf("lambda %s, max p95 %s ms", num(m.Lambda), num(m.Measure.MaxP95MS))})
+		[2]string{"score", fmt.Sprintf("rule %s, lambda %s, max p95 %s ms", cmp.Or(m.Measure.ScoreRule, "(none)"), num(m.Lambda), num(m.Measure.MaxP95MS))})
 	return f
 }
 
@@ -102,12 +104,14 @@ func buildsText(m Manifest, server bool) string {
 }
 
 // Key returns the fingerprint's identity: the first 16 hex digits of the
-// SHA-256 of its fields, one "field=value" line each. Equal keys, equal
-// fingerprints.
+// SHA-256 of its fields that are set, one "field=value" line each. Equal
+// keys, equal fingerprints (an empty field and a missing one are equal).
 func (f Fingerprint) Key() string {
 	h := sha256.New()
 	for _, kv := range f {
-		fmt.Fprintf(h, "%s=%s\n", kv[0], kv[1])
+		if kv[1] != "" {
+			fmt.Fprintf(h, "%s=%s\n", kv[0], kv[1])
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
@@ -151,6 +155,63 @@ func (f Fingerprint) String() string {
 		}
 	}
 	return "key " + f.Key() + ": " + strings.Join(parts, ", ")
+}
+
+// Line renders f for a file's header, every field that is set quoted (Go
+// syntax) after the key: `0123456789abcdef server="10.11.19-MariaDB" target="sandbox"
+// ...`. ParseFingerprintLine reads it back.
+func (f Fingerprint) Line() string {
+	var b strings.Builder
+	b.WriteString(f.Key())
+	for _, kv := range f {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, " %s=%s", kv[0], strconv.Quote(kv[1]))
+		}
+	}
+	return b.String()
+}
+
+// fieldRE matches one field of Line's text.
+var fieldRE = regexp.MustCompile(`^\s+([a-z_]+)=("(?:[^"\\]|\\.)*")`)
+
+// ParseFingerprintLine reads a fingerprint written by Fingerprint.Line.
+// It returns an error naming what is wrong when the text is not one, or
+// when its fields do not give its key (the line was edited).
+func ParseFingerprintLine(s string) (Fingerprint, error) {
+	s = strings.TrimSpace(s)
+	key, rest, _ := strings.Cut(s, " ")
+	if len(key) != 16 {
+		return nil, fmt.Errorf("fingerprint %q: want a 16-digit key and name=\"value\" fields", s)
+	}
+	rest = " " + rest
+	var f Fingerprint
+	for strings.TrimSpace(rest) != "" {
+		m := fieldRE.FindStringSubmatch(rest)
+		if m == nil {
+			return nil, fmt.Errorf("fingerprint %s: cannot read %q: want name=\"value\"", key, strings.TrimSpace(rest))
+		}
+		v, err := strconv.Unquote(m[2])
+		if err != nil {
+			return nil, fmt.Errorf("fingerprint %s: field %s: %w", key, m[1], err)
+		}
+		f = append(f, [2]string{m[1], v})
+		rest = rest[len(m[0]):]
+	}
+	if f.Key() != key {
+		return nil, fmt.Errorf("fingerprint %s: its fields give key %s: the line was edited", key, f.Key())
+	}
+	return f, nil
+}
+
+// Without returns f without the fields named.
+func (f Fingerprint) Without(fields ...string) Fingerprint {
+	var out Fingerprint
+	for _, kv := range f {
+		if !slices.Contains(fields, kv[0]) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // Segment splits trials into those measured under fingerprint key (and

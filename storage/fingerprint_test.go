@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,4 +81,33 @@ func TestSegmentsKeepFingerprintsApart(t *testing.T) {
 		check(t, db)
 	})
 	t.Run("mysql", func(t *testing.T) { check(t, openMySQLStore(t)) })
+}
+
+// A fingerprint written in a file's header reads back to the same fields
+// and key, whatever its values hold (quotes, semicolons, a command
+// line); an edited or truncated line is an error naming the problem.
+func TestFingerprintLineRoundTrip(t *testing.T) {
+	m := Manifest{Workload: "oltp_read_write", Threads: 16, Lambda: 0.5, Measure: MeasureManifest{BenchCmd: `sh -c "run; echo \"done\""`}}
+	fp := FingerprintOf(m, "/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu", 2, 8<<30)
+	line := fp.Line()
+	got, err := ParseFingerprintLine(line)
+	if err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	if got.Key() != fp.Key() || len(got.Diff(fp)) != 0 {
+		t.Fatalf("read back %v, want %v", got, fp)
+	}
+	edited := strings.Replace(line, `host="2 cores`, `host="4 cores`, 1)
+	for name, tc := range map[string]struct{ line, want string }{
+		"edited":    {edited, "the line was edited"},
+		"truncated": {line[:len(line)-3], "cannot read"},
+		"no key":    {`server="x"`, "want a 16-digit key"},
+	} {
+		if _, err := ParseFingerprintLine(tc.line); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want %q", name, err, tc.want)
+		}
+	}
+	if w := fp.Without("durability", "score"); len(w) != len(fp)-2 || w.Key() == fp.Key() {
+		t.Errorf("Without: %d fields of %d", len(w), len(fp))
+	}
 }

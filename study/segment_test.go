@@ -3,6 +3,7 @@ package study
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,4 +122,67 @@ func numbersOf(ts []search.Trial) []int {
 		out = append(out, t.Number)
 	}
 	return out
+}
+
+// A benchmark build replaced at the same path is another fingerprint: its
+// binary's digest is in the manifest, so a resume is refused without
+// --allow-changes and starts a new segment with it, naming the build; a
+// server build's fingerprint carries its version.
+func TestReplacedBuildIsAnotherFingerprint(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "sysbench-lua54")
+	identify := func(content string) storage.Build {
+		t.Helper()
+		if err := os.WriteFile(bin, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := identified(storage.Build{Name: "lua54", Path: bin}, "--benchmark-build")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	b1, b2 := identify("#!/bin/sh\necho 1.0.20\n"), identify("#!/bin/sh\necho 1.1.0\n")
+	if b1.SHA256 == b2.SHA256 || len(b1.SHA256) != 64 {
+		t.Fatalf("digests %q %q", b1.SHA256, b2.SHA256)
+	}
+	if _, err := identified(storage.Build{Name: "gone", Path: filepath.Join(dir, "gone")}, "--benchmark-build"); err == nil || !strings.Contains(err.Error(), "--benchmark-build gone=") {
+		t.Errorf("missing build: %v", err)
+	}
+	db, err := storage.Open(filepath.Join(dir, "trials.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var logs []string
+	req := func(b storage.Build, allow bool) OpenRequest {
+		return OpenRequest{Name: "s", Manifest: storage.Manifest{Workload: "oltp_read_write", Threads: 4,
+			Space: &storage.SpaceManifest{Durability: "strict", BenchmarkBuilds: []storage.Build{b}}},
+			Seed: 3, ServerVersion: "10.11.19-MariaDB", Host: runner.Host{Cores: 2, RAMBytes: 8 << 30}, AllowChanges: allow,
+			Started: time.Now(), Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }}
+	}
+	op1, err := Open(ctx, db, req(b1, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (storage.SegmentStore{DB: db, Key: op1.Fingerprint.Key()}).FinishTrial(ctx, search.Trial{Study: "s", Number: 0, State: search.Complete, Kind: search.Baseline,
+		Params: space.Config{}, Started: time.Now(), Ended: time.Now(), Outcome: measure.Outcome{Score: 1, MeanTPS: 1}}, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, db, req(b2, false)); !IsUsage(err) || !strings.Contains(err.Error(), "benchmark_builds") {
+		t.Fatalf("replaced build without --allow-changes: %v", err)
+	}
+	op2, err := Open(ctx, db, req(b2, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := strings.Join(logs, "\n")
+	if op2.Fingerprint.Key() == op1.Fingerprint.Key() || !strings.Contains(log, "benchmark_builds lua54 sha256:"+b1.SHA256[:12]+" → lua54 sha256:"+b2.SHA256[:12]) {
+		t.Errorf("the replaced build is not a new segment named by its digest:\n%s", log)
+	}
+	srv := storage.FingerprintOf(storage.Manifest{Space: &storage.SpaceManifest{ServerBuilds: []storage.Build{{Name: "opt", Version: versionWord("/opt/mariadbd  Ver 10.11.20-MariaDB for linux"), SHA256: b1.SHA256}}}}, "v", 2, 1)
+	if got := srv.Diff(nil); len(got) == 0 || !strings.Contains(storage.DiffText(got), "server_builds opt 10.11.20-MariaDB sha256:"+b1.SHA256[:12]) {
+		t.Errorf("server build fingerprint: %s", storage.DiffText(got))
+	}
 }

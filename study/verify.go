@@ -14,6 +14,7 @@ import (
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/storage"
 )
 
 // NotVerified is Verify's verdict when the configuration's gain is not
@@ -91,6 +92,10 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 	}
 	arms = append(arms, verifyArm{name: baselineName(cfg), cfg: base})
 	bi := len(arms) - 1
+	claims, err := r.exportClaims(ctx, files)
+	if err != nil {
+		return nil, err
+	}
 	goal := measure.Goal(cfg.Measure.Objective)
 	single := len(files) == 1
 	if single {
@@ -176,6 +181,7 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 		ps := pairs(0, bi)
 		g, gerr := search.PairedGain(goal, ps)
 		report.WriteVerify(out, files[0], goal, g, gerr, len(ps), rounds, overLimit[0])
+		writeClaims(out, claims)
 		if why := notVerified(cfg, g, gerr, overLimit[0], rounds); why != "" {
 			return []search.Gain{g}, NotVerified{Reason: why}
 		}
@@ -207,6 +213,7 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 		rows[ai] = row
 	}
 	report.WriteVerifyArms(out, goal, rows, failed)
+	writeClaims(out, claims)
 	if len(failed) > 0 {
 		return gains, NotVerified{Reason: strings.Join(failed, "; ")}
 	}
@@ -246,6 +253,86 @@ func (r *run) verifyConfig(ctx context.Context, f string) (space.Config, error) 
 		return nil, Usagef("%s: %v", what, err)
 	}
 	return cand, nil
+}
+
+// exportClaim is what the header of a file autotune export wrote says
+// about the gain: the conditions it was measured under and its claim.
+type exportClaim struct {
+	file string
+	// gain is the header's "gain over the baseline" text ("" without).
+	gain string
+	// differs names the conditions that differ from this run's, ""
+	// when none does.
+	differs string
+}
+
+// claimIgnores are the fingerprint fields verify does not compare: it
+// measures a file's own durability settings whatever the study's policy
+// was, and it compares objective values, not scores.
+var claimIgnores = []string{"durability", "score"}
+
+// exportClaims reads the fingerprint and the claimed gain of every file
+// written by autotune export (report.FingerprintHeader) and says, for
+// each, whether this run measures under the same conditions: the same
+// server and builds, target, host and host profile, benchmark and its
+// options, workload and dataset (storage.Fingerprint). Files without a
+// fingerprint give none. Errors: a file cannot be read, its fingerprint
+// line was edited (a UsageError naming the file), or this run's
+// benchmark definition cannot be read.
+func (r *run) exportClaims(ctx context.Context, files []string) ([]exportClaim, error) {
+	var own storage.Fingerprint
+	var out []exportClaim
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		c := exportClaim{file: f}
+		var fp storage.Fingerprint
+		for _, line := range strings.Split(string(data), "\n") {
+			text := strings.TrimLeft(strings.TrimSpace(line), "#- ")
+			if rest, ok := strings.CutPrefix(text, report.FingerprintHeader); ok {
+				if fp, err = storage.ParseFingerprintLine(rest); err != nil {
+					return nil, Usagef("verify %s: %v", f, err)
+				}
+			}
+			if rest, ok := strings.CutPrefix(text, "gain over the baseline: "); ok && c.gain == "" {
+				c.gain = rest
+			}
+		}
+		if fp == nil {
+			continue
+		}
+		if own == nil {
+			m, err := r.manifest(ctx)
+			if err != nil {
+				return nil, err
+			}
+			own = storage.FingerprintOf(m, r.version, r.host.Cores, r.host.RAMBytes)
+		}
+		c.differs = storage.DiffText(fp.Without(claimIgnores...).Diff(own.Without(claimIgnores...)))
+		if c.differs == "" {
+			r.logf("verify %s: measured here under the conditions of its study (fingerprint fields match: server, host, benchmark, dataset)", f)
+		} else {
+			r.logf("verify %s: its study measured it under other conditions (%s): this run measures it here, and its study's gain is not set beside this one", f, c.differs)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// writeClaims prints, under the verified gains, what each export's study
+// claimed, where it measured under this run's conditions; where it did
+// not, that its claim is not comparable.
+func writeClaims(w io.Writer, claims []exportClaim) {
+	for _, c := range claims {
+		switch {
+		case c.differs != "":
+			fmt.Fprintf(w, "%s: its study's gain was measured under other conditions (%s); not comparable with this verification\n", c.file, c.differs)
+		case c.gain != "":
+			fmt.Fprintf(w, "%s: its study's gain over the baseline, measured under these conditions: %s\n", c.file, c.gain)
+		}
+	}
 }
 
 // notVerified says why a file's gain is not shown ("" when it is): runs
