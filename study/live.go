@@ -100,7 +100,6 @@ func (w *liveWriter) run() {
 	}
 }
 
-
 func (w *liveWriter) write(study string, number int, ss []measure.Sample) {
 	ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
 	defer cancel()
