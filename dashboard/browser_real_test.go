@@ -3,7 +3,6 @@ package dashboard
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -198,22 +197,67 @@ func TestDashboardLiveInChromiumMySQL(t *testing.T) {
 	liveInBrowser(t, srv.URL("dash"))
 }
 
-func liveInBrowser(t *testing.T, store string) {
-	// The study's writer: a connection of its own, as another process.
+// writerEnv names the store TestDashboardStudyWriterProcess writes.
+const writerEnv = "AUTOTUNE_DASHBOARD_WRITER"
+
+// TestDashboardStudyWriterProcess is the study process of liveInBrowser,
+// not a test of its own: run in a process of its own with writerEnv set
+// to a store whose study "demo" has trial 12 running, it writes as a
+// running study does: trial 12's samples second by second (here every
+// 200 ms), its end, then trial 13's start and its samples until it is
+// killed (30 s at most).
+func TestDashboardStudyWriterProcess(t *testing.T) {
+	store := os.Getenv(writerEnv)
+	if store == "" {
+		t.Skip("the study process of the dashboard's browser tests; run by them")
+	}
 	w, err := storage.Open(store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	synthStudy(t, w, "demo", 12) // trials 0 .. 11
-	begin := func(n int) search.Trial {
-		tr := search.Trial{Study: "demo", Number: n, Kind: search.Sampled, Params: space.Config{"innodb_io_capacity": "800"}, Started: time.Now()}
-		if err := w.BeginTrial(ctx, tr); err != nil {
+	running, found, err := w.Trial(ctx, "demo", 12)
+	if err != nil || !found {
+		t.Fatalf("trial 12: found %v, %v", found, err)
+	}
+	var ss []measure.Sample
+	for i := 1; i <= 3; i++ {
+		s := measure.Sample{T: float64(i), TPS: 900 + float64(i)}
+		ss = append(ss, s)
+		if err := w.AppendLiveSamples(ctx, "demo", 12, []measure.Sample{s}); err != nil {
 			t.Fatal(err)
 		}
-		return tr
+		time.Sleep(200 * time.Millisecond)
 	}
-	running := begin(12)
+	running.State, running.Ended, running.Samples = search.Complete, time.Now(), ss
+	running.MeanTPS, running.Score = 902, 1777.7
+	if err := w.FinishTrial(ctx, running, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	next := search.Trial{Study: "demo", Number: 13, Kind: search.Sampled, Params: space.Config{}, Started: time.Now()}
+	if err := w.BeginTrial(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 120; i++ {
+		if err := w.AppendLiveSamples(ctx, "demo", 13, []measure.Sample{{T: float64(i), Warmup: i < 3, TPS: 1000 + 10*float64(i)}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func liveInBrowser(t *testing.T, store string) {
+	// The study so far: trials 0 .. 11, trial 12 running.
+	w, err := storage.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	synthStudy(t, w, "demo", 12)
+	running := search.Trial{Study: "demo", Number: 12, Kind: search.Sampled, Params: space.Config{"innodb_io_capacity": "800"}, Started: time.Now()}
+	if err := w.BeginTrial(ctx, running); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
 
 	addr, _ := serve(t, Config{DB: store, Listen: "127.0.0.1:0", Poll: 300 * time.Millisecond})
 	b := startBrowser(t)
@@ -223,43 +267,24 @@ func liveInBrowser(t *testing.T, store string) {
 	}
 	b.eval(`window.__sameLoad = 1`) // gone if the page reloads
 
-	// The study goes on: trial 12 measures and finishes, trial 13 starts
-	// and its samples arrive second by second.
-	wctx, cancel := context.WithCancel(context.Background())
-	writerDone := make(chan error, 1)
-	go func() {
-		writerDone <- func() error {
-			var ss []measure.Sample
-			for i := 1; i <= 3; i++ {
-				s := measure.Sample{T: float64(i), TPS: 900 + float64(i)}
-				ss = append(ss, s)
-				if err := w.AppendLiveSamples(wctx, "demo", 12, []measure.Sample{s}); err != nil {
-					return err
-				}
-				time.Sleep(200 * time.Millisecond)
-			}
-			running.State, running.Ended, running.Samples = search.Complete, time.Now(), ss
-			running.MeanTPS, running.Score = 902, 1777.7
-			if err := w.FinishTrial(wctx, running, time.Second); err != nil {
-				return err
-			}
-			next := search.Trial{Study: "demo", Number: 13, Kind: search.Sampled, Params: space.Config{}, Started: time.Now()}
-			if err := w.BeginTrial(wctx, next); err != nil {
-				return err
-			}
-			for i := 1; wctx.Err() == nil; i++ {
-				if err := w.AppendLiveSamples(wctx, "demo", 13, []measure.Sample{{T: float64(i), Warmup: i < 3, TPS: 1000 + 10*float64(i)}}); err != nil {
-					return err
-				}
-				time.Sleep(250 * time.Millisecond)
-			}
-			return nil
-		}()
-	}()
+	// The study goes on in another process: trial 12 measures and
+	// finishes, trial 13 starts and its samples arrive second by second.
+	var out bytes.Buffer
+	study := exec.Command(os.Args[0], "-test.run=^TestDashboardStudyWriterProcess$", "-test.v")
+	study.Env = append(os.Environ(), writerEnv+"="+store)
+	study.Stdout, study.Stderr = &out, &out
+	if err := study.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- study.Wait() }()
 	defer func() {
-		cancel()
-		if err := <-writerDone; err != nil && wctx.Err() == nil {
-			t.Errorf("writer: %v", err)
+		select {
+		case err := <-exited:
+			t.Errorf("the study process ended before the checks did (%v):\n%s", err, out.String())
+		default:
+			study.Process.Kill()
+			<-exited
 		}
 	}()
 
