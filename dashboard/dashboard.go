@@ -209,7 +209,7 @@ func hostText(st storage.Study) string {
 	if st.Cores == 0 && st.RAMBytes == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%d cores, %s RAM", st.Cores, space.FormatBytes(st.RAMBytes))
+	return fmt.Sprintf("%d cores, %s RAM", st.Cores, space.HumanBytes(st.RAMBytes))
 }
 
 // ---- one study ----

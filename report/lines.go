@@ -388,6 +388,20 @@ func LevelsText(t search.Trial) string {
 	return strings.Join(parts, ", ")
 }
 
+// SteadyNote says how the windows that found no steady start entered
+// estimate e (search.Estimate.NotSteadyLeft, NotSteadyKept): "; 1 more
+// measurement left out: its window was NOT STEADY", "; its windows were
+// all NOT STEADY", or "" when every window was steady.
+func SteadyNote(e search.Estimate) string {
+	switch {
+	case e.NotSteadyLeft > 0:
+		return fmt.Sprintf("; %d more measurement(s) left out: window NOT STEADY", e.NotSteadyLeft)
+	case e.NotSteadyKept > 0:
+		return fmt.Sprintf("; %d of them NOT STEADY (no steady window to prefer)", e.NotSteadyKept)
+	}
+	return ""
+}
+
 // WriteGainComment writes the final A/B result of the best trial as my.cnf
 // comments: the gain over the baseline with its 95 % interval, plainly
 // whether it is significant, and the gain over the expert warm start
@@ -398,7 +412,7 @@ func WriteGainComment(w io.Writer, goal measure.Goal, trials []search.Trial, bes
 	}
 	if e := search.EstimateOf(trials, best); e.N > 1 {
 		unit, _ := ThroughputOf(best)
-		fmt.Fprintf(w, "# estimate from %d measurements of this configuration (score and %s above are their mean)\n", e.N, unit)
+		fmt.Fprintf(w, "# estimate from %d measurements of this configuration (score and %s above are their mean)%s\n", e.N, unit, SteadyNote(e))
 	}
 	switch g, ok := search.ABGain(goal, trials, best.Number); {
 	case !ok:

@@ -50,7 +50,7 @@ func WriteShow(out io.Writer, sp *space.Space, study string, bs storage.Manifest
 		}
 		fmt.Fprintf(tw, "  score\t%s\t%s\n", f1(t.Score), what)
 		if e := search.EstimateOf(trials, t); t.State == search.Complete && e.N > 1 {
-			fmt.Fprintf(tw, "  configuration estimate\t%s\t(score, mean of %d measurements of this configuration, standard error %s)\n", f1(e.Score), e.N, f1(e.SE))
+			fmt.Fprintf(tw, "  configuration estimate\t%s\t(score, mean of %d measurements of this configuration, standard error %s%s)\n", f1(e.Score), e.N, f1(e.SE), SteadyNote(e))
 		}
 		vs := ""
 		if base.Number >= 0 && base.Number != t.Number {

@@ -24,8 +24,12 @@ type Gain struct {
 	// the benchmark's own ("tpmC" for TPC-C's tps; "": the goal's name).
 	// A relative gain is the same in either.
 	Unit string
-	// Pairs is the number of pairs.
+	// Pairs is the number of pairs the gain is computed from.
 	Pairs int
+	// NotSteadyLeft is the number of pairs left out for a window that
+	// was not steady; NotSteadyKept the number counted with one, where
+	// fewer than 2 steady pairs were left (SteadyPairs).
+	NotSteadyLeft, NotSteadyKept int
 	// MeanA and MeanB are the geometric means of the objective's values
 	// (tps, qps, or p95 ms).
 	MeanA, MeanB float64
@@ -45,12 +49,41 @@ type Gain struct {
 
 // Pair is one interleaved pair of measurements of the objective's value
 // (tps, qps or p95 ms): A the configuration under test, B the baseline.
-type Pair struct{ A, B float64 }
+// NotSteady is set when either window found no steady start before the
+// warm-up cap (measure.Measurement.WarmupCapped).
+type Pair struct {
+	A, B      float64
+	NotSteady bool
+}
 
-// PairedGain compares the pairs at 95 % confidence for goal. It returns an
-// error when there are fewer than 2 pairs, when a value is not positive,
-// or when every pair has the same ratio (no spread to judge by).
+// SteadyPairs returns the pairs a gain is computed from: those whose two
+// windows were steady, when at least 2 are (left: how many pairs with a
+// window that was not steady are left out); otherwise every pair (kept:
+// how many of them had such a window). A window that found no steady
+// start measured a server still moving towards its steady state (or a
+// disk whose speed moved under it), so its value is not the steady-state
+// throughput the gain is about; a pair holds both arms, so leaving one
+// out drops both and keeps the pairing. Where too few steady pairs
+// remain, the gain is still given, from all of them, and says so.
+func SteadyPairs(pairs []Pair) (use []Pair, left, kept int) {
+	for _, p := range pairs {
+		if !p.NotSteady {
+			use = append(use, p)
+		}
+	}
+	if len(use) >= 2 {
+		return use, len(pairs) - len(use), 0
+	}
+	return pairs, 0, len(pairs) - len(use)
+}
+
+// PairedGain compares the pairs at 95 % confidence for goal, those of
+// SteadyPairs: pairs with a window that was not steady are left out where
+// at least 2 others remain. It returns an error when there are fewer than
+// 2 pairs, when a value is not positive, or when every pair has the same
+// ratio (no spread to judge by).
 func PairedGain(goal measure.Goal, pairs []Pair) (Gain, error) {
+	pairs, left, kept := SteadyPairs(pairs)
 	if len(pairs) < 2 {
 		return Gain{}, fmt.Errorf("paired gain: need at least 2 pairs, have %d", len(pairs))
 	}
@@ -68,7 +101,7 @@ func PairedGain(goal measure.Goal, pairs []Pair) (Gain, error) {
 		lb += math.Log(p.B)
 	}
 	n := float64(len(pairs))
-	g := Gain{Goal: goal, Pairs: len(pairs), MeanA: math.Exp(la / n), MeanB: math.Exp(lb / n), DF: n - 1}
+	g := Gain{Goal: goal, Pairs: len(pairs), MeanA: math.Exp(la / n), MeanB: math.Exp(lb / n), DF: n - 1, NotSteadyLeft: left, NotSteadyKept: kept}
 	var m float64
 	m, g.SDLog = stat.MeanStdDev(logs, nil)
 	se := g.SDLog / math.Sqrt(n)
@@ -109,7 +142,14 @@ func (g Gain) String() string {
 	if g.Goal == measure.GoalP95 {
 		what = "lower p95 latency"
 	}
-	s := fmt.Sprintf("%+.1f %% %s (95 %% CI %+.1f .. %+.1f %%, %d interleaved pairs, p = %.2g)", g.Pct, what, g.LoPct, g.HiPct, g.Pairs, g.P)
+	steady := ""
+	switch {
+	case g.NotSteadyLeft > 0:
+		steady = fmt.Sprintf("; %d pair(s) left out: a window was NOT STEADY", g.NotSteadyLeft)
+	case g.NotSteadyKept > 0:
+		steady = fmt.Sprintf(", %d of them with a window NOT STEADY (too few steady pairs to leave them out)", g.NotSteadyKept)
+	}
+	s := fmt.Sprintf("%+.1f %% %s (95 %% CI %+.1f .. %+.1f %%, %d interleaved pairs%s, p = %.2g)", g.Pct, what, g.LoPct, g.HiPct, g.Pairs, steady, g.P)
 	if g.Significant {
 		return s + ": significant"
 	}
@@ -151,30 +191,15 @@ func ABPairs(goal measure.Goal, trials []Trial, best int) []Pair {
 // round (Confirmation.nextAB: a round measures each arm once, and an
 // unfinished run, such as one interrupted by Ctrl-C, is measured again
 // in its round). A pair whose member failed, was rejected, pruned or
-// infeasible is left out.
+// infeasible is left out (kindPairs).
 func roundPairs(goal measure.Goal, trials []Trial, best int, a, b Kind) []Pair {
-	var as, bs []float64
+	var runs []Trial
 	for _, t := range trials {
-		if t.RepeatOf != best || !(t.Kind == a || t.Kind == b) || !t.State.Finished() {
-			continue
-		}
-		v := math.NaN()
-		if t.State == Complete && !t.Infeasible {
-			v = ObjectiveValue(goal, t)
-		}
-		if t.Kind == a {
-			as = append(as, v)
-		} else {
-			bs = append(bs, v)
+		if t.RepeatOf == best && (t.Kind == a || t.Kind == b) && t.State.Finished() {
+			runs = append(runs, t)
 		}
 	}
-	var out []Pair
-	for i := 0; i < len(as) && i < len(bs); i++ {
-		if as[i] > 0 && bs[i] > 0 {
-			out = append(out, Pair{A: as[i], B: bs[i]})
-		}
-	}
-	return out
+	return kindPairs(goal, runs, a, b)
 }
 
 // ABGain returns the gain of the final A/B phase of the best trial on the

@@ -174,6 +174,11 @@ type Estimate struct {
 	SE float64
 	// N is the number of measurements behind the estimate.
 	N int
+	// NotSteadyLeft is the number of measurements left out of the
+	// estimate because their window was not steady while another one was;
+	// NotSteadyKept the number behind it that were not steady, where none
+	// was (steadyRuns).
+	NotSteadyLeft, NotSteadyKept int
 	// Eligible reports whether the configuration may be the best: it has
 	// a complete, feasible measurement, none of its re-measurements failed
 	// or was infeasible, and, when its first measurement needed
@@ -245,6 +250,7 @@ func (g group) estimate() Estimate {
 		// (not eligible).
 		runs = []Trial{g.rep}
 	}
+	runs, e.NotSteadyLeft, e.NotSteadyKept = steadyRuns(runs)
 	scores, tps := make([]float64, len(runs)), make([]float64, len(runs))
 	for i, u := range runs {
 		scores[i], tps[i] = u.Score, u.MeanTPS
@@ -257,6 +263,24 @@ func (g group) estimate() Estimate {
 	}
 	e.Eligible = !g.disq && len(g.counted) >= max(1, g.needConf)
 	return e
+}
+
+// steadyRuns returns the measurements an estimate is the mean of: those
+// whose window was steady, when there is one (left: how many that were not
+// steady are left out), else all of them (kept: how many, none steady). A
+// window that found no steady start before the warm-up cap measured a
+// server still moving (see SteadyPairs); where the configuration has a
+// steady window, that one says what it does in its steady state.
+func steadyRuns(runs []Trial) (use []Trial, left, kept int) {
+	for _, u := range runs {
+		if !u.WarmupCapped {
+			use = append(use, u)
+		}
+	}
+	if len(use) > 0 {
+		return use, len(runs) - len(use), 0
+	}
+	return runs, 0, len(runs)
 }
 
 // meanPenalties returns the mean penalties of runs (at least one): see

@@ -334,7 +334,7 @@ func TestPairedGainKnownValues(t *testing.T) {
 	// Ratios 1.10, 1.20, 1.15: mean log-ratio 0.139131, sd 0.043509,
 	// t(0.975, 2) = 4.302653 (R: qt(0.975, 2)); the interval is
 	// exp(0.139131 ± 4.302653·0.043509/√3) − 1 = +3.15 .. +28.05 %.
-	g, err := PairedGain(measure.GoalTPS, []Pair{{110, 100}, {240, 200}, {115, 100}})
+	g, err := PairedGain(measure.GoalTPS, []Pair{{A: 110, B: 100}, {A: 240, B: 200}, {A: 115, B: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,22 +345,22 @@ func TestPairedGainKnownValues(t *testing.T) {
 		t.Fatal(g.String())
 	}
 	// p95: lower is better, so the same ratios the other way are a gain.
-	g, _ = PairedGain(measure.GoalP95, []Pair{{100, 110}, {200, 240}, {100, 115}})
+	g, _ = PairedGain(measure.GoalP95, []Pair{{A: 100, B: 110}, {A: 200, B: 240}, {A: 100, B: 115}})
 	if math.Abs(g.Pct-14.9275) > 1e-3 {
 		t.Fatalf("p95 %+v", g)
 	}
 	// A drift that moves both members of every pair cancels: pairs at
 	// 400, 500 and 600 tps, each +5 % (±1 %), give +5 % with a narrow
 	// interval, although the unpaired means overlap widely.
-	g, _ = PairedGain(measure.GoalTPS, []Pair{{420, 400}, {530, 500}, {624, 600}, {441, 420}})
+	g, _ = PairedGain(measure.GoalTPS, []Pair{{A: 420, B: 400}, {A: 530, B: 500}, {A: 624, B: 600}, {A: 441, B: 420}})
 	if !g.Significant || g.LoPct < 2 || g.HiPct > 8 {
 		t.Fatalf("drift %+v", g)
 	}
-	g, _ = PairedGain(measure.GoalTPS, []Pair{{100, 100}, {90, 100}, {112, 100}})
+	g, _ = PairedGain(measure.GoalTPS, []Pair{{A: 100, B: 100}, {A: 90, B: 100}, {A: 112, B: 100}})
 	if g.Significant || !strings.Contains(g.String(), "NOT significant") {
 		t.Fatal(g.String())
 	}
-	for _, bad := range [][]Pair{{{1, 1}}, {{1, 1}, {2, 2}}, {{0, 1}, {1, 1}}} {
+	for _, bad := range [][]Pair{{{A: 1, B: 1}}, {{A: 1, B: 1}, {A: 2, B: 2}}, {{A: 0, B: 1}, {A: 1, B: 1}}} {
 		if _, err := PairedGain(measure.GoalTPS, bad); err == nil {
 			t.Errorf("%v: want an error", bad)
 		}
@@ -921,5 +921,54 @@ func TestAutoConfirmIsStoredPerTrial(t *testing.T) {
 	}
 	if !sawPrior || !sawOne {
 		t.Errorf("want trials needing %d (noise not yet measured) and 1 (1 %% noise): %v", AutoConfirmPrior, res.Trials)
+	}
+}
+
+// A window that found no steady start does not move a gain or an
+// estimate where steady windows exist: a pair with one is left out when
+// 2 steady pairs remain, and said so; with fewer, every pair counts and
+// the gain says how many were not steady. An estimate pools the steady
+// measurements of its configuration, and all of them only when none is.
+func TestNotSteadyWindowsLeftOutWhereSteadyOnesRemain(t *testing.T) {
+	steady := []Pair{{A: 110, B: 100}, {A: 121, B: 110}, {A: 114, B: 100}}
+	withDrift := append(slices.Clone(steady), Pair{A: 300, B: 100, NotSteady: true}) // a window still climbing
+	g0, err := PairedGain(measure.GoalTPS, steady)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := PairedGain(measure.GoalTPS, withDrift)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Pct != g0.Pct || g.Pairs != 3 || g.NotSteadyLeft != 1 || !strings.Contains(g.String(), "3 interleaved pairs; 1 pair(s) left out: a window was NOT STEADY") {
+		t.Errorf("with one pair not steady: %+v\n%s", g, g)
+	}
+	few := []Pair{{A: 110, B: 100}, {A: 121, B: 110, NotSteady: true}, {A: 114, B: 100, NotSteady: true}}
+	g, err = PairedGain(measure.GoalTPS, few)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Pairs != 3 || g.NotSteadyKept != 2 || !strings.Contains(g.String(), "3 interleaved pairs, 2 of them with a window NOT STEADY") {
+		t.Errorf("with one steady pair: %+v\n%s", g, g)
+	}
+
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	run := func(n int, kind Kind, tps float64, capped bool) Trial {
+		tr := Trial{Number: n, Kind: kind, State: Complete, Params: space.Config{"innodb_io_capacity": "2000"}, Started: t0, Ended: t0,
+			Outcome: measure.Outcome{Score: tps, MeanTPS: tps}}
+		tr.WarmupCapped = capped
+		if n > 1 {
+			tr.RepeatOf = 1
+		}
+		return tr
+	}
+	trials := []Trial{run(1, Sampled, 1000, false), run(2, Confirm, 1010, false), run(3, Recheck, 1500, true)}
+	e := EstimateOf(trials, trials[0])
+	if e.N != 2 || e.MeanTPS != 1005 || e.NotSteadyLeft != 1 {
+		t.Errorf("estimate with one window not steady: %+v; want the 2 steady ones (1005 tps)", e)
+	}
+	trials = []Trial{run(1, Sampled, 1000, true), run(2, Confirm, 1010, true)}
+	if e := EstimateOf(trials, trials[0]); e.N != 2 || e.NotSteadyKept != 2 {
+		t.Errorf("estimate with none steady: %+v; want both, counted as not steady", e)
 	}
 }

@@ -644,25 +644,30 @@ func alternate(runs []Trial, ka Kind, a space.Config, kb Kind, b space.Config) P
 }
 
 // kindPairs pairs the k-th complete run of kind a with the k-th complete
-// run of kind b (a pair with a failed member is left out), as ABPairs.
+// run of kind b (a pair with a failed member is left out; a pair with a
+// window that was not steady is marked), as ABPairs.
 func kindPairs(goal measure.Goal, runs []Trial, a, b Kind) []Pair {
-	var as, bs []float64
+	type run struct {
+		v      float64
+		capped bool
+	}
+	var as, bs []run
 	for _, u := range runs {
-		v := math.NaN()
+		r := run{v: math.NaN(), capped: u.WarmupCapped}
 		if u.State == Complete && !u.Infeasible {
-			v = ObjectiveValue(goal, u)
+			r.v = ObjectiveValue(goal, u)
 		}
 		switch u.Kind {
 		case a:
-			as = append(as, v)
+			as = append(as, r)
 		case b:
-			bs = append(bs, v)
+			bs = append(bs, r)
 		}
 	}
 	var out []Pair
 	for i := 0; i < len(as) && i < len(bs); i++ {
-		if as[i] > 0 && bs[i] > 0 {
-			out = append(out, Pair{A: as[i], B: bs[i]})
+		if as[i].v > 0 && bs[i].v > 0 {
+			out = append(out, Pair{A: as[i].v, B: bs[i].v, NotSteady: as[i].capped || bs[i].capped})
 		}
 	}
 	return out

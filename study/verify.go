@@ -114,10 +114,14 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 	// vals[round][arm]: the arm's objective value in that round, 0 when
 	// its run failed, went over --max-p95 or its error rate moved.
 	vals := make([][]float64, rounds)
+	// capped[round][arm]: the arm's window in that round found no steady
+	// start (search.SteadyPairs).
+	capped := make([][]bool, rounds)
 	overLimit := make([]int, len(arms))
 	n := 0
 	for i := range rounds {
 		vals[i] = make([]float64, len(arms))
+		capped[i] = make([]bool, len(arms))
 		trials := make([]search.Trial, len(arms))
 		for j := range arms {
 			// Rotated: with one file, file, baseline; baseline, file; ...
@@ -151,6 +155,7 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 				kind = search.Baseline
 			}
 			vals[i][ai] = search.ObjectiveValue(goal, search.Trial{Outcome: oc})
+			capped[i][ai] = oc.WarmupCapped
 			trials[ai] = search.Trial{Number: n, Kind: kind, State: search.Complete, Outcome: oc}
 		}
 		// Each file's run is compared with its round's baseline run, as
@@ -169,9 +174,9 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 	}
 	pairs := func(a, b int) []search.Pair {
 		var ps []search.Pair
-		for _, v := range vals {
+		for i, v := range vals {
 			if v[a] > 0 && v[b] > 0 {
-				ps = append(ps, search.Pair{A: v[a], B: v[b]})
+				ps = append(ps, search.Pair{A: v[a], B: v[b], NotSteady: capped[i][a] || capped[i][b]})
 			}
 		}
 		return ps
