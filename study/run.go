@@ -153,6 +153,9 @@ func (r *run) build(ctx context.Context) error {
 	if err := r.fitBenchmark(b); err != nil {
 		return err
 	}
+	if err := probeBenchmarks(ctx, b, bench, cfg.Space.BenchBuilds); err != nil {
+		return err
+	}
 	cfg = r.cfg
 	r.engine = &trial.Engine{Bench: b, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
 		OnPhase:  func(t search.Trial, phase string) { prog.Emit(report.PhaseOf(t, phase)) },
@@ -304,6 +307,42 @@ func (r *run) onSandbox(ctx context.Context) error {
 	r.facts = expertFacts{ramBytes: r.host.RAMBytes, memLimit: cfg.MemoryLimit, dataBytes: sb.DataBytes,
 		fsyncPS: func(ctx context.Context) (float64, error) { return runner.ProbeFsync(ctx, sb.Dir, fsyncProbeTime) }}
 	r.notes = func() { plan.report(r.logf, rs.sp) }
+	return nil
+}
+
+// prober is a benchmark that checks, before any work starts, that its
+// binary accepts every option its definition passes (sysbench.Bench,
+// tpcc.Bench).
+type prober interface{ Probe(ctx context.Context) error }
+
+// probeBenchmarks checks the benchmark b of bench and every other
+// --benchmark-build with it (prober): a binary that cannot honour the
+// definition is a UsageError naming it and what it lacks, before the
+// sandbox or the dataset costs anything.
+func probeBenchmarks(ctx context.Context, b trial.Benchmark, bench Bench, builds []storage.Build) error {
+	p, ok := b.(prober)
+	if !ok {
+		return nil
+	}
+	if err := p.Probe(ctx); err != nil {
+		return UsageError{Err: err}
+	}
+	for i, build := range builds {
+		if i == 0 {
+			continue // the default benchmark binary: b
+		}
+		bb := bench
+		bb.Path, bb.TPCCPath = build.Path, build.Path
+		nb, err := NewBenchmark(bb)
+		if err != nil {
+			return UsageError{Err: fmt.Errorf("--benchmark-build %s: %w", build.Name, err)}
+		}
+		if p, ok := nb.(prober); ok {
+			if err := p.Probe(ctx); err != nil {
+				return UsageError{Err: fmt.Errorf("--benchmark-build %s: %w", build.Name, err)}
+			}
+		}
+	}
 	return nil
 }
 

@@ -200,17 +200,43 @@ func DeadlineGrace(run time.Duration) time.Duration { return max(minGrace, run/1
 // minGrace is DeadlineGrace's minimum (tests shorten it).
 var minGrace = 15 * time.Second
 
+// runArgs returns sysbench's arguments of a run of secs seconds at
+// threads on srv (over TCP when tcp), reporting every second.
+func (s Bench) runArgs(srv *runner.Server, tcp bool, threads, secs int) []string {
+	return s.Args(srv, tcp,
+		"--threads="+strconv.Itoa(threads),
+		"--time="+strconv.Itoa(secs),
+		"--report-interval=1",
+		"--histogram=off",
+		"run")
+}
+
+// Probe checks that the sysbench at s.Path accepts every option a run
+// of this definition passes, over a socket and over TCP (sysbench
+// --help and sysbench WORKLOAD help; runner.CheckOptions): a build without
+// the MySQL driver or an older one without --rand-spec-* is refused before
+// any work starts. The error names the binary, its version and each
+// option it lacks.
+func (s Bench) Probe(ctx context.Context) error {
+	path := s.Path
+	if path == "" {
+		path = "sysbench"
+	}
+	v, err := ProgramVersion(ctx, path)
+	if err != nil {
+		return err
+	}
+	srv := &runner.Server{Socket: "/probe.sock", Port: 3306}
+	want := runner.OptionNames(append(s.runArgs(srv, false, 1, 1), s.runArgs(srv, true, 1, 1)...))
+	return runner.CheckOptions(ctx, path, v, want, []string{"--help"}, []string{s.Workload, "help"})
+}
+
 func (s Bench) run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (Output, error) {
 	secs := int((r.Duration + time.Second - 1) / time.Second)
 	limit := time.Duration(secs)*time.Second + DeadlineGrace(time.Duration(secs)*time.Second)
 	dctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := s.command(dctx, r.Binary, r.Launch, s.Args(srv, r.TCP,
-		"--threads="+strconv.Itoa(r.Threads),
-		"--time="+strconv.Itoa(secs),
-		"--report-interval=1",
-		"--histogram=off",
-		"run"))
+	cmd := s.command(dctx, r.Binary, r.Launch, s.runArgs(srv, r.TCP, r.Threads, secs))
 	p := NewParserFor(Invocation{Threads: r.Threads, TimeS: float64(secs), Percentile: 95})
 	var parseErr error
 	text, err := runner.StreamLines(cmd, func(line string) {

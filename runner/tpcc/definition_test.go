@@ -3,9 +3,11 @@ package tpcc
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/autotune/autotune/internal/realtest"
 	"github.com/autotune/autotune/runner"
 )
 
@@ -32,5 +34,37 @@ func TestRunPassesEveryDefinedOption(t *testing.T) {
 		if !strings.Contains(args, want) {
 			t.Errorf("%q not on the command line %q", want, args)
 		}
+	}
+}
+
+// The go-tpc the tests install accepts every option the load and a run
+// pass; a build whose help lacks --weight is refused, naming it.
+func TestProbeGoTPC(t *testing.T) {
+	ctx := context.Background()
+	path, err := Find("")
+	realtest.Program(t, err)
+	if err := (Bench{Path: path, Warehouses: 2}).Probe(ctx); err != nil {
+		t.Errorf("go-tpc: %v", err)
+	}
+	dir := t.TempDir()
+	help, err := os.ReadFile("../testdata/help/go-tpc-tpcc-run-help.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old []string
+	for _, l := range strings.Split(string(help), "\n") {
+		if !strings.Contains(l, "--weight") {
+			old = append(old, l)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "help.txt"), []byte(strings.Join(old, "\n")+"\n  --no-check\n  --use-fk\n  --retry-count int\n"), 0o644)
+	fake := filepath.Join(dir, "go-tpc")
+	script := "#!/bin/sh\ncat " + dir + "/help.txt\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = Bench{Path: fake, Warehouses: 2}.checkOptions(ctx, fake, "go-tpc v0.1-old")
+	if err == nil || !strings.Contains(err.Error(), "does not accept --weight") {
+		t.Errorf("old build: %v", err)
 	}
 }

@@ -207,7 +207,7 @@ func (b Bench) Prepare(ctx context.Context, srv *runner.Server) error {
 	limit := PrepareLimit(b.Warehouses)
 	pctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd, err := b.command(pctx, "", runner.Launch{}, b.args(srv, "prepare", threads, "--no-check", "--use-fk=false", "--retry-count", "3"))
+	cmd, err := b.command(pctx, "", runner.Launch{}, b.prepareArgs(srv, threads))
 	if err != nil {
 		return err
 	}
@@ -346,6 +346,35 @@ func (b Bench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 		return res, &runner.BenchError{Reason: "not one New-Order transaction completed: " + out.Explain(), Output: text}
 	}
 	return res, nil
+}
+
+// prepareArgs returns go-tpc's arguments of the load of the dataset at
+// threads: no consistency check, no foreign keys, 3 retries.
+func (b Bench) prepareArgs(srv *runner.Server, threads int) []string {
+	return b.args(srv, "prepare", threads, "--no-check", "--use-fk=false", "--retry-count", "3")
+}
+
+// Probe checks that the go-tpc at b.Path accepts every option the load
+// and a run of this definition pass (go-tpc tpcc prepare --help and run
+// --help; runner.CheckOptions), before any work starts. The error names
+// the binary, its version and each option it lacks.
+func (b Bench) Probe(ctx context.Context) error {
+	path, err := Find(b.Path)
+	if err != nil {
+		return err
+	}
+	v, err := Version(path)
+	if err != nil {
+		return err
+	}
+	return b.checkOptions(ctx, path, v)
+}
+
+// checkOptions is Probe of the go-tpc at path, of version v.
+func (b Bench) checkOptions(ctx context.Context, path, v string) error {
+	srv := &runner.Server{Port: 3306}
+	want := runner.OptionNames(append(b.prepareArgs(srv, 1), b.runArgs(srv, 1, 1)...))
+	return runner.CheckOptions(ctx, path, v, want, []string{"tpcc", "prepare", "--help"}, []string{"tpcc", "run", "--help"})
 }
 
 // runArgs returns go-tpc's arguments of a run of secs seconds at threads:
