@@ -237,7 +237,8 @@ func tpsPlot(base, best search.Trial, baseSamples, bestSamples []measure.Sample)
 }
 
 // samplesPlot draws the per-second tps of each series against seconds
-// since the benchmark started, with the end of the warm-up marked; a
+// since the benchmark started, with the end of the warm-up marked (none
+// while a running trial is still warming up); a
 // series without samples is left out. It returns an error when none has
 // samples.
 func samplesPlot(title string, series []samplesSeries) ([]byte, error) {
@@ -249,13 +250,15 @@ func samplesPlot(title string, series []samplesSeries) ([]byte, error) {
 		}
 		n++
 		xys := make(plotter.XYs, len(sr.ss))
+		end := 0.0 // the series' last warm-up second, once a measured one follows
 		for i, s := range sr.ss {
 			xys[i] = plotter.XY{X: s.T, Y: s.TPS}
-			if s.Warmup && s.T > warmEnd {
-				warmEnd = s.T
+			if s.Warmup && i+1 < len(sr.ss) && !sr.ss[i+1].Warmup {
+				end = s.T
 			}
 			hi = math.Max(hi, s.TPS)
 		}
+		warmEnd = math.Max(warmEnd, end)
 		l, err := plotter.NewLine(xys)
 		if err != nil {
 			return nil, err
