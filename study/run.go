@@ -235,6 +235,15 @@ func (r *run) onSandbox(ctx context.Context) error {
 	if cfg.Bench.Driver == "tpcc" {
 		cfg.Space.benchTCPOnly = "go-tpc connects over TCP only"
 	}
+	// What the host must offer, before the first server starts (the
+	// probe below): disk for the dataset's copies, I/O events for the
+	// default server's InnoDB threads.
+	_, serr := os.Stat(filepath.Join(probe.Dir, "snapshot"))
+	pf := runner.Preflight{Dir: probe.Dir, DataBytes: r.engine.Bench.Dataset().EstimatedBytes(), Snapshot: serr == nil,
+		AIOEvents: trial.AIORequest(space.Config{})}
+	if err := pf.Check(); err != nil {
+		return err
+	}
 	rs, err := resolveSpace(ctx, cfg.Space, cfg.Workdir)
 	if err != nil {
 		return err

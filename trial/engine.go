@@ -143,7 +143,7 @@ type Engine struct {
 
 	// AIOAvailable, when set, returns the asynchronous I/O events the
 	// host has left (runner.AIOAvailable; 0 or less: none): an io_setup()
-	// failure of a configuration that asks for more (aioRequest) is the
+	// failure of a configuration that asks for more (AIORequest) is the
 	// configuration's, one that asks for less the host's.
 	AIOAvailable func() int64
 	// Available, when set, returns the memory available to the server now
@@ -190,7 +190,7 @@ func (e *HostFaultError) Error() string {
 func (e *Engine) hostFault(n int, cfg space.Config, ref *Refused) *HostFaultError {
 	switch {
 	case ref.Cause == runner.CauseHostLimit && ref.Resource == runner.ResourceAIO && e.AIOAvailable != nil &&
-		aioRequest(cfg) > e.AIOAvailable():
+		AIORequest(cfg) > e.AIOAvailable():
 		// The configuration's I/O threads ask for more events than the
 		// host has left: the configuration's fault, the trial fails.
 		return nil
@@ -207,11 +207,11 @@ func (e *Engine) hostFault(n int, cfg space.Config, ref *Refused) *HostFaultErro
 	return nil
 }
 
-// aioRequest estimates the asynchronous I/O events a server of cfg asks
+// AIORequest estimates the asynchronous I/O events a server of cfg asks
 // the kernel for at start: 256 for each InnoDB read and write I/O thread
 // (OS_AIO_N_PENDING_IOS_PER_THREAD in InnoDB's os0file), the threads
 // being cfg's or the catalogue's defaults (4 each).
-func aioRequest(cfg space.Config) int64 {
+func AIORequest(cfg space.Config) int64 {
 	threads := int64(0)
 	for _, n := range []string{"innodb_read_io_threads", "innodb_write_io_threads"} {
 		v, err := strconv.ParseInt(cfg[n], 10, 64)
