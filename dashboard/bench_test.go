@@ -3,8 +3,8 @@ package dashboard
 import (
 	"net/http"
 	"os"
-	"strconv"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )

@@ -209,7 +209,7 @@ func hostText(st storage.Study) string {
 	if st.Cores == 0 && st.RAMBytes == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%d cores, %s RAM", st.Cores, space.HumanBytes(st.RAMBytes))
+	return report.HostText(st)
 }
 
 // ---- one study ----
@@ -287,6 +287,10 @@ func (h *Handler) study(w http.ResponseWriter, r *http.Request) {
 		fail(w, err, http.StatusInternalServerError)
 		return
 	}
+	// Only a minimisation of the current best: a search resumed since,
+	// or under other conditions, may have another.
+	best, _ := search.Best(trials)
+	hasMin = hasMin && m.Best == best.Number
 	v := newVersion()
 	v.add(st.Spent, r.URL.RawQuery, hasMin, m.Runs, m.Done, len(m.Steps))
 	addTrials(v, trials)

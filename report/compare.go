@@ -58,9 +58,7 @@ func WriteCompare(out io.Writer, studies []ComparedStudy) {
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	row("", func(_ int, s ComparedStudy) string { return s.Label })
-	row("host", func(_ int, s ComparedStudy) string {
-		return fmt.Sprintf("%d cores, %s RAM", s.Study.Cores, space.HumanBytes(s.Study.RAMBytes))
-	})
+	row("host", func(_ int, s ComparedStudy) string { return HostText(s.Study) })
 	row("server", func(_ int, s ComparedStudy) string { return serverText(s.Study.ServerVersion) })
 	row("created", func(_ int, s ComparedStudy) string { return s.Study.Created.UTC().Format("2006-01-02 15:04") })
 	row("trials", func(_ int, s ComparedStudy) string {
@@ -224,4 +222,9 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// HostText renders the host study st ran on: "2 cores, 7.8G RAM".
+func HostText(st storage.Study) string {
+	return fmt.Sprintf("%d cores, %s RAM", st.Cores, space.HumanBytes(st.RAMBytes))
 }

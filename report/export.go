@@ -463,7 +463,7 @@ func CompleteTrial(trials []search.Trial, n int) (search.Trial, error) {
 		}
 		return t, nil
 	}
-	return search.Trial{}, fmt.Errorf("--trial %d: no such trial (the study has %d)", n, len(trials))
+	return search.Trial{}, fmt.Errorf("--trial %d: no such trial among the study's %d under its current conditions (a resume under other conditions with --allow-changes starts them anew)", n, len(trials))
 }
 
 // writeCnf renders the selected knobs of the best trial as a my.cnf

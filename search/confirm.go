@@ -568,14 +568,17 @@ func owesRace(trials []Trial, g group, key string) (Trial, bool) {
 		return Trial{}, false
 	}
 	nG, nInc := len(g.counted), others.ests[others.groups[inc.Params.Key()]].N
-	if tau2 < 0 || tau2 >= 2*noise2/float64(nG) {
+	// The estimate's own measurements (steadyRuns may leave some out)
+	// set its error; nG counts the runs the confirmation spent.
+	nEst := nG - all.ests[bestG].NotSteadyLeft
+	if tau2 < 0 || tau2 >= 2*noise2/float64(nEst) {
 		return Trial{}, false
 	}
 	full := 2 * g.needConf
 	if nG >= full && nInc >= full {
 		return Trial{}, false
 	}
-	se := math.Sqrt(noise2/float64(nG) + noise2/float64(max(1, nInc)))
+	se := math.Sqrt(noise2/float64(nEst) + noise2/float64(max(1, nInc)))
 	if math.Log(best.Score)-math.Log(inc.Score) >= RaceZ*se {
 		return Trial{}, false
 	}

@@ -117,9 +117,13 @@ func (f Fingerprint) Key() string {
 }
 
 // Diff returns the fields in which f and g differ (Old from f, New from
-// g), in f's order; none when their keys are equal.
+// g; a field one of them lacks is empty there), f's fields in f's order,
+// then those only g has; none when their keys are equal.
 func (f Fingerprint) Diff(g Fingerprint) []ManifestChange {
-	gv := map[string]string{}
+	fv, gv := map[string]string{}, map[string]string{}
+	for _, kv := range f {
+		fv[kv[0]] = kv[1]
+	}
 	for _, kv := range g {
 		gv[kv[0]] = kv[1]
 	}
@@ -127,6 +131,11 @@ func (f Fingerprint) Diff(g Fingerprint) []ManifestChange {
 	for _, kv := range f {
 		if gv[kv[0]] != kv[1] {
 			out = append(out, ManifestChange{Field: kv[0], Old: kv[1], New: gv[kv[0]]})
+		}
+	}
+	for _, kv := range g {
+		if _, in := fv[kv[0]]; !in && kv[1] != "" {
+			out = append(out, ManifestChange{Field: kv[0], New: kv[1]})
 		}
 	}
 	return out
@@ -262,13 +271,13 @@ func (s SegmentStore) Trials(ctx context.Context, study string) ([]search.Trial,
 	return own, err
 }
 
-// StampFingerprint stamps every trial of study that has no fingerprint
-// (made before fingerprints were recorded) with key, and returns how
+// StampFingerprint stamps every trial of study whose fingerprint is from
+// ("": made before fingerprints were recorded) with to, and returns how
 // many it stamped.
-func (db *DB) StampFingerprint(ctx context.Context, study, key string) (int64, error) {
-	res, err := db.sql.ExecContext(ctx, `UPDATE trials SET fingerprint = ? WHERE study = ? AND fingerprint = ''`, key, study)
+func (db *DB) StampFingerprint(ctx context.Context, study, from, to string) (int64, error) {
+	res, err := db.sql.ExecContext(ctx, `UPDATE trials SET fingerprint = ? WHERE study = ? AND fingerprint = ?`, to, study, from)
 	if err != nil {
-		return 0, fmt.Errorf("storage: stamp the trials of study %q with fingerprint %s: %w", study, key, err)
+		return 0, fmt.Errorf("storage: stamp the trials of study %q with fingerprint %s: %w", study, to, err)
 	}
 	return res.RowsAffected()
 }

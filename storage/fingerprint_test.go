@@ -32,7 +32,7 @@ func TestSegmentsKeepFingerprintsApart(t *testing.T) {
 			t.Fatal(err)
 		}
 		strict, relaxed := SegmentStore{DB: db, Key: "strict000000000a"}, SegmentStore{DB: db, Key: "relaxed00000000b"}
-		if n, err := db.StampFingerprint(ctx, "seg", strict.Key); err != nil || n != 1 {
+		if n, err := db.StampFingerprint(ctx, "seg", "", strict.Key); err != nil || n != 1 {
 			t.Fatalf("stamped %d, %v; want the 1 unstamped trial", n, err)
 		}
 		if err := strict.BeginTrial(ctx, mk(1, search.Expert, 150)); err != nil {
@@ -106,6 +106,13 @@ func TestFingerprintLineRoundTrip(t *testing.T) {
 		if _, err := ParseFingerprintLine(tc.line); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v, want %q", name, err, tc.want)
 		}
+	}
+	// A field the line leaves out (empty there) but set elsewhere is a
+	// difference, whichever side it is on.
+	withCmd := FingerprintOf(Manifest{Workload: "oltp_read_write", Threads: 16, Lambda: 0.5, Measure: MeasureManifest{BenchCmd: "x"}}, "v", 2, 8<<30)
+	noCmd, _ := ParseFingerprintLine(FingerprintOf(Manifest{Workload: "oltp_read_write", Threads: 16, Lambda: 0.5}, "v", 2, 8<<30).Line())
+	if d := noCmd.Diff(withCmd); len(d) != 2 || d[0].Field != "benchmark" || d[1].Field != "bench_cmd" || d[1].New != "x" {
+		t.Errorf("a field set on one side only: %v", d)
 	}
 	if w := fp.Without("durability", "score"); len(w) != len(fp)-2 || w.Key() == fp.Key() {
 		t.Errorf("Without: %d fields of %d", len(w), len(fp))

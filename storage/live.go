@@ -14,8 +14,10 @@ import (
 	"github.com/autotune/autotune/search"
 )
 
-// liveSchema is the first schema version with the live_samples table.
-const liveSchema = 15
+// readableSchema is the oldest schema a read-only store may have: the
+// first with every column this program reads (trials.fingerprint,
+// migration 00016; live_samples is 00015).
+const readableSchema = 16
 
 // AppendLiveSamples adds ss to the live samples of trial number of study,
 // in order, while the trial runs, so that a reader in another process
@@ -47,11 +49,8 @@ func (db *DB) AppendLiveSamples(ctx context.Context, study string, number int, s
 
 // LiveSamples returns the live samples of trial number of study (those
 // AppendLiveSamples wrote while it runs) in order; none (and a nil error)
-// when it has none, has finished, or the store predates live samples.
+// when it has none or has finished.
 func (db *DB) LiveSamples(ctx context.Context, study string, number int) ([]measure.Sample, error) {
-	if db.noLive {
-		return nil, nil
-	}
 	out, err := querySamples(ctx, db.sql, "live_samples", study, number)
 	if err != nil {
 		return nil, fmt.Errorf("storage: live samples of trial %d of study %q: %w", number, study, err)
@@ -64,10 +63,9 @@ func (db *DB) LiveSamples(ctx context.Context, study string, number int) ([]meas
 // An SQLite file is opened in read-only mode (it must exist); a MySQL
 // store's sessions are read-only transactions (the server refuses any
 // write) and its database is never created. A store whose schema is newer
-// than this program wraps ErrSchemaTooNew; one older than this program
-// is refused with the remedy unless only live samples are missing (then
-// LiveSamples returns none). Errors name the store with any password
-// removed.
+// than this program wraps ErrSchemaTooNew; one older than readableSchema
+// (which lacks columns this program reads) is refused with the remedy.
+// Errors name the store with any password removed.
 func OpenReadOnly(path string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("storage: open: empty path")
@@ -154,10 +152,8 @@ func (db *DB) checkReadable(ctx context.Context) error {
 	switch {
 	case have > latest:
 		return fmt.Errorf("%w: store at version %d, this program knows up to %d", ErrSchemaTooNew, have, latest)
-	case have < liveSchema-1:
-		return fmt.Errorf("the store's schema (version %d) is older than this program's (%d): any autotune command that writes it (search, worker) brings it up to date", have, latest)
-	case have < liveSchema:
-		db.noLive = true
+	case have < readableSchema:
+		return fmt.Errorf("the store's schema (version %d) is older than this program's (%d), and a read-only reader does not upgrade it: autotune studies --db %s (or a search or worker on it) brings it up to date", have, latest, db.path)
 	}
 	return nil
 }

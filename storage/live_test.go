@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,5 +95,46 @@ func TestOpenReadOnlyMissingFile(t *testing.T) {
 	if db, err := OpenReadOnly(t.TempDir() + "/none.db"); err == nil {
 		db.Close()
 		t.Fatal("OpenReadOnly opened a file that does not exist")
+	}
+}
+
+// A store written by the previous release (schema 14: no live samples,
+// no fingerprints) is refused by a read-only reader, which cannot upgrade
+// it, with the command that does; once upgraded, it reads.
+func TestOpenReadOnlyOlderStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateStudy(ctx, Study{Name: "s", Settings: `{}`}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := db.provider()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 14); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if ro, err := OpenReadOnly(path); err == nil || !strings.Contains(err.Error(), "(version 14)") || !strings.Contains(err.Error(), "autotune studies --db "+path) {
+		if ro != nil {
+			ro.Close()
+		}
+		t.Fatalf("schema 14 read-only: %v", err)
+	}
+	db, err = Open(path) // any command that writes the store upgrades it
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if _, err := ro.Trials(ctx, "s"); err != nil {
+		t.Errorf("trials of the upgraded store: %v", err)
 	}
 }

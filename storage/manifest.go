@@ -87,10 +87,11 @@ type SpaceManifest struct {
 type Build struct {
 	Name string `json:"name"`
 	Path string `json:"path"`
-	// Version is a server build's version (SELECT VERSION()); "" for a
-	// benchmark build. SHA256 is the binary's digest (hex), so a binary
-	// replaced at the same path is a change of the study's fingerprint;
-	// both "" in studies made before they were recorded.
+	// Version is a server build's version (the word after "Ver" in its
+	// --version text); "" for a benchmark build. SHA256 is the binary's
+	// digest (hex), so a binary replaced at the same path is a change of
+	// the study's fingerprint; both "" in studies made before they were
+	// recorded.
 	Version string `json:"version,omitempty"`
 	SHA256  string `json:"sha256,omitempty"`
 }

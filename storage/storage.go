@@ -79,7 +79,6 @@ type DB struct {
 	sql     *sql.DB
 	path    string
 	dialect dialect
-	noLive  bool // a read-only store that predates live samples (OpenReadOnly)
 }
 
 // Open opens the SQLite file at path, creating it if missing (its directory

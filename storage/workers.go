@@ -95,6 +95,9 @@ func (ws *WorkerStore) Claim(ctx context.Context, study string, choose search.Ch
 				string(search.Interrupted), stale[i].Failure, now, study, stale[i].Number); err != nil {
 				return fmt.Errorf("mark trial %d stale: %w", stale[i].Number, err)
 			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM live_samples WHERE study = ? AND trial = ?`, study, stale[i].Number); err != nil {
+				return fmt.Errorf("drop the live samples of stale trial %d: %w", stale[i].Number, err)
+			}
 		}
 		trials, err := queryTrials(ctx, tx, `WHERE study = ?`, study)
 		if err != nil {

@@ -93,7 +93,7 @@ func ChosenTrial(trials []search.Trial, name string, number int) (chosen, base s
 	}
 	best, base := search.Best(trials)
 	if best.Number < 0 {
-		return best, base, fmt.Errorf("study %q has no complete trial yet", name)
+		return best, base, fmt.Errorf("study %q has no complete trial yet under its current conditions", name)
 	}
 	if number >= 0 && number != best.Number {
 		best, err = report.CompleteTrial(trials, number)

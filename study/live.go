@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/autotune/autotune/measure"
@@ -32,6 +33,10 @@ type liveWriter struct {
 	queue  chan liveSample
 	done   chan struct{}
 	failed bool
+	// mu guards closed: add after close (a benchmark's last sample
+	// arriving while the run is torn down) drops the sample.
+	mu     sync.Mutex
+	closed bool
 }
 
 // liveQueue is how many samples wait for the writer (minutes of samples).
@@ -46,9 +51,14 @@ func newLiveWriter(db liveStore, logf func(string, ...any)) *liveWriter {
 	return w
 }
 
-// add queues sample s of trial t; nil w does nothing.
+// add queues sample s of trial t; nil w, or a closed one, does nothing.
 func (w *liveWriter) add(t search.Trial, s measure.Sample) {
 	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
 		return
 	}
 	select {
@@ -62,7 +72,12 @@ func (w *liveWriter) close() error {
 	if w == nil {
 		return nil
 	}
-	close(w.queue)
+	w.mu.Lock()
+	if !w.closed {
+		w.closed = true
+		close(w.queue)
+	}
+	w.mu.Unlock()
 	<-w.done
 	return nil
 }

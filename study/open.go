@@ -106,10 +106,14 @@ func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) 
 		if err := seedConflict(st, req.Seed); err != nil {
 			return o, err
 		}
-		if err := checkStudy(ctx, db, st, req); err != nil {
+		if st, err = recordBuildDigests(ctx, db, st, req); err != nil {
 			return o, err
 		}
-		if err := newSegment(ctx, db, st, o.Fingerprint, req.Logf); err != nil {
+		changed, err := checkStudy(ctx, db, st, req)
+		if err != nil {
+			return o, err
+		}
+		if err := newSegment(ctx, db, st, o.Fingerprint, changed, req.Logf); err != nil {
 			return o, err
 		}
 	}
@@ -136,11 +140,12 @@ func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) 
 
 // checkStudy compares a found study's manifest, server version and host
 // with this run's. A difference is refused (a UsageError listing each)
-// unless AllowChanges, which records each change in the store.
-func checkStudy(ctx context.Context, db *storage.DB, st storage.Study, req OpenRequest) error {
+// unless AllowChanges, which records each change in the store; changed
+// reports whether it recorded one.
+func checkStudy(ctx context.Context, db *storage.DB, st storage.Study, req OpenRequest) (changed bool, err error) {
 	stored, err := st.Manifest()
 	if err != nil {
-		return err
+		return false, err
 	}
 	var diffs []storage.ManifestChange
 	for _, c := range stored.Diff(req.Manifest) {
@@ -157,22 +162,22 @@ func checkStudy(ctx context.Context, db *storage.DB, st storage.Study, req OpenR
 		diffs = append(diffs, storage.ManifestChange{Field: "host_ram_bytes", Old: strconv.FormatInt(st.RAMBytes, 10), New: strconv.FormatInt(req.Host.RAMBytes, 10)})
 	}
 	if len(diffs) == 0 {
-		return nil
+		return false, nil
 	}
 	var b strings.Builder
 	for _, d := range diffs {
 		fmt.Fprintf(&b, "\n  %s: stored %s, now %s", d.Field, orNone(d.Old), orNone(d.New))
 	}
 	if req.Worker {
-		return Usagef("study %q was created under other settings or on other hardware:%s\nevery worker of a study needs the same flags, server version and hardware (scores from different machines do not compare): start a separate study for this one", req.Name, b.String())
+		return false, Usagef("study %q was created under other settings or on other hardware:%s\nevery worker of a study needs the same flags, server version and hardware (scores from different machines do not compare): start a separate study for this one", req.Name, b.String())
 	}
 	for _, d := range diffs {
 		if strings.HasPrefix(d.Field, "settings.host_profile") {
-			return Usagef("study %q was run under another host profile:%s\nscores measured with another memory limit do not compare, --allow-changes or not: resume it with the same --memory-limit, or start a new study with --study NEW_NAME", req.Name, b.String())
+			return false, Usagef("study %q was run under another host profile:%s\nscores measured with another memory limit do not compare, --allow-changes or not: resume it with the same --memory-limit, or start a new study with --study NEW_NAME", req.Name, b.String())
 		}
 	}
 	if !req.AllowChanges {
-		return Usagef("study %q was run under a different manifest:%s\nscores measured under different conditions do not compare: use the same flags and machine to resume it, start a new study with --study NEW_NAME, or pass --allow-changes to continue and record the change", req.Name, b.String())
+		return false, Usagef("study %q was run under a different manifest:%s\nscores measured under different conditions do not compare: use the same flags and machine to resume it, start a new study with --study NEW_NAME, or pass --allow-changes to continue and record the change", req.Name, b.String())
 	}
 	for _, d := range diffs {
 		req.Logf("study %q: %s changed (%s -> %s), recorded (--allow-changes)", st.Name, d.Field, orNone(d.Old), orNone(d.New))
@@ -190,29 +195,74 @@ func checkStudy(ctx context.Context, db *storage.DB, st storage.Study, req OpenR
 			c.Field, c.Old, c.New = "settings", st.Settings, req.Manifest.JSON()
 		}
 		if err := db.RecordChange(ctx, st.Name, c); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return true, nil
+}
+
+// recordBuildDigests fills in the digests and versions of study st's
+// server and benchmark builds where its manifest has none (studies made
+// before they were recorded) from this run's builds of the same name and
+// path, and stores them: the binaries at those paths are taken as the
+// ones its trials ran, since nothing else says which they were. It
+// returns the study row as stored.
+func recordBuildDigests(ctx context.Context, db *storage.DB, st storage.Study, req OpenRequest) (storage.Study, error) {
+	m, err := st.Manifest()
+	if err != nil || m.Space == nil || req.Manifest.Space == nil {
+		return st, err
+	}
+	filled := false
+	fill := func(stored, now []storage.Build) {
+		for i, b := range stored {
+			for _, n := range now {
+				if b.SHA256 == "" && b.Name == n.Name && b.Path == n.Path {
+					stored[i].SHA256, stored[i].Version = n.SHA256, n.Version
+					filled = filled || n.SHA256 != ""
+				}
+			}
+		}
+	}
+	fill(m.Space.ServerBuilds, req.Manifest.Space.ServerBuilds)
+	fill(m.Space.BenchmarkBuilds, req.Manifest.Space.BenchmarkBuilds)
+	if !filled {
+		return st, nil
+	}
+	st.Settings = m.JSON()
+	if err := db.UpdateStudy(ctx, st); err != nil {
+		return st, err
+	}
+	req.Logf("study %q: recorded the digests of its builds' binaries, which it was made without (the binaries now at those paths are taken as the ones its trials ran)", st.Name)
+	return st, nil
 }
 
 // newSegment stamps the trials of study st made before fingerprints were
-// recorded with the fingerprint of its stored conditions, and says so when
-// this run's fingerprint fp differs from the one its latest trials were
-// measured under: their trials stay in the store, out of this run's
-// history, best and estimates (the run writes through a
-// storage.SegmentStore of fp's key), and the search starts over with its
-// own baseline and warm start.
-func newSegment(ctx context.Context, db *storage.DB, st storage.Study, fp storage.Fingerprint, logf func(string, ...any)) error {
+// recorded with the fingerprint of its stored conditions, and, where this
+// run's fingerprint fp differs from it:
+//
+//   - after a change checkStudy recorded (changed), says so: the earlier
+//     trials stay in the store, out of this run's history, best and
+//     estimates (the run writes through a storage.SegmentStore of fp's
+//     key), and the search starts over with its own baseline and warm
+//     start;
+//   - without one (the manifest holds the same conditions, recorded more
+//     fully now, e.g. a benchmark definition a study made before
+//     definitions lacked), restamps the trials of the stored key with fp's:
+//     one segment, as before.
+func newSegment(ctx context.Context, db *storage.DB, st storage.Study, fp storage.Fingerprint, changed bool, logf func(string, ...any)) error {
 	old, err := storage.StudyFingerprint(st)
 	if err != nil {
 		return err
 	}
-	if _, err := db.StampFingerprint(ctx, st.Name, old.Key()); err != nil {
+	if _, err := db.StampFingerprint(ctx, st.Name, "", old.Key()); err != nil {
 		return err
 	}
 	if old.Key() == fp.Key() {
 		return nil
+	}
+	if !changed {
+		_, err := db.StampFingerprint(ctx, st.Name, old.Key(), fp.Key())
+		return err
 	}
 	trials, err := db.Trials(ctx, st.Name)
 	if err != nil {

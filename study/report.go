@@ -36,7 +36,9 @@ func BuildReport(ctx context.Context, dbPath, name string, now time.Time) (*repo
 	}
 	if m, found, err := db.Minimization(ctx, name); err != nil {
 		return nil, err
-	} else if found {
+	} else if found && m.Best == best.Number {
+		// Only a minimisation of the current best: a search resumed
+		// since, or under other conditions, may have another.
 		in.Minimized = &m
 	}
 	return report.Build(in)

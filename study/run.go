@@ -143,7 +143,7 @@ func (r *run) build(ctx context.Context) error {
 	bench := cfg.Bench
 	if len(cfg.Space.BenchBuilds) > 0 {
 		// The first --benchmark-build is the default benchmark binary.
-		bench.Path = cfg.Space.BenchBuilds[0].Path
+		bench.Path, bench.TPCCPath = cfg.Space.BenchBuilds[0].Path, cfg.Space.BenchBuilds[0].Path
 	}
 	bench.ReadOnly = cfg.Existing != nil
 	b, err := NewBenchmark(bench)
@@ -322,7 +322,9 @@ func (r *run) onSandbox(ctx context.Context) error {
 // prober is a benchmark that checks, before any work starts, that its
 // binary accepts every option its definition passes (sysbench.Bench,
 // tpcc.Bench).
-type prober interface{ Probe(ctx context.Context) error }
+type prober interface {
+	Probe(ctx context.Context) error
+}
 
 // probeBenchmarks checks the benchmark b of bench and every other
 // --benchmark-build with it (prober): a binary that cannot honour the

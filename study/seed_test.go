@@ -239,7 +239,7 @@ func TestStudySeedTakesTheLatestSegment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.StampFingerprint(ctx, "old", "earlier000000000"); err != nil {
+	if _, err := db.StampFingerprint(ctx, "old", "", "earlier000000000"); err != nil {
 		t.Fatal(err)
 	}
 	st, _, err := db.Study(ctx, "old")

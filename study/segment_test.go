@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
@@ -184,5 +185,55 @@ func TestReplacedBuildIsAnotherFingerprint(t *testing.T) {
 	srv := storage.FingerprintOf(storage.Manifest{Space: &storage.SpaceManifest{ServerBuilds: []storage.Build{{Name: "opt", Version: versionWord("/opt/mariadbd  Ver 10.11.20-MariaDB for linux"), SHA256: b1.SHA256}}}}, "v", 2, 1)
 	if got := srv.Diff(nil); len(got) == 0 || !strings.Contains(storage.DiffText(got), "server_builds opt 10.11.20-MariaDB sha256:"+b1.SHA256[:12]) {
 		t.Errorf("server build fingerprint: %s", storage.DiffText(got))
+	}
+}
+
+// A study made before builds' digests and benchmark definitions were
+// recorded resumes without --allow-changes and keeps its history in one
+// segment: the digests are filled in from this run's binaries at the same
+// paths, and a definition recorded now for the first time is no change.
+func TestLegacyStudiesKeepTheirHistory(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "sysbench-b")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := identified(storage.Build{Name: "b", Path: bin}, "--benchmark-build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(filepath.Join(dir, "trials.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	legacy := storage.Manifest{Workload: "oltp_read_write", Threads: 4,
+		Space: &storage.SpaceManifest{Durability: "strict", BenchmarkBuilds: []storage.Build{{Name: "b", Path: bin}}}}
+	if err := db.CreateStudy(ctx, storage.Study{Name: "old", Settings: legacy.JSON(), Seed: 3, ServerVersion: "10.11.19-MariaDB", Cores: 2, RAMBytes: 8 << 30}); err != nil {
+		t.Fatal(err)
+	}
+	for n := range 2 {
+		if err := db.FinishTrial(ctx, search.Trial{Study: "old", Number: n, State: search.Complete, Kind: search.Baseline, Params: space.Config{},
+			Started: time.Now(), Ended: time.Now(), Outcome: measure.Outcome{Score: 1, MeanTPS: 1}}, time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := legacy
+	now.Space = &storage.SpaceManifest{Durability: "strict", BenchmarkBuilds: []storage.Build{b}}
+	now.Definition = &benchdef.Definition{Driver: "sysbench", Version: "sysbench 1.0.20", Options: map[string]string{"tables": "8"}}
+	var logs []string
+	op, err := Open(ctx, db, OpenRequest{Name: "old", Manifest: now, ServerVersion: "10.11.19-MariaDB", Host: runner.Host{Cores: 2, RAMBytes: 8 << 30},
+		Started: time.Now(), Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }})
+	if err != nil {
+		t.Fatalf("resume of a legacy study: %v", err)
+	}
+	log := strings.Join(logs, "\n")
+	if !strings.Contains(log, "recorded the digests of its builds' binaries") || strings.Contains(log, "other conditions") {
+		t.Errorf("resume log:\n%s", log)
+	}
+	own, err := storage.SegmentStore{DB: db, Key: op.Fingerprint.Key()}.Trials(ctx, "old")
+	if err != nil || len(own) != 2 {
+		t.Errorf("history after the resume: %d trials (%v), want the 2 earlier ones", len(own), err)
 	}
 }

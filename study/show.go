@@ -33,7 +33,7 @@ func Show(ctx context.Context, dbPath, name, which string, samples bool, out io.
 	switch which {
 	case "best":
 		if t = best; t.Number < 0 {
-			return fmt.Errorf("study %q has no complete trial yet", name)
+			return fmt.Errorf("study %q has no complete trial yet under its current conditions", name)
 		}
 	case "baseline":
 		if t = base; t.Number < 0 {

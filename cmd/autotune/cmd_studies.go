@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/autotune/autotune/report"
-	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/study"
 )
 
@@ -36,21 +34,5 @@ func newStudiesCmd() *cobra.Command {
 }
 
 func runStudies(ctx context.Context, o *studiesOptions, out io.Writer) error {
-	db, err := study.OpenExisting(o.db)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	studies, err := db.Studies(ctx)
-	if err != nil {
-		return err
-	}
-	trials := make([][]search.Trial, len(studies))
-	for i, st := range studies {
-		if trials[i], err = db.Trials(ctx, st.Name); err != nil {
-			return err
-		}
-	}
-	report.WriteStudies(out, o.db, studies, trials)
-	return nil
+	return study.Studies(ctx, o.db, out)
 }

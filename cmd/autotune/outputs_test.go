@@ -181,7 +181,7 @@ func TestExportTrial(t *testing.T) {
 	}{
 		{5, "--trial 5: the trial is failed, only a complete trial can be exported"},
 		{9, "--trial 9: the trial is interrupted"},
-		{99, "--trial 99: no such trial (the study has 14)"},
+		{99, "--trial 99: no such trial among the study's 14 under its current conditions"},
 	} {
 		err := runExport(context.Background(), &exportOptions{study: "fix", db: db, format: "cnf", trial: tc.trial}, &bytes.Buffer{}, exportNow)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
