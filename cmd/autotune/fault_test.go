@@ -178,9 +178,10 @@ exec %[2]s "$@"
 	}
 	// sysbench runs: 1 = prepare, 2 = baseline, 3 = killed (trial 2),
 	// 4 = output truncated (trial 3), 5 = server SIGKILLed mid-run (trial 4);
-	// the version query (the benchmark definition) is not a run.
+	// the version query (the benchmark definition) and the help queries
+	// (the probe of its options) are not runs.
 	bench := filepath.Join(dir, "sysbench-wrapper")
-	writeScript(t, bench, fmt.Sprintf(`if [ "$1" = --version ]; then exec %[2]s "$@"; fi
+	writeScript(t, bench, fmt.Sprintf(`if [ "$1" = --version ] || [ "$1" = --help ] || [ "$2" = help ]; then exec %[2]s "$@"; fi
 n=$(( $(cat %[1]s/runs 2>/dev/null || echo 0) + 1 )); echo $n > %[1]s/runs
 sock=""; for a in "$@"; do case "$a" in --mysql-socket=*) sock="${a#--mysql-socket=}";; esac; done
 case $n in
