@@ -1,6 +1,7 @@
 package study
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -109,6 +110,15 @@ func TestAllowChangesStartsANewSegment(t *testing.T) {
 	}
 	if best, _ := search.Best(own); len(own) != 3 || best.Number != second.Best.Number || st.Name != "s" {
 		t.Errorf("LoadStudy: %v with best %d; want the new segment's 3 trials, best %d", numbersOf(own), best.Number, second.Best.Number)
+	}
+	// The export is the new segment's best, under the new fingerprint.
+	var exp bytes.Buffer
+	if err := Export(ctx, ExportRequest{DB: path, Study: "s", Format: "cnf", Trial: -1, Now: time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)}, &exp); err != nil {
+		t.Fatal(err)
+	}
+	if head := exp.String(); !strings.Contains(head, fmt.Sprintf("# trial %d (", second.Best.Number)) || !strings.Contains(head, "# measured under fingerprint "+op.Fingerprint.Key()+" ") ||
+		!strings.Contains(head, `durability="relaxed"`) {
+		t.Errorf("export of the two-segment study:\n%s", head)
 	}
 	// A second resume under the new conditions is no change: no line.
 	logs = nil
