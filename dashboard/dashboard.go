@@ -265,16 +265,26 @@ var sortKeys = []struct{ key, title string }{
 	{"warmup", "warm-up s"}, {"steady", "NOT STEADY"}, {"pruned", "pruned"}, {"changes", "knobs changed against the baseline"},
 }
 
-func (h *Handler) study(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	name := r.URL.Query().Get("s")
-	st, found, err := h.db.Study(ctx, name)
+// lookup returns study name, or answers the request itself (500 for a
+// store error, 404 for no such study) and reports false.
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, name string) (storage.Study, bool) {
+	st, found, err := h.db.Study(r.Context(), name)
 	if err != nil {
 		fail(w, err, http.StatusInternalServerError)
-		return
+		return st, false
 	}
 	if !found {
 		fail(w, fmt.Errorf("no study %q in %s", name, h.name), http.StatusNotFound)
+		return st, false
+	}
+	return st, true
+}
+
+func (h *Handler) study(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	name := r.URL.Query().Get("s")
+	st, ok := h.lookup(w, r, name)
+	if !ok {
 		return
 	}
 	trials, _, err := storage.StudyTrials(ctx, h.db, st)
@@ -523,13 +533,8 @@ func (h *Handler) trial(w http.ResponseWriter, r *http.Request) {
 		fail(w, fmt.Errorf("n=%q: want a trial number", q.Get("n")), http.StatusBadRequest)
 		return
 	}
-	st, found, err := h.db.Study(ctx, name)
-	if err != nil {
-		fail(w, err, http.StatusInternalServerError)
-		return
-	}
-	if !found {
-		fail(w, fmt.Errorf("no study %q in %s", name, h.name), http.StatusNotFound)
+	st, ok := h.lookup(w, r, name)
+	if !ok {
 		return
 	}
 	trials, err := h.db.Trials(ctx, name)

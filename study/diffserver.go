@@ -10,7 +10,6 @@ import (
 
 	"github.com/autotune/autotune/internal/secret"
 	"github.com/autotune/autotune/report"
-	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
 )
@@ -58,13 +57,9 @@ type ServerDiff struct {
 // redacted DSN; the store, study or trial (LoadStudy, ChosenTrial); a
 // file that cannot be read (naming file and line).
 func DiffServer(ctx context.Context, c ServerDiff, out io.Writer) error {
-	pw, err := ServerPassword(c.PasswordFile)
+	ex, err := openServer(c.DSN, c.PasswordFile)
 	if err != nil {
 		return err
-	}
-	ex, err := runner.OpenExisting(c.DSN, pw)
-	if err != nil {
-		return UsageError{Err: err}
 	}
 	ex.QueryTimeout = c.Timeout
 	if ex.QueryTimeout <= 0 {

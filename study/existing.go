@@ -79,18 +79,30 @@ func existingSpace(durability space.Durability, allowRestart bool, ram int64) (*
 	return sp, sp.Limit("innodb_buffer_pool_size", float64(ram/2))
 }
 
+// openServer opens the existing server of dsn with the password from the
+// environment or passwordFile (ServerPassword). Errors: two password
+// sources or an unreadable file, and a DSN runner.OpenExisting refuses (a
+// UsageError).
+func openServer(dsn, passwordFile string) (*runner.Existing, error) {
+	pw, err := ServerPassword(passwordFile)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := runner.OpenExisting(dsn, pw)
+	if err != nil {
+		return nil, UsageError{Err: err}
+	}
+	return ex, nil
+}
+
 // onExisting connects to the existing server, checks that it looks like a
 // test server (or NotSandbox), builds its space, saves its original
 // settings and makes it the target (Close restores them).
 func (r *run) onExisting(ctx context.Context) error {
 	x := r.cfg.Existing
-	pw, err := ServerPassword(x.PasswordFile)
+	ex, err := openServer(x.DSN, x.PasswordFile)
 	if err != nil {
 		return err
-	}
-	ex, err := runner.OpenExisting(x.DSN, pw)
-	if err != nil {
-		return UsageError{Err: err}
 	}
 	if x.AllowRestart {
 		ex.RestartCmd = x.RestartCmd
