@@ -153,19 +153,6 @@ func DiffText(d []ManifestChange) string {
 
 func noneIfEmpty(s string) string { return cmp.Or(s, "(none)") }
 
-// String renders the fingerprint on one line, its key first and the
-// fields that are set: "key 0123456789abcdef: server 10.11.19-MariaDB,
-// target sandbox, host 2 cores, 7.8G RAM, ...".
-func (f Fingerprint) String() string {
-	var parts []string
-	for _, kv := range f {
-		if kv[1] != "" {
-			parts = append(parts, kv[0]+" "+kv[1])
-		}
-	}
-	return "key " + f.Key() + ": " + strings.Join(parts, ", ")
-}
-
 // Line renders f for a file's header, every field that is set quoted (Go
 // syntax) after the key: `0123456789abcdef server="10.11.19-MariaDB" target="sandbox"
 // ...`. ParseFingerprintLine reads it back.
