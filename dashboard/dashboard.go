@@ -335,13 +335,17 @@ func (h *Handler) studyPage(st storage.Study, trials []search.Trial, running []s
 	m search.Minimized, hasMin bool, q map[string][]string) (*studyPage, error) {
 	p := &studyPage{Name: st.Name, Head: h.studyRow(st, trials)}
 	p.Counts = countsText(trials)
+	man, _ := st.Manifest() // its warm-up limit, where recorded
 	for _, t := range running {
 		ss := live[t.Number]
 		rt := runningTrial{Number: t.Number, Kind: report.KindText(t), Started: t.Started.UTC().Format(time.RFC3339), Samples: len(ss)}
 		if len(ss) > 0 {
 			last := ss[len(ss)-1]
 			win := "measuring"
-			if last.Warmup {
+			switch {
+			case last.Warmup && man.Measure.WarmupMaxS > 0 && last.T > man.Measure.WarmupMaxS:
+				win = fmt.Sprintf("no steady start by the %gs warm-up limit: its window will be NOT STEADY", man.Measure.WarmupMaxS)
+			case last.Warmup:
 				win = "warming up"
 			}
 			rt.Last = fmt.Sprintf("%s tps at %gs (%s)", f1(last.TPS), last.T, win)

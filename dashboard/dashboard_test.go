@@ -312,3 +312,33 @@ func TestServeListenAndWarning(t *testing.T) {
 		}
 	}
 }
+
+// A running trial still without a steady start past its study's warm-up
+// limit says its window will be NOT STEADY; before the limit, that it is
+// warming up.
+func TestRunningTrialPastTheWarmupLimit(t *testing.T) {
+	db, _ := openStore(t)
+	man := storage.Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 100000, Measure: storage.MeasureManifest{WarmupMaxS: 2}}
+	if err := db.CreateStudy(ctx, storage.Study{Name: "slow", Settings: man.JSON(), Created: t0}); err != nil {
+		t.Fatal(err)
+	}
+	tr := search.Trial{Study: "slow", Number: 0, Kind: search.Baseline, Params: space.Config{}, Started: t0}
+	if err := db.BeginTrial(ctx, tr); err != nil {
+		t.Fatal(err)
+	}
+	h := New(db, "trials.db", time.Second)
+	add := func(s measure.Sample) string {
+		t.Helper()
+		if err := db.AppendLiveSamples(ctx, "slow", 0, []measure.Sample{s}); err != nil {
+			t.Fatal(err)
+		}
+		_, body := get(t, h, "/study?s=slow", "")
+		return body
+	}
+	if body := add(measure.Sample{T: 1, Warmup: true, TPS: 300}); !strings.Contains(body, "last 300.0 tps at 1s (warming up)") {
+		t.Errorf("before the limit: %s", body)
+	}
+	if body := add(measure.Sample{T: 3, Warmup: true, TPS: 500}); !strings.Contains(body, "last 500.0 tps at 3s (no steady start by the 2s warm-up limit: its window will be NOT STEADY)") {
+		t.Errorf("past the limit: %s", body)
+	}
+}
