@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +18,6 @@ import (
 	"github.com/autotune/autotune/runner/tpcc"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
-	"github.com/autotune/autotune/storage"
 	"github.com/autotune/autotune/strategy"
 	"github.com/autotune/autotune/study"
 )
@@ -86,10 +83,6 @@ func (d *daysDuration) String() string { return study.FormatDuration(time.Durati
 
 func (d *daysDuration) Type() string { return "duration" }
 
-// minMemoryLimit is the smallest --memory-limit: a MariaDB 10.11 server
-// with the smallest buffer pool needs about 100 MB here.
-const minMemoryLimit = 256 << 20
-
 // benchFlags describe the benchmark and the sandbox.
 type benchFlags struct {
 	benchmark        string
@@ -135,28 +128,8 @@ func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
 }
 
 func (o *benchFlags) apply(c *study.Config) error {
-	switch {
-	case o.tables < 1 || o.tables > 1024:
-		return usagef("--tables %d: want 1..1024", o.tables)
-	case o.tableSize < 1:
-		return usagef("--table-size %d: want a positive row count", o.tableSize)
-	case o.warmup < 0:
-		return usagef("--warmup %s: want a duration >= 0 such as 30s", o.warmup)
-	case o.duration < time.Duration(measure.MinMeasureSamples)*time.Second:
-		return usagef("--duration %s: want at least %ds (the score needs per-second samples)", o.duration, measure.MinMeasureSamples)
-	case o.warmup%time.Second != 0 || o.duration%time.Second != 0 || o.warmupMax%time.Second != 0:
-		return usagef("--warmup/--warmup-max/--duration: want whole seconds (sysbench reports once per second)")
-	case o.warmupMax != 0 && o.warmupMax < o.warmup:
-		return usagef("--warmup-max %s: want at least --warmup %s (or 0 for 3 x --warmup)", o.warmupMax, o.warmup)
-	case o.workdir == "":
-		return usagef("--workdir: want a directory path")
-	case len(o.threads) == 0:
-		return usagef("--threads: want one or more counts such as 16 or 8,32,128")
-	}
-	for _, n := range o.threads {
-		if n < 1 || n > 4096 {
-			return usagef("--threads %d: want 1..4096", n)
-		}
+	if err := study.CheckRunSettings(o.tables, o.tableSize, o.threads, o.warmup, o.warmupMax, o.duration, o.workdir); err != nil {
+		return err
 	}
 	if f := o.fs.Lookup("benchmark-build"); f != nil && f.Changed && o.fs.Changed("sysbench") {
 		return usagef("--sysbench and --benchmark-build: give one (the first --benchmark-build is the default sysbench)")
@@ -190,9 +163,9 @@ func (o *benchFlags) apply(c *study.Config) error {
 	}
 	c.Workdir = o.workdir
 	if o.memoryLimit != "" {
-		n, err := space.ParseBytes(o.memoryLimit)
-		if err != nil || n < minMemoryLimit {
-			return usagef("--memory-limit %q: want a size of at least %s such as 2G", o.memoryLimit, space.FormatBytes(minMemoryLimit))
+		n, err := study.ParseMemoryLimit(o.memoryLimit)
+		if err != nil {
+			return err
 		}
 		c.MemoryLimit = n
 	}
@@ -414,11 +387,11 @@ func (o *spaceFlags) applyResolve(c *study.Config) error {
 	if len(o.serverBuilds) > 0 && o.mysqld != "" {
 		return usagef("--mysqld and --server-build: give one (the first --server-build is the default server)")
 	}
-	sb, err := parseBuilds("--server-build", o.serverBuilds)
+	sb, err := study.ParseBuilds("--server-build", o.serverBuilds)
 	if err != nil {
 		return err
 	}
-	bb, err := parseBuilds("--benchmark-build", o.benchBuilds)
+	bb, err := study.ParseBuilds("--benchmark-build", o.benchBuilds)
 	if err != nil {
 		return err
 	}
@@ -429,33 +402,6 @@ func (o *spaceFlags) applyResolve(c *study.Config) error {
 	}
 	c.Space = study.Space{Mysqld: o.mysqld, Durability: o.durability, File: o.spaceFile, ServerBuilds: sb, BenchBuilds: bb}
 	return nil
-}
-
-var buildName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
-
-// parseBuilds parses NAME=PATH values; errors name the flag and the value.
-func parseBuilds(flag string, vals []string) ([]storage.Build, error) {
-	var out []storage.Build
-	seen := map[string]bool{}
-	for _, v := range vals {
-		name, path, ok := strings.Cut(v, "=")
-		if !ok || !buildName.MatchString(name) || path == "" {
-			return nil, usagef("%s %q: want NAME=PATH, NAME of letters, digits, '.', '_', '+', '-'", flag, v)
-		}
-		if seen[name] {
-			return nil, usagef("%s %q: build name %s given twice", flag, v, name)
-		}
-		seen[name] = true
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return nil, usagef("%s %q: %v", flag, v, err)
-		}
-		if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
-			return nil, usagef("%s %q: %s is not an executable file", flag, v, abs)
-		}
-		out = append(out, storage.Build{Name: name, Path: abs})
-	}
-	return out, nil
 }
 
 // existingFlags tune a server autotune did not start.
