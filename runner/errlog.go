@@ -138,8 +138,10 @@ var (
 	// nonFatal are [ERROR] lines after which the server goes on starting:
 	// MySQL 8's X plugin failing to listen on its own port (33060, taken
 	// by another server) is reported by the plugin, and the server
-	// serves its classic port all the same.
-	nonFatal = regexp.MustCompile(`(?i)Plugin mysqlx reported`)
+	// serves its classic port all the same; MySQL 8.0+ reports a missing
+	// buffer pool page list as an [ERROR] ([MY-011947]) and starts with
+	// an empty pool (a snapshot without a page list has none).
+	nonFatal = regexp.MustCompile(`(?i)(Plugin mysqlx reported|Cannot open '[^']*ib_buffer_pool' for reading)`)
 )
 
 // isErrorLine reports whether an error-log line reports an error: an

@@ -192,6 +192,8 @@ func TestStartLogHostLimits(t *testing.T) {
 			CauseDiskFull, "no space left"},
 		{"mysqlx's port taken, then the configuration's memory", "2026-12-06T10:00:01.000000Z 0 [ERROR] [MY-011300] [Server] Plugin mysqlx reported: 'Setup of socket: '33060' failed, the address is already in use (98)'\n" +
 			"2026-12-06T10:00:02.000000Z 1 [ERROR] [MY-012681] [InnoDB] mmap(13186891776 bytes) failed; errno 12\n", CauseOutOfMemory, ""},
+		{"MySQL 9.7: no page list to load, then an unknown option", "2026-12-07T13:01:58.081940Z 0 [ERROR] [MY-011947] [InnoDB] Cannot open '/tmp/sb/data/ib_buffer_pool' for reading: No such file or directory\n" +
+			"2026-12-07T13:01:58.149650Z 0 [ERROR] [MY-000067] [Server] unknown variable 'innodb_no_such_knob=1'.\n2026-12-07T13:01:58.150048Z 0 [ERROR] [MY-010119] [Server] Aborting\n", CauseUnknownOption, ""},
 		{"memory: the configuration's", "2026-12-06 10:00:00 0 [ERROR] InnoDB: mmap(13186891776 bytes) failed; errno 12\n", CauseOutOfMemory, ""},
 		{"unknown option: the configuration's", "2026-12-06 10:00:00 0 [ERROR] /usr/sbin/mariadbd: unknown variable 'innodb_redo_log_capacity=1G'\n", CauseUnknownOption, ""},
 	} {

@@ -45,13 +45,51 @@ var allocatorLibs = []struct {
 // DetectFacilities looks at the host: `ldconfig -p` for allocator
 // libraries, PATH for taskset and numactl, /sys for NUMA nodes and
 // /proc/meminfo for reserved huge pages. Missing tools are not errors:
-// the knobs they serve are then reported unsupported.
-func DetectFacilities(ctx context.Context) Facilities {
+// the knobs they serve are then reported unsupported. The allocators are
+// those every one of servers can preload: a server in a root file system
+// loads its libraries from the root, so the root's own `ldconfig -p`
+// decides for it (with no server, the host's).
+func DetectFacilities(ctx context.Context, servers ...Binary) Facilities {
 	f := Facilities{Allocators: map[string]string{}, Cores: runtime.NumCPU(), NUMANodes: 1}
-	if out, err := exec.CommandContext(ctx, "ldconfig", "-p").Output(); err == nil {
-		f.Allocators = ParseLdconfig(out, runtime.GOARCH)
-	} else if out, err := exec.CommandContext(ctx, "/sbin/ldconfig", "-p").Output(); err == nil {
-		f.Allocators = ParseLdconfig(out, runtime.GOARCH)
+	host := len(servers) == 0
+	var roots []Binary
+	for _, b := range servers {
+		if b.Root == "" {
+			host = true
+		} else {
+			roots = append(roots, b)
+		}
+	}
+	var sets []map[string]string
+	if host {
+		if out, err := exec.CommandContext(ctx, "ldconfig", "-p").Output(); err == nil {
+			sets = append(sets, ParseLdconfig(out, runtime.GOARCH))
+		} else if out, err := exec.CommandContext(ctx, "/sbin/ldconfig", "-p").Output(); err == nil {
+			sets = append(sets, ParseLdconfig(out, runtime.GOARCH))
+		} else {
+			sets = append(sets, map[string]string{})
+		}
+	}
+	for _, b := range roots {
+		argv := b.ToolArgv("/usr/sbin/ldconfig", "-p")
+		cmd := b.Isolate(exec.CommandContext(ctx, argv[0], argv[1:]...))
+		out, err := cmd.Output()
+		if err != nil {
+			out = nil
+		}
+		sets = append(sets, ParseLdconfig(out, runtime.GOARCH))
+	}
+	for i, set := range sets {
+		for name, path := range set {
+			if i == 0 {
+				f.Allocators[name] = path
+			}
+		}
+		for name, path := range f.Allocators {
+			if set[name] != path {
+				delete(f.Allocators, name)
+			}
+		}
 	}
 	if p, err := exec.LookPath("taskset"); err == nil {
 		f.Taskset = p

@@ -217,7 +217,13 @@ func (sb *Sandbox) initDatadir(parent context.Context, dir string) error {
 		base := filepath.Dir(filepath.Dir(sb.Server.Path))
 		tool := filepath.Join(base, "bin", "mariadb-install-db")
 		args := []string{"--no-defaults", "--datadir=" + dir, "--auth-root-authentication-method=normal", "--skip-test-db"}
-		if isExecutable(tool) {
+		if sb.Server.Root != "" {
+			// The root's own tool, run inside it: its basedir is /usr there.
+			if !isExecutable(filepath.Join(sb.Server.Root, "usr", "bin", "mariadb-install-db")) {
+				return fmt.Errorf("no usr/bin/mariadb-install-db in the root file system %s", sb.Server.Root)
+			}
+			tool = "/usr/bin/mariadb-install-db"
+		} else if isExecutable(tool) {
 			if base != "/usr" {
 				args = append(args, "--basedir="+base)
 			}
@@ -231,15 +237,21 @@ func (sb *Sandbox) initDatadir(parent context.Context, dir string) error {
 		if os.Geteuid() == 0 {
 			args = append(args, "--user=root")
 		}
-		cmd = exec.CommandContext(ctx, tool, args...)
+		argv := sb.Server.ToolArgv(tool, args...)
+		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 	default:
 		args := []string{"--no-defaults", "--initialize-insecure", "--datadir=" + dir}
 		if os.Geteuid() == 0 {
 			args = append(args, "--user=root")
 		}
-		cmd = exec.CommandContext(ctx, sb.Server.Path, args...)
+		argv := sb.Server.Argv(args...)
+		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
+	}
+	if err := sb.Server.checkVisible("datadir", dir); err != nil {
+		return err
 	}
 	cmd.SysProcAttr = ChildProcAttr(false)
+	sb.Server.Isolate(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	// A private tmpdir: concurrent mariadb-install-db runs sharing /tmp
 	// collide on their temporary tables ("ERROR: 1051 Unknown table

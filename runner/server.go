@@ -42,10 +42,15 @@ type Binary struct {
 	// Version is the text of `mysqld --version`, e.g.
 	// "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu ...".
 	Version string
+	// Root is the root file system the server runs from ("" for a host
+	// binary); Path then lies under it (rootfs.go).
+	Root string
 }
 
 // FindServer resolves the server binary: path when given, else mariadbd or
-// mysqld on PATH or in /usr/sbin. It runs `--version` to learn the flavor.
+// mysqld on PATH or in /usr/sbin. A directory is a server's root file
+// system (scripts/install-servers.sh; rootfs.go). It runs `--version` to
+// learn the flavor.
 // It returns an error naming what was searched when nothing is found or the
 // binary does not run.
 func FindServer(ctx context.Context, path string) (Binary, error) {
@@ -64,23 +69,31 @@ func FindServer(ctx context.Context, path string) (Binary, error) {
 			return Binary{}, errors.New("no server binary: mariadbd or mysqld not on PATH or in /usr/sbin (install mariadb-server, or pass --mysqld PATH)")
 		}
 	}
-	abs, err := filepath.Abs(path)
+	var b Binary
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if b, err = findInRoot(path); err != nil {
+			return Binary{}, err
+		}
+	} else {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return Binary{}, fmt.Errorf("--mysqld %q: %w", path, err)
+		}
+		if !isExecutable(abs) {
+			return Binary{}, fmt.Errorf("--mysqld %q: not an executable file (nor a server's root file system)", path)
+		}
+		b.Path = abs
+	}
+	out, err := b.Command(ctx, "--no-defaults", "--version").CombinedOutput()
 	if err != nil {
-		return Binary{}, fmt.Errorf("--mysqld %q: %w", path, err)
+		return Binary{}, fmt.Errorf("--mysqld %q: %s --version: %w: %s", path, b.Path, err, firstLine(out))
 	}
-	if !isExecutable(abs) {
-		return Binary{}, fmt.Errorf("--mysqld %q: not an executable file", path)
+	b.Version = strings.TrimSpace(string(out))
+	b.Flavor = MySQL
+	if strings.Contains(strings.ToLower(b.Version), "mariadb") {
+		b.Flavor = MariaDB
 	}
-	out, err := exec.CommandContext(ctx, abs, "--no-defaults", "--version").CombinedOutput()
-	if err != nil {
-		return Binary{}, fmt.Errorf("--mysqld %q: %s --version: %w: %s", path, abs, err, firstLine(out))
-	}
-	v := strings.TrimSpace(string(out))
-	fl := MySQL
-	if strings.Contains(strings.ToLower(v), "mariadb") {
-		fl = MariaDB
-	}
-	return Binary{Path: abs, Flavor: fl, Version: v}, nil
+	return b, nil
 }
 
 func isExecutable(p string) bool {
@@ -192,6 +205,11 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 	if err := StopStale(ctx, pidFile); err != nil {
 		return nil, err
 	}
+	for _, p := range []struct{ what, path string }{{"datadir", o.Datadir}, {"run directory", o.RunDir}, {"error log", o.ErrorLog}} {
+		if err := bin.checkVisible(p.what, p.path); err != nil {
+			return nil, err
+		}
+	}
 	if len(sock) > 100 {
 		return nil, fmt.Errorf("socket path %s is %d bytes, longer than a unix socket allows (~107): use a shorter --workdir", sock, len(sock))
 	}
@@ -223,6 +241,17 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 	fmt.Fprintf(&cnf, "datadir = %s\nsocket = %s\nport = %d\nbind-address = 127.0.0.1\n", q(o.Datadir), q(sock), port)
 	fmt.Fprintf(&cnf, "pid-file = %s\nlog-error = %s\ntmpdir = %s\n", q(pidFile), q(o.ErrorLog), q(o.TmpDir))
 	cnf.WriteString("skip-name-resolve\nskip-log-bin\n")
+	// Every option that names a path, a port or a listener is the
+	// sandbox's, so no build's compiled-in defaults leak into a start:
+	// file import and export stay in the sandbox's tmpdir (MySQL 8.0+
+	// builds default secure_file_priv to /var/lib/mysql-files and abort
+	// when it is missing), and MySQL's X plugin, on by default since 8.0
+	// on port 33060 of every interface with a socket under /var/run/mysqld,
+	// is off ("loose-": builds without the plugin ignore it).
+	fmt.Fprintf(&cnf, "secure-file-priv = %s\n", q(o.TmpDir))
+	if bin.Flavor == MySQL {
+		cnf.WriteString("loose-mysqlx = OFF\n")
+	}
 	if o.MaxConnections > 0 {
 		fmt.Fprintf(&cnf, "max_connections = %d\n", o.MaxConnections)
 	}
@@ -244,8 +273,10 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 	// --defaults-file must be the first argument, or the server reads the
 	// system config and then aborts on it (MariaDB 10.11, measured on the
 	// reference 2-core machine, docs/measurement.md).
-	cmd := o.Launch.Command(bin.Path, "--defaults-file="+o.ConfigFile)
+	argv := bin.Argv("--defaults-file=" + o.ConfigFile)
+	cmd := o.Launch.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = ChildProcAttr(true)
+	bin.Isolate(cmd)
 	// The option reader warns on stderr before the error log is open (e.g.
 	// "World-writable config file ... is ignored").
 	stderr := &tailBuffer{max: 64 << 10}

@@ -68,12 +68,12 @@ func TestOpenSandboxRefusesForeignDir(t *testing.T) {
 	}
 }
 
-// realSandbox builds a sandbox with a tiny snapshot (one table).
-func realSandbox(t *testing.T) *Sandbox {
+// realSandbox builds a sandbox of server s with a tiny snapshot (one
+// table).
+func realSandbox(t *testing.T, s realtest.Server) *Sandbox {
 	t.Helper()
-	realtest.Require(t)
 	ctx := context.Background()
-	bin, err := FindServer(ctx, "")
+	bin, err := FindServer(ctx, s.Mysqld)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +99,10 @@ func realSandbox(t *testing.T) *Sandbox {
 	return sb
 }
 
-func TestRealStartReadyStop(t *testing.T) {
-	sb := realSandbox(t)
+func TestRealStartReadyStop(t *testing.T) { realtest.EachServer(t, testRealStartReadyStop) }
+
+func testRealStartReadyStop(t *testing.T, s realtest.Server) {
+	sb := realSandbox(t, s)
 	ctx := context.Background()
 	data, err := sb.Restore(ctx)
 	if err != nil {
@@ -149,7 +151,11 @@ func TestRealStartReadyStop(t *testing.T) {
 }
 
 func TestRealRefusedOptionIsStartError(t *testing.T) {
-	sb := realSandbox(t)
+	realtest.EachServer(t, testRealRefusedOptionIsStartError)
+}
+
+func testRealRefusedOptionIsStartError(t *testing.T, s realtest.Server) {
+	sb := realSandbox(t, s)
 	ctx := context.Background()
 	data, err := sb.Restore(ctx)
 	if err != nil {
@@ -165,8 +171,10 @@ func TestRealRefusedOptionIsStartError(t *testing.T) {
 	}
 }
 
-func TestRealStaleServerIsStopped(t *testing.T) {
-	sb := realSandbox(t)
+func TestRealStaleServerIsStopped(t *testing.T) { realtest.EachServer(t, testRealStaleServerIsStopped) }
+
+func testRealStaleServerIsStopped(t *testing.T, s realtest.Server) {
+	sb := realSandbox(t, s)
 	ctx := context.Background()
 	data, err := sb.Restore(ctx)
 	if err != nil {
@@ -178,7 +186,8 @@ func TestRealStaleServerIsStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stale := exec.Command(sb.Server.Path, "--defaults-file="+filepath.Join(sb.Dir, "my.cnf"))
+	argv := sb.Server.Argv("--defaults-file=" + filepath.Join(sb.Dir, "my.cnf"))
+	stale := sb.Server.Isolate(exec.Command(argv[0], argv[1:]...))
 	// Reuse the generated config for an independent process: stop the
 	// first server (it was only needed to write the config) and launch.
 	if err := first.Stop(time.Minute); err != nil {

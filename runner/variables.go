@@ -5,15 +5,19 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
-	"os/exec"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/autotune/autotune/space"
+	"github.com/go-sql-driver/mysql"
 )
 
 // Variables reads what the running server says about itself: SELECT
@@ -134,6 +138,25 @@ func mysqlVariables(ctx context.Context, db *sql.DB, bin Binary, out map[string]
 		}
 		rows.Close()
 	}
+	// MySQL 8.1+ names each variable's type (Integer, Numeric, Boolean,
+	// Enumeration, ...): a knob that is a fraction on MariaDB may be an
+	// integer here (innodb_adaptive_flushing_lwm: "Unknown suffix '.'
+	// used for variable" on 9.7). Older servers lack the table.
+	rows, err = db.QueryContext(ctx, `SELECT VARIABLE_NAME, DATA_TYPE FROM performance_schema.variables_metadata`)
+	if err == nil {
+		for rows.Next() {
+			var name string
+			var typ sql.NullString
+			if err := rows.Scan(&name, &typ); err != nil {
+				break
+			}
+			if sv, ok := out[strings.ToLower(name)]; ok && typ.Valid {
+				sv.Type = typ.String
+				out[sv.Name] = sv
+			}
+		}
+		rows.Close()
+	}
 	defs, err := DefaultsFromHelp(ctx, bin)
 	if err != nil {
 		return err
@@ -144,7 +167,135 @@ func mysqlVariables(ctx context.Context, db *sql.DB, bin Binary, out map[string]
 			out[name] = sv
 		}
 	}
+	return probeEnums(ctx, bin, out)
+}
+
+// probeEnums fills in the accepted values of the catalogue's enum
+// variables that MySQL does not list (it has no ENUM_VALUE_LIST): each
+// candidate value (the catalogue's choices and the server's own value)
+// is given to `mysqld --no-defaults OPTIONS --verbose --help`, which
+// parses every option as a start does and names the first value it
+// refuses ("Error while setting value 'pool-of-threads' to
+// 'thread_handling'"; tens of milliseconds a run). Refused values are
+// taken out and the rest tried again, one value of each variable per run,
+// until a run refuses none. It returns an error when the binary fails
+// without naming a value.
+func probeEnums(ctx context.Context, bin Binary, vars map[string]space.ServerVar) error {
+	cands := map[string][]string{}
+	var names []string
+	for _, k := range space.Catalogue() {
+		if k.Kind != space.Enum || k.Layer != space.LayerServer {
+			continue
+		}
+		for name, sv := range vars {
+			if len(sv.Enum) > 0 || !matchesKnob(k, name) {
+				continue
+			}
+			if _, seen := cands[name]; seen {
+				continue
+			}
+			c := append([]string{}, k.Choices...)
+			if sv.Value != "" && !containsFold(c, sv.Value) {
+				c = append(c, sv.Value)
+			}
+			cands[name] = c
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	refused := map[string]map[string]bool{}
+	for _, n := range names {
+		refused[n] = map[string]bool{}
+	}
+	tried := map[string]int{} // next candidate index per variable
+	for {
+		var args []string
+		round := map[string]string{}
+		for _, n := range names {
+			for tried[n] < len(cands[n]) && refused[n][cands[n][tried[n]]] {
+				tried[n]++
+			}
+			if tried[n] < len(cands[n]) {
+				round[n] = cands[n][tried[n]]
+				args = append(args, "--"+n+"="+round[n])
+			}
+		}
+		if len(args) == 0 {
+			break
+		}
+		bad, err := refusedOption(ctx, bin, args)
+		if err != nil {
+			return err
+		}
+		if bad == "" {
+			for n := range round {
+				tried[n]++
+			}
+			continue
+		}
+		if _, ok := round[bad]; !ok {
+			return fmt.Errorf("%s --verbose --help refused %s, which autotune did not give it", bin.Path, bad)
+		}
+		refused[bad][round[bad]] = true
+	}
+	for _, n := range names {
+		sv := vars[n]
+		for _, c := range cands[n] {
+			if !refused[n][c] {
+				sv.Enum = append(sv.Enum, c)
+			}
+		}
+		vars[n] = sv
+	}
 	return nil
+}
+
+// helpRefusal is MySQL's message for an option value it does not take
+// (my_getopt).
+var helpRefusal = regexp.MustCompile(`Error while setting value '[^']*' to '([^']+)'`)
+
+// refusedOption runs `mysqld --no-defaults ARGS --verbose --help` and
+// returns the variable (underscores) whose value it refused, "" when it
+// took them all.
+func refusedOption(ctx context.Context, bin Binary, args []string) (string, error) {
+	full := append(append([]string{"--no-defaults"}, args...), "--verbose", "--help")
+	if os.Geteuid() == 0 {
+		full = append(full, "--user=root")
+	}
+	var out bytes.Buffer
+	cmd := bin.Command(ctx, full...)
+	cmd.Stdout, cmd.Stderr = io.Discard, &out
+	err := cmd.Run()
+	if m := helpRefusal.FindStringSubmatch(out.String()); m != nil {
+		return strings.ReplaceAll(m[1], "-", "_"), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s --verbose --help with %s: %w: %s", bin.Path, strings.Join(args, " "), err, tail(out.Bytes(), 400))
+	}
+	return "", nil
+}
+
+// matchesKnob reports whether variable name holds knob k on some server
+// (its catalogue name or one of its per-version names).
+func matchesKnob(k space.Knob, name string) bool {
+	if k.Name == name {
+		return true
+	}
+	for _, a := range k.Avail {
+		if a.Variable == name {
+			return true
+		}
+	}
+	return false
+}
+
+func containsFold(list []string, v string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultsFromHelp runs `mysqld --no-defaults --verbose --help` and returns
@@ -156,8 +307,7 @@ func DefaultsFromHelp(ctx context.Context, bin Binary) (map[string]string, error
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
-	cmd := exec.CommandContext(ctx, bin.Path, args...)
-	cmd.SysProcAttr = ChildProcAttr(false)
+	cmd := bin.Command(ctx, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -238,6 +388,9 @@ func Probe(ctx context.Context, dir string, bins ...Binary) ([]space.ServerInfo,
 			return nil, fmt.Errorf("%s: %w", bin.Path, err)
 		}
 		info, verr := srv.Variables(ctx, bin)
+		if verr == nil && info.Version.Flavor != space.MariaDB {
+			verr = srv.probeReadOnly(ctx, info.Vars)
+		}
 		if err := srv.Stop(time.Minute); err != nil && verr == nil {
 			verr = fmt.Errorf("stop probe server: %w", err)
 		}
@@ -247,6 +400,71 @@ func Probe(ctx context.Context, dir string, bins ...Binary) ([]space.ServerInfo,
 		out = append(out, info)
 	}
 	return out, nil
+}
+
+// probeReadOnly learns, on a probe server of autotune's own, which of the
+// catalogue's variables a MySQL server refuses to change at runtime: it has
+// no READ_ONLY column (MariaDB's information_schema.SYSTEM_VARIABLES has),
+// so each numeric variable is set to its own value, SET GLOBAL v =
+// @@GLOBAL.v, which changes nothing where it is allowed and fails with
+// error 1238 ("is a read only variable") where not, and each choice
+// variable to every choice the server takes, then back to its value (a
+// refusal, 1238 or 1210, makes it restart-only). Other errors leave the
+// flag unknown. It returns an error when the server cannot be reached.
+func (s *Server) probeReadOnly(ctx context.Context, vars map[string]space.ServerVar) error {
+	db, err := sql.Open("mysql", s.DSN(""))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, k := range space.Catalogue() {
+		if k.Layer != space.LayerServer {
+			continue
+		}
+		for name, sv := range vars {
+			if sv.ReadOnlyKnown || !matchesKnob(k, name) || !varName.MatchString(name) {
+				continue
+			}
+			// A choice knob is dynamic only if every value it can take
+			// can be set at runtime: MySQL 9.7 sets innodb_doublewrite
+			// between its enabled modes, but not to OFF (error 1210,
+			// "Please shutdown and change value to OFF").
+			stmts := []string{"SET GLOBAL " + name + " = @@GLOBAL." + name}
+			if k.Kind == space.Enum || k.Kind == space.Bool {
+				stmts = nil
+				for _, c := range k.Options() {
+					if safeValue.MatchString(c) && (len(sv.Enum) == 0 || containsFold(sv.Enum, c)) {
+						stmts = append(stmts, "SET GLOBAL "+name+" = '"+c+"'")
+					}
+				}
+				if safeValue.MatchString(sv.Value) {
+					stmts = append(stmts, "SET GLOBAL "+name+" = '"+sv.Value+"'")
+				}
+			}
+			known, ro := false, false
+			for _, st := range stmts {
+				qctx, cancel := context.WithTimeout(ctx, time.Minute)
+				_, err := db.ExecContext(qctx, st)
+				cancel()
+				var me *mysql.MySQLError
+				switch {
+				case err == nil:
+					known = true
+				case errors.As(err, &me) && (me.Number == 1238 || me.Number == 1210):
+					known, ro = true, true
+				case ctx.Err() != nil:
+					return ctx.Err()
+				}
+			}
+			if !known {
+				continue
+			}
+			sv.ReadOnly, sv.ReadOnlyKnown = ro, true
+			vars[name] = sv
+		}
+	}
+	return nil
 }
 
 // varName matches a system variable name; anything else is refused before
@@ -305,32 +523,112 @@ type Assignment struct {
 // and enum words such as READ-COMMITTED or O_DIRECT.
 var safeValue = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
 
-// SetGlobals applies the assignments in order with SET GLOBAL on one
-// connection, stopping at the first the server refuses. The error names
-// the assignment and carries the server's message (its number is kept for
+// SetGlobals applies the assignments with SET GLOBAL on one connection,
+// stopping at the first the server refuses. The error names the
+// assignment and carries the server's message (its number is kept for
 // errors.As with *mysql.MySQLError).
+//
+// An assignment the server takes with a warning and without effect is
+// tried again after the others: MySQL keeps innodb_io_capacity when it
+// would exceed innodb_io_capacity_max ("Warning 1210: Setting
+// innodb_io_capacity to 20000 higher than innodb_io_capacity_max 100"),
+// so raising both works only maximum first. A buffer pool resize, which
+// the server finishes after SET GLOBAL returns, is waited for
+// (waitPoolResize), so what follows runs on the new pool.
 func (s *Server) SetGlobals(ctx context.Context, as []Assignment) error {
 	db, err := sql.Open("mysql", s.DSN(""))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
-	for _, a := range as {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	set := func(a Assignment) (warned bool, err error) {
 		if !varName.MatchString(a.Var) || !safeValue.MatchString(a.Value) {
-			return fmt.Errorf("SET GLOBAL %s = %s: not a plain variable name and value", a.Var, a.Value)
+			return false, fmt.Errorf("SET GLOBAL %s = %s: not a plain variable name and value", a.Var, a.Value)
 		}
 		v := a.Value
 		if a.Quoted {
 			v = "'" + v + "'"
 		}
+		var before string
+		if a.Var == "innodb_buffer_pool_size" {
+			_ = conn.QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_buffer_pool_size").Scan(&before)
+		}
 		// innodb_log_file_size resizes the redo log online (2-3 s here).
 		qctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-		_, err := db.ExecContext(qctx, "SET GLOBAL "+a.Var+" = "+v)
-		cancel()
+		defer cancel()
+		if _, err := conn.ExecContext(qctx, "SET GLOBAL "+a.Var+" = "+v); err != nil {
+			return false, fmt.Errorf("SET GLOBAL %s = %s: %w", a.Var, v, err)
+		}
+		var n int
+		if err := conn.QueryRowContext(qctx, "SELECT @@warning_count").Scan(&n); err != nil {
+			return false, fmt.Errorf("SET GLOBAL %s = %s: read its warnings: %w", a.Var, v, err)
+		}
+		if a.Var == "innodb_buffer_pool_size" {
+			if err := waitPoolResize(qctx, conn, before, a.Value); err != nil {
+				return false, fmt.Errorf("SET GLOBAL %s = %s: %w", a.Var, v, err)
+			}
+		}
+		return n > 0, nil
+	}
+	var again []Assignment
+	for _, a := range as {
+		warned, err := set(a)
 		if err != nil {
-			return fmt.Errorf("SET GLOBAL %s = %s: %w", a.Var, v, err)
+			return err
+		}
+		if warned {
+			again = append(again, a)
+		}
+	}
+	for _, a := range again {
+		if _, err := set(a); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// waitPoolResize waits until a buffer pool resize started by SET GLOBAL
+// innodb_buffer_pool_size from before to requested (bytes) has ended: the
+// variable no longer reads before and, where the server has it (MySQL
+// 8.0.31+), Innodb_buffer_pool_resize_status_code is 0 (no resize
+// running). Nothing is waited for when requested is within a megabyte of
+// before (the server rounds; no resize starts). A failed resize (code 7,
+// or a status text that says "fail") is an error naming the status text;
+// the wait ends with ctx.
+func waitPoolResize(ctx context.Context, conn *sql.Conn, before, requested string) error {
+	b, err1 := strconv.ParseFloat(before, 64)
+	r, err2 := strconv.ParseFloat(requested, 64)
+	if err1 != nil || err2 != nil || math.Abs(b-r) < 1<<20 {
+		return nil
+	}
+	status := func(name string) (string, bool) {
+		var n, v string
+		err := conn.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&n, &v)
+		return v, err == nil
+	}
+	for {
+		var now string
+		if err := conn.QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_buffer_pool_size").Scan(&now); err != nil {
+			return fmt.Errorf("wait for the buffer pool resize: %w", err)
+		}
+		code, hasCode := status("Innodb_buffer_pool_resize_status_code")
+		text, _ := status("Innodb_buffer_pool_resize_status")
+		if (hasCode && code == "7") || strings.Contains(strings.ToLower(text), "fail") {
+			return fmt.Errorf("the buffer pool resize failed: %s", text)
+		}
+		if now != before && (!hasCode || code == "0") {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the buffer pool resize (%s): %w", text, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 //     docs/measurement.md), so a sampled pair
 //     below the line would be measured as something else than recorded.
 //     The maximum is raised to the capacity.
+//
 //   - innodb_log_file_size <= innodb_buffer_pool_size. The redo log only
 //     has to cover the changes of pages that are dirty in the pool; the
 //     checkpoint cannot lag further behind than the pool's dirty pages
@@ -24,23 +25,33 @@ import (
 //     neutral on the reference 2-core machine, docs/measurement.md.) The
 //     log is lowered to
 //     the pool size, rounded down to its step.
+//
 //   - innodb_log_buffer_size <= innodb_log_file_size. MariaDB 10.11
 //     refuses a redo log smaller than its buffer (SET GLOBAL
 //     innodb_log_file_size: error 1210 "innodb_log_file_size must be at
 //     least innodb_log_buffer_size"); the buffer is lowered to the log
 //     size (applied after the log was fitted to the pool).
+//
 //   - innodb_max_dirty_pages_pct_lwm <= innodb_max_dirty_pages_pct. The
 //     server lowers the low-water mark to the maximum otherwise (read back
 //     on 10.11.19: lwm 78.033 with max 38.508 ran as 38.508). The mark is
 //     lowered to the maximum.
+//
 //   - query_cache_type=OFF leaves query_cache_size out. MariaDB 10.11 turns
 //     the query cache ON at start whenever query_cache_size is in the
 //     option file with a non-zero value, even the default 1M and even with
 //     query_cache_type=OFF written explicitly, in either line order (read
 //     back on 10.11.19); with the cache off the size does nothing.
+//
 //   - thread_handling other than pool-of-threads leaves thread_pool_size
 //     out: the size only matters to the pool, and without the pool SET
 //     GLOBAL thread_pool_size reads back as 0 (10.11.19).
+//
+//   - the rules of the server the space was resolved against
+//     (serverRules): O_DIRECT_NO_FSYNC becomes O_DIRECT where the server
+//     would run innodb_doublewrite=ON as fast; on MySQL the buffer pool is
+//     rounded down to a multiple of chunk size × instances, and more than
+//     one instance needs a pool of 1G or more.
 //
 // Knobs absent from cfg are left alone (the server's own defaults are
 // consistent). Repair is deterministic, so a sampler that proposed the
@@ -108,5 +119,6 @@ func (s *Space) Repair(cfg Config) (Config, []string) {
 			notes = append(notes, fmt.Sprintf("thread_pool_size %s left out: thread_handling is %s", v, h))
 		}
 	}
+	notes = append(notes, s.rules.repair(s, out)...)
 	return out, notes
 }

@@ -187,6 +187,8 @@ func Resolve(cat []Knob, env Env) (*Space, error) {
 	s := &Space{index: map[string]int{}, fixed: Config{}, entries: entries, version: env.Version}
 	if env.Server != nil {
 		s.version = env.Server.Version
+		s.rules = readServerRules(*env.Server)
+		s.rules.restrict(entries, env.Durability)
 	}
 	for _, e := range entries {
 		switch e.Status {
@@ -376,6 +378,16 @@ func resolveServer(k Knob, env Env) Entry {
 		return unsupported(k, gone+" (not in the live server's variable list: "+env.Server.VersionText+")")
 	}
 	e := Entry{Knob: k, Variable: sv.Name, Status: Tunable, ServerRange: serverRange(sv)}
+	if k.Kind == Float && integerType(sv.Type) {
+		// A fraction on one server, a whole number on another (MySQL's
+		// innodb_adaptive_flushing_lwm refuses "68.548" at start).
+		e.Knob.Kind, e.Knob.Step = Int, max(e.Knob.Step, 1)
+		e.Knob.Min, e.Knob.Max = math.Ceil(e.Knob.Min), math.Floor(e.Knob.Max)
+		if d, err := strconv.ParseFloat(e.Knob.Default, 64); err == nil {
+			e.Knob.Default = strconv.FormatInt(int64(math.Round(d)), 10)
+		}
+		k = e.Knob
+	}
 	if sv.ReadOnlyKnown {
 		e.Knob.Dynamic = !sv.ReadOnly
 	}
@@ -418,6 +430,14 @@ func resolveServer(k Knob, env Env) Entry {
 		e.Knob.Choices = keep
 	}
 	return e
+}
+
+// integerType reports whether a server's type name is a whole number's:
+// MariaDB's VARIABLE_TYPE ("INT UNSIGNED", "BIGINT") or MySQL's
+// variables_metadata DATA_TYPE ("Integer").
+func integerType(t string) bool {
+	t = strings.ToUpper(t)
+	return strings.Contains(t, "INT") && !strings.Contains(t, "POINT")
 }
 
 // serverAccepts reports whether the server's variable takes choice c.

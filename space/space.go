@@ -62,6 +62,7 @@ type Space struct {
 	fixed    Config         // pinned values, set in every trial
 	entries  []Entry        // the resolution report (nil from New)
 	version  Version        // the server's release Resolve resolved against (zero from New)
+	rules    serverRules    // how the server resolved against maps or rounds values (zero from New)
 }
 
 // New returns a space searching knobs, in their order. It returns an error

@@ -72,8 +72,11 @@ func limitShare(limit int64) float64 {
 //   - innodb_log_file_size: a quarter of that pool;
 //   - innodb_io_capacity: half the fsync probe's synchronous write rate.
 //
-// Knobs absent from sp, and rules whose input is unknown (0), are skipped;
-// durability knobs are left alone. It returns an error when the result
+// A rule that would set a value below the server's own default (the
+// resolved knob's Default, read from the server in use) leaves the knob at
+// that default and says so in its line. Knobs absent from sp, and rules
+// whose input is unknown (0), are skipped; durability knobs are left
+// alone. It returns an error when the result
 // does not validate against sp.
 func ExpertConfig(sp *space.Space, in ExpertInput) (space.Config, []string, error) {
 	cfg := space.Config{}
@@ -87,6 +90,17 @@ func ExpertConfig(sp *space.Space, in ExpertInput) (space.Config, []string, erro
 		v, err := k.FromFloat(search.ClampRound(k, f))
 		if err != nil {
 			return
+		}
+		// The server's own default (the resolved knob's, read from the
+		// server in use) is the floor: MySQL 8.4+ ships innodb_io_capacity
+		// 10000 and a 100M redo log, which rules written against MariaDB's
+		// 200 and 96M would lower.
+		if d, err := k.Float(k.Default); err == nil {
+			if x, err := k.Float(v); err == nil && x < d {
+				why = append(why, fmt.Sprintf("%s=%s (the server's default, kept): the rule gives %s (%s), below what the server ships; the search still explores lower values",
+					k.Name, k.Render(k.Default), k.Render(v), reason))
+				return
+			}
 		}
 		cfg[k.Name] = v
 		why = append(why, fmt.Sprintf("%s=%s: %s", k.Name, k.Render(v), reason))
@@ -112,9 +126,11 @@ func ExpertConfig(sp *space.Space, in ExpertInput) (space.Config, []string, erro
 			reason += ", capped by " + capWhy
 		}
 		set("innodb_buffer_pool_size", pool, reason)
-		if v, ok := cfg["innodb_buffer_pool_size"]; ok {
-			pool, _ = bp.Float(v)
+		v, ok := cfg["innodb_buffer_pool_size"]
+		if !ok {
+			v = bp.Default // kept: the server's own pool
 		}
+		pool, _ = bp.Float(v)
 	}
 	if pool > 0 {
 		set("innodb_log_file_size", pool*redoShare, fmt.Sprintf("%.0f %% of the buffer pool", redoShare*100))

@@ -24,6 +24,15 @@ type servers struct {
 
 func (s servers) first() runner.Binary { return s.bins[s.names[0]] }
 
+// all returns the binaries in the order of names.
+func (s servers) all() []runner.Binary {
+	out := make([]runner.Binary, 0, len(s.names))
+	for _, n := range s.names {
+		out = append(out, s.bins[n])
+	}
+	return out
+}
+
 // singleServer is the build list of a run without --server-build choices.
 func singleServer(bin runner.Binary) servers {
 	return servers{names: []string{"default"}, bins: map[string]runner.Binary{"default": bin}}
@@ -97,7 +106,7 @@ func resolveSpace(ctx context.Context, s Space, probeDir string) (resolved, erro
 		}
 	}
 	r.info = space.Intersect(infos)
-	r.fac = runner.DetectFacilities(ctx)
+	r.fac = runner.DetectFacilities(ctx, r.servers.all()...)
 	env := r.fac.Env(space.Env{Server: &r.info, Durability: d, BenchTCPOnly: s.benchTCPOnly})
 	if len(r.servers.names) > 1 {
 		env.ServerBuilds = r.servers.names
