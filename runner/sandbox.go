@@ -240,7 +240,18 @@ func (sb *Sandbox) initDatadir(parent context.Context, dir string) error {
 		argv := sb.Server.ToolArgv(tool, args...)
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 	default:
-		args := []string{"--no-defaults", "--initialize-insecure", "--datadir=" + dir}
+		// --initialize-insecure creates root@localhost only, which a
+		// server with skip-name-resolve does not match to a connection
+		// over TCP from 127.0.0.1 (error 1130): the benchmark over TCP
+		// (benchmark_connection=tcp, go-tpc) and a store over TCP need
+		// root@127.0.0.1 and root@::1 too, as MariaDB's install creates.
+		initFile := sb.path("tmp", "init-loopback-root.sql")
+		sql := "CREATE USER 'root'@'127.0.0.1' IDENTIFIED BY '';\nGRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n" +
+			"CREATE USER 'root'@'::1' IDENTIFIED BY '';\nGRANT ALL ON *.* TO 'root'@'::1' WITH GRANT OPTION;\n"
+		if err := os.WriteFile(initFile, []byte(sql), 0o600); err != nil {
+			return fmt.Errorf("initialise datadir %s: %w", dir, err)
+		}
+		args := []string{"--no-defaults", "--initialize-insecure", "--datadir=" + dir, "--init-file=" + initFile}
 		if os.Geteuid() == 0 {
 			args = append(args, "--user=root")
 		}

@@ -32,6 +32,9 @@ import (
 // not known there, so the catalogue's dynamic flag stands (ReadOnlyKnown
 // false).
 //
+// A zero bin (a server autotune did not start) skips what needs the
+// binary: MySQL's defaults and enum values stay unknown.
+//
 // It returns an error when a query fails.
 func (s *Server) Variables(ctx context.Context, bin Binary) (space.ServerInfo, error) {
 	db, err := sql.Open("mysql", s.DSN(""))
@@ -156,6 +159,11 @@ func mysqlVariables(ctx context.Context, db *sql.DB, bin Binary, out map[string]
 			}
 		}
 		rows.Close()
+	}
+	if bin.Path == "" {
+		// A server autotune did not start: no binary to ask for the
+		// compiled-in defaults and enum values.
+		return nil
 	}
 	defs, err := DefaultsFromHelp(ctx, bin)
 	if err != nil {

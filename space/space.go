@@ -147,6 +147,25 @@ func (s *Space) add(k Knob) {
 	s.all = append(s.all, k)
 }
 
+// Restrict returns a copy of s that searches and pins only the knobs of s
+// for which keep is true; the rest (the resolution, the server's rules)
+// is s's.
+func (s *Space) Restrict(keep func(Knob) bool) *Space {
+	c := *s
+	c.searched, c.fixed = nil, Config{}
+	for _, k := range s.searched {
+		if keep(k) {
+			c.searched = append(c.searched, k)
+		}
+	}
+	for n, v := range s.fixed {
+		if k, ok := s.Knob(n); ok && keep(k) {
+			c.fixed[n] = v
+		}
+	}
+	return &c
+}
+
 // Knobs returns the searched knobs in order. The slice must not be
 // modified.
 func (s *Space) Knobs() []Knob { return s.searched }

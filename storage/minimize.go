@@ -63,8 +63,8 @@ func (db *DB) SaveMinimization(ctx context.Context, study string, m search.Minim
 			if s.Pairs > 0 {
 				gain = []any{nullFloat(s.Pct), nullFloat(s.LoPct), nullFloat(s.HiPct)}
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO minimization_steps (study, step, knobs, vals, status, pct, lo, hi, pairs, lead)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, study, i+1, string(knobs), string(vals), string(s.Status),
+			if _, err := tx.ExecContext(ctx, "INSERT INTO minimization_steps (study, step, knobs, vals, status, pct, lo, hi, pairs, `lead`)"+
+				" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", study, i+1, string(knobs), string(vals), string(s.Status),
 				gain[0], gain[1], gain[2], s.Pairs, s.Lead); err != nil {
 				return err
 			}
@@ -101,7 +101,7 @@ func (db *DB) Minimization(ctx context.Context, study string) (m search.Minimize
 	if cpairs.Valid {
 		m.Check = &search.MinCheck{Pct: floatOf(cp), LoPct: floatOf(clo), HiPct: floatOf(chi), Pairs: int(cpairs.Int64)}
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT knobs, vals, status, pct, lo, hi, pairs, lead FROM minimization_steps WHERE study = ? ORDER BY step`, study)
+	rows, err := db.sql.QueryContext(ctx, "SELECT knobs, vals, status, pct, lo, hi, pairs, `lead` FROM minimization_steps WHERE study = ? ORDER BY step", study)
 	if err != nil {
 		return m, false, fail(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/internal/realtest"
 	"github.com/autotune/autotune/internal/teststore"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
@@ -73,10 +74,15 @@ func TestStoreSuiteSQLite(t *testing.T) {
 	}
 }
 
-// TestStoreSuiteMySQL runs the store suite on a MariaDB store: one
-// server, a database of its own for each case.
+// TestStoreSuiteMySQL runs the store suite on a store on each server of
+// the real-server matrix (MariaDB 10.11 and 11.8, MySQL 9.7): one server
+// each, a database of its own for each case.
 func TestStoreSuiteMySQL(t *testing.T) {
-	srv := teststore.Start(t, "")
+	realtest.EachServer(t, testStoreSuiteMySQL)
+}
+
+func testStoreSuiteMySQL(t *testing.T, s realtest.Server) {
+	srv := teststore.StartOn(t, s, "")
 	for i, c := range storeSuite {
 		t.Run(c.name, func(t *testing.T) {
 			db, err := Open(srv.URL(fmt.Sprintf("suite%d", i)))

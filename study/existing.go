@@ -54,27 +54,32 @@ func (r *run) existingAddr() string {
 }
 
 // existingSpace is the knob space of an existing server: the first
-// space's server knobs, the durability knobs only with relaxed
+// space's server knobs as the server in use has them (resolved against
+// its variables: a knob it lacks is left out, one it renamed is changed
+// under its name there), the durability knobs only with relaxed
 // durability, and without restarts only the knobs SET GLOBAL can change.
 // The buffer pool may take at most half the host's RAM.
-func existingSpace(durability space.Durability, allowRestart bool, ram int64) (*space.Space, error) {
-	first, err := space.FirstSpace()
+func existingSpace(ctx context.Context, ex *runner.Existing, durability space.Durability, allowRestart bool, ram int64) (*space.Space, error) {
+	info, err := ex.Target().Variables(ctx, runner.Binary{})
+	if err != nil {
+		return nil, fmt.Errorf("server %s: %w", ex.Addr(), err)
+	}
+	full, err := space.Resolve(space.Catalogue(), space.Env{Server: &info, Durability: durability})
 	if err != nil {
 		return nil, err
 	}
-	var knobs []space.Knob
-	for _, k := range first.Knobs() {
-		if durability != space.Relaxed && (k.Name == "innodb_flush_log_at_trx_commit" || k.Name == "innodb_doublewrite") {
-			continue
-		}
-		if !allowRestart && !k.Dynamic {
-			continue
-		}
-		knobs = append(knobs, k)
+	first := map[string]bool{}
+	for _, n := range space.FirstKnobs {
+		first[n] = true
 	}
-	sp, err := space.New(knobs)
-	if err != nil {
-		return nil, err
+	sp := full.Restrict(func(k space.Knob) bool {
+		return first[k.Name] && k.Layer == space.LayerServer && (allowRestart || k.Dynamic) && (durability == space.Relaxed || !k.Durability)
+	})
+	if len(sp.Knobs()) == 0 {
+		return nil, fmt.Errorf("server %s (%s): none of the knobs autotune tunes on an existing server can be changed there", ex.Addr(), info.VersionText)
+	}
+	if !sp.Searched("innodb_buffer_pool_size") {
+		return sp, nil
 	}
 	return sp, sp.Limit("innodb_buffer_pool_size", float64(ram/2))
 }
@@ -125,7 +130,7 @@ func (r *run) onExisting(ctx context.Context) error {
 	if err != nil {
 		return Usagef("--durability: %v", err)
 	}
-	if r.sp, err = existingSpace(d, x.AllowRestart, r.host.RAMBytes); err != nil {
+	if r.sp, err = existingSpace(ctx, ex, d, x.AllowRestart, r.host.RAMBytes); err != nil {
 		return err
 	}
 	budget, err := ParseMemoryBudget(r.cfg.Space.MemoryBudget, r.host.RAMBytes)

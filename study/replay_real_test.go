@@ -57,7 +57,11 @@ func replayWorkload() *workload.Workload {
 // replays a tiny workload as fast as possible for a few seconds per trial
 // through the engine; then replays it on an existing server, reads only.
 func TestReplayThroughTheEngine(t *testing.T) {
-	server := teststore.Start(t, "") // realtest.Require
+	realtest.EachServer(t, testReplayThroughTheEngine)
+}
+
+func testReplayThroughTheEngine(t *testing.T, srv realtest.Server) {
+	server := teststore.StartOn(t, srv, "")
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "at-replay")
 	if err != nil {
@@ -75,7 +79,7 @@ func TestReplayThroughTheEngine(t *testing.T) {
 		Bench: Bench{Driver: DriverFor("sysbench", "replay:"+wl), Workload: "replay:" + wl, Data: dump, Threads: []int{16}},
 		Measure: Measure{Warmup: 2 * time.Second, Duration: 4 * time.Second, Lambda: 0.5, Objective: "tps", DipShare: 0.5,
 			SteadyBlock: time.Second, SteadySpread: 0.5, SteadyTrend: 0.5},
-		Space: Space{Durability: "strict", MemoryBudget: "75%", Apply: ApplyRestart}}
+		Space: Space{Durability: "strict", MemoryBudget: "75%", Apply: ApplyRestart, Mysqld: srv.Mysqld}}
 	if err := Search(ctx, cfg, silent{}); err != nil {
 		t.Fatalf("sandbox: %v", err)
 	}

@@ -66,7 +66,7 @@ func OpenExisting(ctx context.Context, ex *runner.Existing, sp *space.Space, inc
 		}
 	}
 	var err error
-	if r.orig.Globals, err = ex.Globals(ctx, r.names()); err != nil {
+	if r.orig.Globals, err = r.globals(ctx); err != nil {
 		return nil, err
 	}
 	r.cur = make(map[string]string, len(r.orig.Globals))
@@ -153,12 +153,23 @@ func writeInclude(path, content string) error {
 	return nil
 }
 
-func (r *Existing) names() []string {
-	var n []string
+// globals reads the server's value of every knob of the space, keyed by
+// knob name (each read under its variable on this server, Space.Variable:
+// innodb_redo_log_capacity for innodb_log_file_size on MySQL 8.0.30+).
+func (r *Existing) globals(ctx context.Context) (map[string]string, error) {
+	var vars []string
 	for _, k := range r.sp.Knobs() {
-		n = append(n, k.Name)
+		vars = append(vars, r.sp.Variable(k.Name))
 	}
-	return n
+	got, err := r.ex.Globals(ctx, vars)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(vars))
+	for i, k := range r.sp.Knobs() {
+		out[k.Name] = got[vars[i]]
+	}
+	return out, nil
 }
 
 func (r *Existing) restoreInclude() error {
@@ -233,13 +244,13 @@ func (r *Existing) apply(ctx context.Context, cfg space.Config, content string, 
 				return fmt.Errorf("the server did not come back with its original settings either: %w (trial: %v)", rerr, err)
 			}
 			var gerr error
-			if r.cur, gerr = r.ex.Globals(ctx, r.names()); gerr != nil {
+			if r.cur, gerr = r.globals(ctx); gerr != nil {
 				return gerr
 			}
 			return &Refused{Failure: failure}
 		}
 		var err error
-		if r.cur, err = r.ex.Globals(ctx, r.names()); err != nil {
+		if r.cur, err = r.globals(ctx); err != nil {
 			return err
 		}
 		for _, k := range r.sp.Knobs() {
@@ -252,7 +263,7 @@ func (r *Existing) apply(ctx context.Context, cfg space.Config, content string, 
 		if !k.Dynamic || same(k, want[k.Name], r.cur[k.Name]) {
 			continue
 		}
-		if err := r.ex.SetGlobal(ctx, k.Name, want[k.Name]); err != nil {
+		if err := r.ex.SetGlobal(ctx, r.sp.Variable(k.Name), want[k.Name]); err != nil {
 			var me *mysql.MySQLError
 			if errors.As(err, &me) {
 				return &Refused{Failure: "server refused " + err.Error()}
@@ -274,7 +285,7 @@ func (r *Existing) Close(ctx context.Context) error {
 	if err := r.restoreInclude(); err != nil {
 		return err
 	}
-	cur, err := r.ex.Globals(ctx, r.names())
+	cur, err := r.globals(ctx)
 	if err != nil {
 		return err
 	}
@@ -284,7 +295,7 @@ func (r *Existing) Close(ctx context.Context) error {
 			if err := r.ex.Restart(ctx); err != nil {
 				return err
 			}
-			if cur, err = r.ex.Globals(ctx, r.names()); err != nil {
+			if cur, err = r.globals(ctx); err != nil {
 				return err
 			}
 			break
@@ -292,7 +303,7 @@ func (r *Existing) Close(ctx context.Context) error {
 	}
 	for _, k := range r.sp.Knobs() {
 		if k.Dynamic && !same(k, r.orig.Globals[k.Name], cur[k.Name]) {
-			if err := r.ex.SetGlobal(ctx, k.Name, r.orig.Globals[k.Name]); err != nil {
+			if err := r.ex.SetGlobal(ctx, r.sp.Variable(k.Name), r.orig.Globals[k.Name]); err != nil {
 				return err
 			}
 		}
@@ -300,7 +311,7 @@ func (r *Existing) Close(ctx context.Context) error {
 	// Some changes (a buffer pool resize) complete in the background.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		cur, err = r.ex.Globals(ctx, r.names())
+		cur, err = r.globals(ctx)
 		if err != nil {
 			return err
 		}

@@ -189,15 +189,22 @@ func TestNoiseWithBenchCmd(t *testing.T) {
 // verified, 3 not: with 3 s windows either may come out).
 func TestVerifyRealServer(t *testing.T) {
 	t.Parallel()
-	realtest.Require(t)
+	realtest.EachServer(t, testVerifyRealServer)
+}
+
+func testVerifyRealServer(t *testing.T, s realtest.Server) {
 	bin := buildBinary(t)
+	var server []string
+	if s.Mysqld != "" {
+		server = []string{"--mysqld", s.Mysqld}
+	}
 	dir := t.TempDir()
 	cnf := filepath.Join(dir, "candidate.cnf")
 	if err := os.WriteFile(cnf, []byte("# a candidate\n[mysqld]\ninnodb_buffer_pool_size = 256M\n[client]\nport = 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := startAutotune(t, bin, "verify", cnf, "--workdir", filepath.Join(dir, "sb"), "--pairs", "2",
-		"--tables", "2", "--table-size", "5000", "--threads", "2", "--warmup", "1s", "--duration", "3s")
+	p := startAutotune(t, bin, append([]string{"verify", cnf, "--workdir", filepath.Join(dir, "sb"), "--pairs", "2",
+		"--tables", "2", "--table-size", "5000", "--threads", "2", "--warmup", "1s", "--duration", "3s"}, server...)...)
 	code, out := p.wait(t, 6*time.Minute)
 	if code != 0 && code != 3 {
 		t.Fatalf("verify exit %d:\n%s", code, out)
@@ -219,8 +226,8 @@ func TestVerifyRealServer(t *testing.T) {
 
 	// With --max-p95 below any latency, every run is over the limit: its
 	// pair does not count, and the verdict is NOT VERIFIED (exit 3).
-	p = startAutotune(t, bin, "verify", cnf, "--workdir", filepath.Join(dir, "sb"), "--pairs", "2", "--max-p95", "0.001",
-		"--tables", "2", "--table-size", "5000", "--threads", "2", "--warmup", "1s", "--duration", "3s")
+	p = startAutotune(t, bin, append([]string{"verify", cnf, "--workdir", filepath.Join(dir, "sb"), "--pairs", "2", "--max-p95", "0.001",
+		"--tables", "2", "--table-size", "5000", "--threads", "2", "--warmup", "1s", "--duration", "3s"}, server...)...)
 	code, out = p.wait(t, 6*time.Minute)
 	for _, want := range []string{"pair 1 file", "OVER --max-p95: the pair does not count", "0 of 2 pairs complete",
 		"verdict: NOT VERIFIED (exit code 3): the file's p95 latency exceeded --max-p95 in 2 of its runs"} {
@@ -235,8 +242,8 @@ func TestVerifyRealServer(t *testing.T) {
 	if err := os.WriteFile(same, []byte("[client]\nport = 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p = startAutotune(t, bin, "verify", same, "--workdir", filepath.Join(dir, "sb"), "--tables", "2", "--table-size", "5000",
-		"--threads", "2", "--warmup", "1s", "--duration", "3s")
+	p = startAutotune(t, bin, append([]string{"verify", same, "--workdir", filepath.Join(dir, "sb"), "--tables", "2", "--table-size", "5000",
+		"--threads", "2", "--warmup", "1s", "--duration", "3s"}, server...)...)
 	if code, out := p.wait(t, 3*time.Minute); code != 2 || !strings.Contains(out, "sets nothing that differs from the baseline") {
 		t.Fatalf("no-op file: exit %d:\n%s", code, out)
 	}

@@ -30,15 +30,22 @@ func (s *Server) URL(db string) string {
 	return fmt.Sprintf("mysql://root@127.0.0.1:%d/%s", s.Port, db)
 }
 
-// Start initialises a datadir and starts a server on it (realtest.Require
-// is called first). extraOptions are option lines for the [mysqld] group.
-// The server is stopped in t.Cleanup.
+// Start initialises a datadir and starts the host's server on it
+// (realtest.Require is called first). extraOptions are option lines for
+// the [mysqld] group. The server is stopped in t.Cleanup.
 func Start(t testing.TB, extraOptions string) *Server {
 	t.Helper()
 	realtest.Require(t)
+	return StartOn(t, realtest.Host, extraOptions)
+}
+
+// StartOn is Start with server s of the real-server matrix
+// (realtest.Servers).
+func StartOn(t testing.TB, s realtest.Server, extraOptions string) *Server {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bin, err := runner.FindServer(ctx, "")
+	bin, err := runner.FindServer(ctx, s.Mysqld)
 	if err != nil {
 		t.Fatal(err)
 	}

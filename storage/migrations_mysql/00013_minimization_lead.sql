@@ -2,7 +2,7 @@
 -- of a minimisation step.
 
 -- +goose Up
-ALTER TABLE minimization_steps ADD COLUMN lead VARCHAR(255) NOT NULL DEFAULT '';
+ALTER TABLE minimization_steps ADD COLUMN `lead` VARCHAR(255) NOT NULL DEFAULT '';
 
 -- +goose Down
-ALTER TABLE minimization_steps DROP COLUMN lead;
+ALTER TABLE minimization_steps DROP COLUMN `lead`;
