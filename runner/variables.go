@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -195,8 +196,9 @@ func probeEnums(ctx context.Context, bin Binary, vars map[string]space.ServerVar
 		if k.Kind != space.Enum || k.Layer != space.LayerServer {
 			continue
 		}
-		for name, sv := range vars {
-			if len(sv.Enum) > 0 || !matchesKnob(k, name) {
+		for _, name := range knobVariables(k, vars) {
+			sv := vars[name]
+			if len(sv.Enum) > 0 {
 				continue
 			}
 			if _, seen := cands[name]; seen {
@@ -283,18 +285,26 @@ func refusedOption(ctx context.Context, bin Binary, args []string) (string, erro
 	return "", nil
 }
 
-// matchesKnob reports whether variable name holds knob k on some server
-// (its catalogue name or one of its per-version names).
-func matchesKnob(k space.Knob, name string) bool {
-	if k.Name == name {
-		return true
-	}
-	for _, a := range k.Avail {
-		if a.Variable == name {
-			return true
+// knobVariables returns the variables of vars that hold knob k on some
+// server: its catalogue name and its per-version names, each once.
+func knobVariables(k space.Knob, vars map[string]space.ServerVar) []string {
+	var out []string
+	for _, n := range append([]string{k.Name}, availVariables(k)...) {
+		if _, ok := vars[n]; ok && !slices.Contains(out, n) {
+			out = append(out, n)
 		}
 	}
-	return false
+	return out
+}
+
+func availVariables(k space.Knob) []string {
+	var out []string
+	for _, a := range k.Avail {
+		if a.Variable != "" {
+			out = append(out, a.Variable)
+		}
+	}
+	return out
 }
 
 func containsFold(list []string, v string) bool {
@@ -430,8 +440,9 @@ func (s *Server) probeReadOnly(ctx context.Context, vars map[string]space.Server
 		if k.Layer != space.LayerServer {
 			continue
 		}
-		for name, sv := range vars {
-			if sv.ReadOnlyKnown || !matchesKnob(k, name) || !varName.MatchString(name) {
+		for _, name := range knobVariables(k, vars) {
+			sv := vars[name]
+			if sv.ReadOnlyKnown || !varName.MatchString(name) {
 				continue
 			}
 			// A choice knob is dynamic only if every value it can take
