@@ -22,6 +22,7 @@ import (
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 )
 
 // fingerprintOf returns the fingerprint key of trial n among trials ("":
@@ -572,13 +573,8 @@ func (h *Handler) trial(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	bs, err := st.Manifest()
-	if err != nil {
-		fail(w, err, http.StatusInternalServerError)
-		return
-	}
 	var b bytes.Buffer
-	report.WriteShow(&b, h.space, st.Name, bs, t, base, best, trials, ss, true)
+	report.WriteShow(&b, h.space, result.TrialDetail{Study: st.Name, Trial: t, Baseline: base, Best: best, Trials: trials, Samples: ss, WithSamples: true})
 	p := trialPage{Study: name, Number: n, Show: b.String(), Live: t.State == search.Running}
 	if len(ss) > 0 {
 		png, err := report.TrialPlot(t, ss)

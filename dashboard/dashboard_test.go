@@ -21,6 +21,7 @@ import (
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 )
 
 // get serves one request and returns the status, body and version.
@@ -193,12 +194,10 @@ func TestDashboardPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, _, _ := db.Study(ctx, "demo")
-	bs, _ := st.Manifest()
 	ss, _ := db.Samples(ctx, "demo", 1)
 	b, base := search.Best(all)
 	var show bytes.Buffer
-	report.WriteShow(&show, space.Lookup(), "demo", bs, all[1], base, b, all, ss, true)
+	report.WriteShow(&show, space.Lookup(), result.TrialDetail{Study: "demo", Trial: all[1], Baseline: base, Best: b, Trials: all, Samples: ss, WithSamples: true})
 	if !strings.Contains(body, esc(show.String())) || !strings.Contains(body, `id="plot-trial"`) {
 		t.Errorf("trial page does not hold autotune show's text:\n%.600s", body)
 	}

@@ -11,25 +11,8 @@ import (
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 )
-
-// ComparedStudy is one column of autotune compare.
-type ComparedStudy struct {
-	// Label names the study in the columns: "STUDY", or "FILE:STUDY" when
-	// the studies come from several stores.
-	Label string
-	// Study is the study row (host, server version, settings).
-	Study storage.Study
-	// Trials are the study's trials, ordered by number.
-	Trials []search.Trial
-	// Minimal is the study's minimal configuration (the smallest set of
-	// changes that carries the best's gain), Number −1 when it has none;
-	// Minimized is its accepted minimisation (search.Minimize), which says
-	// how many of the best's changes it keeps and how it compared with
-	// the full best.
-	Minimal   search.Trial
-	Minimized search.Minimized
-}
 
 // WriteCompare prints studies of one workload definition side by side
 // (the caller checks that they share it, storage.WorkloadDiff): the host,
@@ -38,7 +21,7 @@ type ComparedStudy struct {
 // paired gain over its own baseline with its interval (GainText), and
 // the best (and, when a study has one, minimal) configurations knob by
 // knob, "·" where a study keeps the server default.
-func WriteCompare(out io.Writer, studies []ComparedStudy) {
+func WriteCompare(out io.Writer, studies []result.ComparedStudy) {
 	if len(studies) == 0 {
 		return
 	}
@@ -50,18 +33,18 @@ func WriteCompare(out io.Writer, studies []ComparedStudy) {
 		bests[i], bases[i] = search.Best(s.Trials)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	row := func(name string, cell func(i int, s ComparedStudy) string) {
+	row := func(name string, cell func(i int, s result.ComparedStudy) string) {
 		cells := []string{name}
 		for i, s := range studies {
 			cells = append(cells, cell(i, s))
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
-	row("", func(_ int, s ComparedStudy) string { return s.Label })
-	row("host", func(_ int, s ComparedStudy) string { return HostText(s.Study) })
-	row("server", func(_ int, s ComparedStudy) string { return serverText(s.Study.ServerVersion) })
-	row("created", func(_ int, s ComparedStudy) string { return s.Study.Created.UTC().Format("2006-01-02 15:04") })
-	row("trials", func(_ int, s ComparedStudy) string {
+	row("", func(_ int, s result.ComparedStudy) string { return s.Label })
+	row("host", func(_ int, s result.ComparedStudy) string { return HostText(s.Study) })
+	row("server", func(_ int, s result.ComparedStudy) string { return serverText(s.Study.ServerVersion) })
+	row("created", func(_ int, s result.ComparedStudy) string { return s.Study.Created.UTC().Format("2006-01-02 15:04") })
+	row("trials", func(_ int, s result.ComparedStudy) string {
 		n := 0
 		for _, t := range s.Trials {
 			if t.State == search.Complete {
@@ -70,18 +53,18 @@ func WriteCompare(out io.Writer, studies []ComparedStudy) {
 		}
 		return fmt.Sprintf("%d (%d complete)", len(s.Trials), n)
 	})
-	row("budget used", func(_ int, s ComparedStudy) string { return s.Study.Spent.Round(time.Second).String() })
-	row("baseline", func(i int, s ComparedStudy) string { return estimateText(s.Trials, bases[i]) })
-	row("best", func(i int, s ComparedStudy) string { return estimateText(s.Trials, bests[i]) })
+	row("budget used", func(_ int, s result.ComparedStudy) string { return s.Study.Spent.Round(time.Second).String() })
+	row("baseline", func(i int, s result.ComparedStudy) string { return estimateText(s.Trials, bases[i]) })
+	row("best", func(i int, s result.ComparedStudy) string { return estimateText(s.Trials, bests[i]) })
 	rank := rankBests(bests)
-	row("rank of the best", func(i int, _ ComparedStudy) string {
+	row("rank of the best", func(i int, _ result.ComparedStudy) string {
 		if rank[i] == 0 {
 			return "-"
 		}
 		return fmt.Sprintf("%d", rank[i])
 	})
 	if hasMinimal(studies) {
-		row("minimal", func(_ int, s ComparedStudy) string { return minimalText(s) })
+		row("minimal", func(_ int, s result.ComparedStudy) string { return minimalText(s) })
 	}
 	tw.Flush()
 
@@ -118,7 +101,7 @@ func estimateText(trials []search.Trial, t search.Trial) string {
 
 // minimalText is "#31: keeps 3 of 21 changes, −1.2 % tps vs the full best
 // (±6.0 %)", "-" without a minimal configuration.
-func minimalText(s ComparedStudy) string {
+func minimalText(s result.ComparedStudy) string {
 	if s.Minimal.Number < 0 {
 		return "-"
 	}
@@ -150,7 +133,7 @@ func rankBests(bests []search.Trial) []int {
 	return rank
 }
 
-func hasMinimal(studies []ComparedStudy) bool {
+func hasMinimal(studies []result.ComparedStudy) bool {
 	for _, s := range studies {
 		if s.Minimal.Number >= 0 {
 			return true
@@ -162,7 +145,7 @@ func hasMinimal(studies []ComparedStudy) bool {
 // writeConfigs prints the knobs any of the configurations changes from
 // the server default, one row per knob in catalogue order, a column per
 // study ("·": the default; "-": the study has no such configuration).
-func writeConfigs(out io.Writer, title string, studies []ComparedStudy, ts []search.Trial) {
+func writeConfigs(out io.Writer, title string, studies []result.ComparedStudy, ts []search.Trial) {
 	sp := space.Lookup()
 	changed := map[string]bool{}
 	for _, t := range ts {

@@ -691,12 +691,7 @@ type exportBaseline struct {
 
 // GoalOf returns the objective a study optimised (tps when its manifest
 // does not say).
-func GoalOf(st storage.Study) measure.Goal {
-	if m, err := st.Manifest(); err == nil && m.Measure.Objective != "" {
-		return measure.Goal(m.Measure.Objective)
-	}
-	return measure.GoalTPS
-}
+func GoalOf(st storage.Study) measure.Goal { return st.Goal() }
 
 // exportGain is the JSON form of search.Gain: percentages rounded to 0.1.
 type exportGain struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study/result"
 )
 
 // Gain returns the relative change of best over base in percent.
@@ -343,6 +344,18 @@ func WriteGain(out io.Writer, goal measure.Goal, trials []search.Trial, best sea
 	fmt.Fprintf(out, "gain over the baseline: %s\n", text)
 	text, _ = RulesText(goal, trials, best)
 	fmt.Fprintf(out, "gain over the expert warm start: %s\n", text)
+}
+
+// WriteExported prints what autotune export wrote to a file: the file,
+// the trial and its throughput, then the paired gains (WriteGain).
+func WriteExported(out io.Writer, e result.Exported) {
+	what := "trial"
+	if e.Minimal {
+		what = "the minimal configuration of trial"
+	}
+	unit, value := ThroughputOf(e.Trial)
+	fmt.Fprintf(out, "wrote %s: %s %d, %.1f %s\n", e.File, what, e.Trial.Number, value, unit)
+	WriteGain(out, e.Goal, e.Trials, e.Trial)
 }
 
 // WriteConclusion prints what to do with the study's result, from the

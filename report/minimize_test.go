@@ -10,6 +10,7 @@ import (
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study/result"
 )
 
 // TestWaterfallGolden: the waterfall from the baseline to the minimal
@@ -45,7 +46,7 @@ func TestWaterfallGolden(t *testing.T) {
 // and one row per step.
 func TestReportShowsTheMinimisation(t *testing.T) {
 	c, m := minimizedCase()
-	in := Input{Study: "min", Space: space.Lookup(), Trials: []search.Trial{c.base, c.best}, Minimized: &m}
+	in := result.StudyReport{Study: "min", Space: space.Lookup(), Trials: []search.Trial{c.base, c.best}, Minimized: &m}
 	r, err := Build(in)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,16 +14,8 @@ import (
 
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/study/result"
 )
-
-// NoiseRun is one measured repeat of `autotune noise`.
-type NoiseRun struct {
-	// Outcome is the trial's outcome.
-	Outcome measure.Outcome
-	// Steal, Idle (percent of CPU time) and Load1 describe the host during
-	// the first level's window; nil when not sampled.
-	Steal, Idle, Load1 *float64
-}
 
 func optF(p *float64, format string) string {
 	if p == nil {
@@ -32,7 +25,7 @@ func optF(p *float64, format string) string {
 }
 
 // NoiseLine is one run's line of `autotune noise`.
-func NoiseLine(i int, r NoiseRun) string {
+func NoiseLine(i int, r result.NoiseRun) string {
 	o := r.Outcome
 	capped := ""
 	if o.WarmupCapped {
@@ -63,7 +56,7 @@ func cv(xs []float64) float64 {
 // WriteNoiseSummary prints the spread of the runs: CV of the mean tps and
 // of the score, the warm-ups, CPU steal and load, and how many runs
 // exceeded --max-p95 (measure.Outcome.Infeasible) when any did.
-func WriteNoiseSummary(out io.Writer, runs []NoiseRun) {
+func WriteNoiseSummary(out io.Writer, runs []result.NoiseRun) {
 	if len(runs) < 2 {
 		fmt.Fprintf(out, "only %d successful runs: no spread to report\n", len(runs))
 		return
@@ -115,21 +108,9 @@ func slicesMax(xs []float64) float64 {
 	return m
 }
 
-// VerifyRun is one run of `autotune verify`: the file's configuration
-// (File) or the baseline, in pair (round) Pair (from 1). Arm names the
-// configuration when verify compares several files ("" for one: the line
-// then says "file" or "baseline").
-type VerifyRun struct {
-	Pair    int
-	File    bool
-	Arm     string
-	Outcome measure.Outcome
-	Took    time.Duration
-}
-
 // VerifyLine renders one verify run: "pair 2 baseline: 612.3 tps (score
 // 598.1, warm-up 15s, preload 6s) 98s", or the failure.
-func VerifyLine(r VerifyRun, goal measure.Goal) string {
+func VerifyLine(r result.VerifyRun, goal measure.Goal) string {
 	who, unitName := "baseline", "pair"
 	if r.File {
 		who = "file    "
@@ -183,22 +164,38 @@ func WriteVerify(out io.Writer, file string, goal measure.Goal, g search.Gain, g
 	fmt.Fprintf(out, "verdict: NOT VERIFIED (exit code 3): the interval does not lie above 0; more pairs (--pairs) or a longer window (--duration) narrow it\n")
 }
 
-// VerifyArm is one configuration of a verify run over several files: its
-// runs, its geometric mean, and its gains from the per-round log-ratios
-// over the baseline and over the reference file.
-type VerifyArm struct {
-	// Name is the file's path, or what the baseline is.
-	Name string
-	// File is false for the baseline; Reference marks the reference.
-	File, Reference bool
-	// Runs counted of Rounds; OverLimit runs over --max-p95 (not counted).
-	Runs, Rounds, OverLimit int
-	// Mean is the geometric mean of the counted runs' objective values.
-	Mean float64
-	// VsBase and VsRef are the gains over the baseline and the reference
-	// (zero with an error, or for the arm itself).
-	VsBase, VsRef       search.Gain
-	VsBaseErr, VsRefErr error
+// WriteVerification prints what autotune verify measured: the gain and
+// verdict of one file (WriteVerify) or the table of several
+// (WriteVerifyArms), then what each export's study claimed.
+func WriteVerification(out io.Writer, v result.Verification) {
+	if v.File != "" {
+		var g search.Gain
+		if len(v.Gains) > 0 {
+			g = v.Gains[0]
+		}
+		var gerr error
+		if v.GainErr != "" {
+			gerr = errors.New(v.GainErr)
+		}
+		WriteVerify(out, v.File, v.Goal, g, gerr, v.Pairs, v.Rounds, v.OverLimit)
+	} else {
+		WriteVerifyArms(out, v.Goal, v.Arms, v.Failed)
+	}
+	WriteClaims(out, v.Claims)
+}
+
+// WriteClaims prints, under the verified gains, what each export's study
+// claimed, where it measured under this run's conditions; where it did
+// not, that its claim is not comparable.
+func WriteClaims(w io.Writer, claims []result.ExportClaim) {
+	for _, c := range claims {
+		switch {
+		case c.Differs != "":
+			fmt.Fprintf(w, "%s: its study's gain was measured under other conditions (%s); not comparable with this verification\n", c.File, c.Differs)
+		case c.Gain != "":
+			fmt.Fprintf(w, "%s: its study's gain over the baseline, measured under these conditions: %s\n", c.File, c.Gain)
+		}
+	}
 }
 
 // WriteVerifyArms prints the table of a verify run over several files,
@@ -206,7 +203,7 @@ type VerifyArm struct {
 // the gain over the baseline and over the reference with their 95 %
 // intervals; then the verdict, failed listing each file whose gain over
 // the baseline is not shown with the reason.
-func WriteVerifyArms(out io.Writer, goal measure.Goal, arms []VerifyArm, failed []string) {
+func WriteVerifyArms(out io.Writer, goal measure.Goal, arms []result.VerifyArm, failed []string) {
 	var base, ref string
 	for _, a := range arms {
 		if !a.File {

@@ -10,6 +10,7 @@ import (
 	"github.com/autotune/autotune/internal/golden"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
+	"github.com/autotune/autotune/study/result"
 )
 
 // A run over --max-p95 says so in verify's and noise's lines, and any run
@@ -22,10 +23,10 @@ func TestMaxP95Lines(t *testing.T) {
 		name, got, want string
 		has             bool
 	}{
-		{"verify over", VerifyLine(VerifyRun{Pair: 1, File: true, Outcome: over, Took: time.Second}, measure.GoalTPS), "p95 42.5 ms OVER --max-p95: the pair does not count", true},
-		{"verify within", VerifyLine(VerifyRun{Pair: 1, Outcome: within, Took: time.Second}, measure.GoalTPS), "OVER", false},
-		{"noise over", NoiseLine(1, NoiseRun{Outcome: over}), "p95 42.5 ms (over --max-p95)", true},
-		{"noise within", NoiseLine(2, NoiseRun{Outcome: within}), "over --max-p95", false},
+		{"verify over", VerifyLine(result.VerifyRun{Pair: 1, File: true, Outcome: over, Took: time.Second}, measure.GoalTPS), "p95 42.5 ms OVER --max-p95: the pair does not count", true},
+		{"verify within", VerifyLine(result.VerifyRun{Pair: 1, Outcome: within, Took: time.Second}, measure.GoalTPS), "OVER", false},
+		{"noise over", NoiseLine(1, result.NoiseRun{Outcome: over}), "p95 42.5 ms (over --max-p95)", true},
+		{"noise within", NoiseLine(2, result.NoiseRun{Outcome: within}), "over --max-p95", false},
 	} {
 		if strings.Contains(c.got, c.want) != c.has {
 			t.Errorf("%s: %q: want %q present %v", c.name, c.got, c.want, c.has)
@@ -33,12 +34,12 @@ func TestMaxP95Lines(t *testing.T) {
 	}
 
 	var b bytes.Buffer
-	WriteNoiseSummary(&b, []NoiseRun{{Outcome: over}, {Outcome: within}, {Outcome: within}})
+	WriteNoiseSummary(&b, []result.NoiseRun{{Outcome: over}, {Outcome: within}, {Outcome: within}})
 	if want := "p95 over --max-p95: 1 of 3 runs"; !strings.Contains(b.String(), want) {
 		t.Errorf("noise summary %q: want %q", b.String(), want)
 	}
 	b.Reset()
-	WriteNoiseSummary(&b, []NoiseRun{{Outcome: within}, {Outcome: within}})
+	WriteNoiseSummary(&b, []result.NoiseRun{{Outcome: within}, {Outcome: within}})
 	if strings.Contains(b.String(), "max-p95") {
 		t.Errorf("noise summary without a run over the limit: %q", b.String())
 	}
@@ -85,7 +86,7 @@ func TestWriteVerifyArms(t *testing.T) {
 	handWarm, e3 := gain(ps(0.97, 1.01, 0.95, 0.99))
 	baseWarm, e4 := gain(ps(0.64, 0.63, 0.66, 0.63))
 	_, e5 := gain(ps(1.2))
-	arms := []VerifyArm{
+	arms := []result.VerifyArm{
 		{Name: "warm.cnf", File: true, Reference: true, Runs: 4, Rounds: 4, Mean: 1256.0, VsBase: warmBase, VsBaseErr: e1},
 		{Name: "hand.cnf", File: true, Runs: 4, Rounds: 4, Mean: 1238.4, VsBase: handBase, VsBaseErr: e2, VsRef: handWarm, VsRefErr: e3},
 		{Name: "export.cnf", File: true, Runs: 1, Rounds: 4, OverLimit: 3, Mean: 990.2, VsBaseErr: e5, VsRefErr: e5},
@@ -94,10 +95,10 @@ func TestWriteVerifyArms(t *testing.T) {
 	var b bytes.Buffer
 	WriteVerifyArms(&b, measure.GoalTPS, arms, []string{"export.cnf: the file's p95 latency exceeded --max-p95 5 ms in 3 of 4 runs"})
 	b.WriteString("---\n")
-	WriteVerifyArms(&b, measure.GoalTPS, []VerifyArm{arms[0], arms[1], arms[3]}, nil)
+	WriteVerifyArms(&b, measure.GoalTPS, []result.VerifyArm{arms[0], arms[1], arms[3]}, nil)
 	golden.Check(t, "verify-arms.golden", b.Bytes())
 
-	line := VerifyLine(VerifyRun{Pair: 3, File: true, Arm: "hand.cnf", Outcome: measure.Outcome{Failure: "server did not start"}}, measure.GoalTPS)
+	line := VerifyLine(result.VerifyRun{Pair: 3, File: true, Arm: "hand.cnf", Outcome: measure.Outcome{Failure: "server did not start"}}, measure.GoalTPS)
 	if line != "round 3 hand.cnf: FAILED: server did not start" {
 		t.Fatalf("arm line %q", line)
 	}

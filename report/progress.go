@@ -13,6 +13,7 @@ import (
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study/result"
 )
 
 // Event names of progressEvent.Event.
@@ -52,6 +53,13 @@ type progressEvent struct {
 	// Status is the study's state at the event (absent on log events
 	// before the study is known).
 	Status *progressStatus `json:"status,omitempty"`
+	// Text is the text the plain output prints for the event (summary and
+	// minimization events).
+	Text string `json:"text,omitempty"`
+	// Summary is a search's conclusion (summary events).
+	Summary *progressSummary `json:"summary,omitempty"`
+	// Minimization is a minimisation's result (minimization events).
+	Minimization *progressMinimization `json:"minimization,omitempty"`
 
 	src    search.Event  // the finished trial, for the plain line
 	result search.Result // the study's result (done events)
@@ -178,40 +186,49 @@ func NewProgress(mode ProgressMode, out io.Writer, now func() time.Time) *Progre
 }
 
 // Emit renders event e through the sink, after updating the study status
-// the sink shows with it (trial count, budget, best).
-func (t *Progress) Emit(e Event) {
+// the sink shows with it (trial count, budget, best). It implements
+// study.Progress.
+func (t *Progress) Emit(e result.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	switch e.Kind {
-	case EventLog:
+	switch e := e.(type) {
+	case result.Log:
 		t.emit(progressEvent{Event: evLog, Message: e.Message})
-	case EventOpen:
-		t.open(e.Open)
-	case EventTrialLength:
+	case result.Opened:
+		t.open(e)
+	case result.TrialLength:
 		if s, ok := t.sink.(interface{ setTrialLength(w, d time.Duration) }); ok {
 			s.setTrialLength(e.Warmup, e.Window)
 		}
-	case EventPhase:
+	case result.Phase:
 		t.phase(e.Trial, e.Phase)
-	case EventSample:
+	case result.Sample:
 		n, s := e.Trial.Number, e.Sample
 		t.emit(progressEvent{Event: evSample, Trial: &n, Kind: string(e.Trial.Kind),
 			Sample: &progressSample{T: s.T, Warmup: s.Warmup, TPS: s.TPS, LatMS: s.LatMS}})
-	case EventTrial:
-		t.trial(e.Finished)
-	case EventDone:
+	case result.TrialEnded:
+		t.trial(e.Event)
+	case result.Summary:
+		t.emit(summaryEvent(e))
+	case result.Minimization:
+		t.emit(minimizationEvent(e))
+	case result.VerifyRunEnded:
+		t.emit(progressEvent{Event: evLog, Message: VerifyLine(e.Run, e.Goal)})
+	case result.NoiseRunEnded:
+		t.emit(progressEvent{Event: evLog, Message: fmt.Sprintf("%s  (%.0fs)", NoiseLine(e.Index, e.Run), e.Took.Seconds())})
+	case result.Done:
 		t.best, t.base, t.running = e.Result.Best, e.Result.Baseline, false
-		t.emit(progressEvent{Event: evDone, Reason: string(e.Result.Reason), Message: e.Message, result: e.Result})
+		t.emit(progressEvent{Event: evDone, Reason: string(e.Result.Reason), Message: e.Hint, result: e.Result})
 		t.sink.close()
-	case EventInterrupted:
+	case result.Interrupted:
 		t.running = false
-		t.emit(progressEvent{Event: evInterrupted, Message: e.Message})
+		t.emit(progressEvent{Event: evInterrupted, Message: e.Hint})
 		t.sink.close()
 	}
 }
 
 // open takes in the opened study and the trials already recorded.
-func (t *Progress) open(o StudyOpen) {
+func (t *Progress) open(o result.Opened) {
 	t.study, t.budget, t.maxTrials, t.spent0, t.start, t.sp, t.known = o.Study, o.Budget, o.MaxTrials, o.Spent0, o.Start, o.Space, true
 	history, sp := o.History, o.Space
 	for _, tr := range history {
@@ -380,12 +397,3 @@ func fmtDur(d time.Duration) string {
 
 // round1 rounds v to one decimal.
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
-
-// Writer is where summaries printed after the study (importance, gain)
-// go: the output, or io.Discard when it is a JSON event stream.
-func (t *Progress) Writer() io.Writer {
-	if _, ok := t.sink.(*jsonSink); ok {
-		return io.Discard
-	}
-	return t.out
-}

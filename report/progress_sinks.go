@@ -55,6 +55,8 @@ func writePlain(w io.Writer, sp *space.Space, e progressEvent, width int) {
 		}
 	case evInterrupted:
 		fmt.Fprintf(w, "\n%s\n", e.Message)
+	case evSummary, evMinimization:
+		io.WriteString(w, e.Text)
 	}
 }
 

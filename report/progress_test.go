@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study/result"
 )
 
 // fakeClock advances one second per reading, from fixtureT0.
@@ -36,42 +38,41 @@ func driveProgress(tr *Progress) {
 	pins := space.Config{"innodb_doublewrite": "ON", "innodb_flush_log_at_trx_commit": "1"}
 	base := search.Trial{Study: "demo", Number: 0, Kind: search.Baseline, State: search.Complete, Params: pins,
 		Started: fixtureT0, Ended: fixtureT0.Add(20 * time.Second), Outcome: measure.Outcome{Score: 480.3, MeanTPS: 503.2, StdTPS: 45.8, P95MS: 30.1}}
-	tr.Emit(Logf("resuming study %q: %d trials recorded, %s of budget used", "demo", 1, "30s"))
-	tr.Emit(Opened(StudyOpen{Study: "demo", Budget: 10 * time.Minute, MaxTrials: 4, Spent0: 30 * time.Second, Start: fixtureT0.Add(time.Minute), Space: sp, History: []search.Trial{base}}))
-	tr.Emit(TrialLength(2*time.Second, 3*time.Second))
+	tr.Emit(result.Log{Message: fmt.Sprintf("resuming study %q: %d trials recorded, %s of budget used", "demo", 1, "30s")})
+	tr.Emit(result.Opened{Study: "demo", Budget: 10 * time.Minute, MaxTrials: 4, Spent0: 30 * time.Second, Start: fixtureT0.Add(time.Minute), Space: sp, History: []search.Trial{base}})
+	tr.Emit(result.TrialLength{Warmup: 2 * time.Second, Window: 3 * time.Second})
 
 	t1 := search.Trial{Study: "demo", Number: 1, Kind: search.Sampled, State: search.Running,
 		Params: space.Config{"innodb_buffer_pool_size": "2778726400", "innodb_flush_log_at_trx_commit": "2", "innodb_doublewrite": "ON"}}
-	tr.Emit(PhaseOf(t1, measure.PhaseRestoring))
-	tr.Emit(PhaseOf(t1, measure.PhaseStarting))
-	tr.Emit(PhaseOf(t1, measure.PhaseWarmingUp))
-	tr.Emit(SampleOf(t1, measure.Sample{T: 1, Warmup: true, TPS: 412.5, LatPct: 95, LatMS: 41.1}))
-	tr.Emit(SampleOf(t1, measure.Sample{T: 2, Warmup: true, TPS: 700.1, LatPct: 95, LatMS: 30.2}))
-	tr.Emit(PhaseOf(t1, measure.PhaseMeasuring))
+	tr.Emit(result.Phase{Trial: t1, Phase: measure.PhaseRestoring})
+	tr.Emit(result.Phase{Trial: t1, Phase: measure.PhaseStarting})
+	tr.Emit(result.Phase{Trial: t1, Phase: measure.PhaseWarmingUp})
+	tr.Emit(result.Sample{Trial: t1, Sample: measure.Sample{T: 1, Warmup: true, TPS: 412.5, LatPct: 95, LatMS: 41.1}})
+	tr.Emit(result.Sample{Trial: t1, Sample: measure.Sample{T: 2, Warmup: true, TPS: 700.1, LatPct: 95, LatMS: 30.2}})
+	tr.Emit(result.Phase{Trial: t1, Phase: measure.PhaseMeasuring})
 	for i, v := range []float64{770.2, 790.4, 785.0} {
-		tr.Emit(SampleOf(t1, measure.Sample{T: float64(3 + i), TPS: v, LatPct: 95, LatMS: 22.5}))
+		tr.Emit(result.Sample{Trial: t1, Sample: measure.Sample{T: float64(3 + i), TPS: v, LatPct: 95, LatMS: 22.5}})
 	}
-	tr.Emit(PhaseOf(t1, measure.PhaseStopping))
+	tr.Emit(result.Phase{Trial: t1, Phase: measure.PhaseStopping})
 	t1.State, t1.Started, t1.Ended = search.Complete, fixtureT0.Add(time.Minute), fixtureT0.Add(time.Minute+15*time.Second)
 	t1.Outcome = measure.Outcome{Score: 775.2, MeanTPS: 781.9, StdTPS: 13.4, P95MS: 22.5}
-	tr.Emit(Finished(search.Event{Trial: t1, Best: t1, Baseline: base, Spent: 45 * time.Second, Budget: 10 * time.Minute}))
+	tr.Emit(result.TrialEnded{Event: search.Event{Trial: t1, Best: t1, Baseline: base, Spent: 45 * time.Second, Budget: 10 * time.Minute}})
 
 	t2 := search.Trial{Study: "demo", Number: 2, Kind: search.Sampled, State: search.Running,
 		Params: space.Config{"innodb_log_file_size": "4294967296"}}
-	tr.Emit(PhaseOf(t2, measure.PhaseRestoring))
-	tr.Emit(PhaseOf(t2, measure.PhaseStarting))
+	tr.Emit(result.Phase{Trial: t2, Phase: measure.PhaseRestoring})
+	tr.Emit(result.Phase{Trial: t2, Phase: measure.PhaseStarting})
 	t2.State, t2.Started, t2.Ended = search.Failed, fixtureT0.Add(2*time.Minute), fixtureT0.Add(2*time.Minute+3*time.Second)
 	t2.Failure = "server exited during start-up: [ERROR] InnoDB: Cannot resize the redo log"
-	tr.Emit(Finished(search.Event{Trial: t2, Best: t1, Baseline: base, Spent: 48 * time.Second, Budget: 10 * time.Minute}))
+	tr.Emit(result.TrialEnded{Event: search.Event{Trial: t2, Best: t1, Baseline: base, Spent: 48 * time.Second, Budget: 10 * time.Minute}})
 
 	t3 := search.Trial{Study: "demo", Number: 3, Kind: search.Screen, State: search.Running, Params: pins.Merge(everyKnobChanged(sp))}
-	tr.Emit(PhaseOf(t3, measure.PhaseRestoring))
+	tr.Emit(result.Phase{Trial: t3, Phase: measure.PhaseRestoring})
 	t3.State, t3.Started, t3.Ended = search.Complete, fixtureT0.Add(3*time.Minute), fixtureT0.Add(3*time.Minute+14*time.Second)
 	t3.Outcome = measure.Outcome{Score: 512.7, MeanTPS: 540.1, StdTPS: 20.3, P95MS: 28.4}
-	tr.Emit(Finished(search.Event{Trial: t3, Best: t1, Baseline: base, Spent: 62 * time.Second, Budget: 10 * time.Minute}))
+	tr.Emit(result.TrialEnded{Event: search.Event{Trial: t3, Best: t1, Baseline: base, Spent: 62 * time.Second, Budget: 10 * time.Minute}})
 
-	tr.Emit(Done(search.Result{Reason: search.StopTrials, Trials: []search.Trial{base, t1, t2, t3}, Best: t1, Baseline: base, Spent: 64 * time.Second},
-		"write it as a my.cnf with: autotune export --study demo --db trials.db -o best.cnf"))
+	tr.Emit(result.Done{Result: search.Result{Reason: search.StopTrials, Trials: []search.Trial{base, t1, t2, t3}, Best: t1, Baseline: base, Spent: 64 * time.Second}, Hint: "write it as a my.cnf with: autotune export --study demo --db trials.db -o best.cnf"})
 }
 
 func TestProgressPlainGolden(t *testing.T) {
@@ -172,24 +173,24 @@ func TestProgressTerminal(t *testing.T) {
 	sp := space.Default()
 	base := search.Trial{Study: "demo", Number: 0, Kind: search.Baseline, State: search.Complete, Params: space.Config{},
 		Started: fixtureT0, Ended: fixtureT0.Add(20 * time.Second), Outcome: measure.Outcome{Score: 480.3, MeanTPS: 503.2}}
-	tr.Emit(Opened(StudyOpen{Study: "demo", Budget: 10 * time.Minute, MaxTrials: 4, Spent0: 30 * time.Second, Start: fixtureT0.Add(time.Minute), Space: sp, History: []search.Trial{base}}))
-	tr.Emit(TrialLength(2*time.Second, 3*time.Second))
-	tr.Emit(Logf("resuming study"))
+	tr.Emit(result.Opened{Study: "demo", Budget: 10 * time.Minute, MaxTrials: 4, Spent0: 30 * time.Second, Start: fixtureT0.Add(time.Minute), Space: sp, History: []search.Trial{base}})
+	tr.Emit(result.TrialLength{Warmup: 2 * time.Second, Window: 3 * time.Second})
+	tr.Emit(result.Log{Message: fmt.Sprintf("resuming study")})
 	t1 := search.Trial{Study: "demo", Number: 1, Kind: search.Sampled, Params: space.Config{"innodb_flush_log_at_trx_commit": "2",
 		"innodb_buffer_pool_size": "2778726400", "innodb_io_capacity": "1000", "innodb_log_file_size": "4294967296"}}
 	// The display cuts the knob line to the terminal's width.
 	tr.sink.(*ttySink).columns = func() int { return 70 }
-	tr.Emit(PhaseOf(t1, measure.PhaseRestoring))
+	tr.Emit(result.Phase{Trial: t1, Phase: measure.PhaseRestoring})
 	waitFor(t, out, "trial 1 sampled  restoring", "study  1/4 trials done", "best 480.3 (#0 +0.0%)", "ETA ")
-	tr.Emit(PhaseOf(t1, measure.PhaseMeasuring))
-	tr.Emit(SampleOf(t1, measure.Sample{T: 3, TPS: 781.4}))
+	tr.Emit(result.Phase{Trial: t1, Phase: measure.PhaseMeasuring})
+	tr.Emit(result.Sample{Trial: t1, Sample: measure.Sample{T: 3, TPS: 781.4}})
 	waitFor(t, out, "trial 1 sampled  measuring", "3/5s 781 tps")
 	t1.State, t1.Started, t1.Ended = search.Complete, fixtureT0.Add(time.Minute), fixtureT0.Add(time.Minute+15*time.Second)
 	t1.Outcome = measure.Outcome{Score: 775.2, MeanTPS: 781.9}
-	tr.Emit(Finished(search.Event{Trial: t1, Best: t1, Baseline: base, Budget: 10 * time.Minute}))
+	tr.Emit(result.TrialEnded{Event: search.Event{Trial: t1, Best: t1, Baseline: base, Budget: 10 * time.Minute}})
 	waitFor(t, out, "trial   1 sampled    tps    781.9", "study  2/4 trials done", "best 775.2 (#1 +55.4%)",
 		"\n      vs baseline: innodb_log_file_size=4G … +3 more (autotune show 1)\n")
-	tr.Emit(Done(search.Result{Reason: search.StopTrials, Trials: []search.Trial{base, t1}, Best: t1, Baseline: base}, "bye"))
+	tr.Emit(result.Done{Result: search.Result{Reason: search.StopTrials, Trials: []search.Trial{base, t1}, Best: t1, Baseline: base}, Hint: "bye"})
 	s := out.String()
 	if !strings.HasSuffix(s, "bye\n") || !strings.Contains(s, "best: trial 1, score 775.2") {
 		t.Errorf("end of the display:\n%s", s)
@@ -254,8 +255,8 @@ func TestProgressJSONSaysWhyASlowerBestIsBest(t *testing.T) {
 		Outcome: measure.Outcome{Score: 820, MeanTPS: 930, Measurement: measure.Measurement{Penalties: measure.Penalties{Variance: 110}}}}
 	best := search.Trial{Number: 1, Kind: search.Sampled, State: search.Complete, Params: space.Config{"innodb_io_capacity": "1000"},
 		Outcome: measure.Outcome{Score: 900, MeanTPS: 910, Measurement: measure.Measurement{Penalties: measure.Penalties{Variance: 10}}}}
-	tr.Emit(Opened(StudyOpen{Study: "demo", Budget: 0, MaxTrials: 4, Spent0: 0, Start: fixtureT0, Space: space.Default(), History: []search.Trial{base}}))
-	tr.Emit(Finished(search.Event{Trial: best, Best: best, Baseline: base}))
+	tr.Emit(result.Opened{Study: "demo", Budget: 0, MaxTrials: 4, Spent0: 0, Start: fixtureT0, Space: space.Default(), History: []search.Trial{base}})
+	tr.Emit(result.TrialEnded{Event: search.Event{Trial: best, Best: best, Baseline: base}})
 	var e struct {
 		Status struct {
 			Best struct {

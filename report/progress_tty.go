@@ -82,7 +82,7 @@ func (s *ttySink) write(text string) {
 
 func (s *ttySink) handle(e progressEvent) {
 	switch e.Event {
-	case evLog, evTrial:
+	case evLog, evTrial, evSummary, evMinimization:
 		var b strings.Builder
 		writePlain(&b, s.sp, e, s.width())
 		s.write(b.String())

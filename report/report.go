@@ -18,40 +18,8 @@ import (
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study/result"
 )
-
-// Input is what a report shows: one study and its trials.
-type Input struct {
-	// Study is the study name.
-	Study string
-	// ServerVersion is the tuned server's version string.
-	ServerVersion string
-	// Goal is the study's objective, for the paired gain (tps when empty).
-	Goal measure.Goal
-	// Settings is the study's benchmark settings as a JSON object (shown
-	// key by key, so settings added later need no change here); may be empty.
-	Settings string
-	// Cores and RAMBytes describe the study's host (RAM in bytes).
-	Cores    int
-	RAMBytes int64
-	// Created is when the study was created; Spent the budget used.
-	Created time.Time
-	Spent   time.Duration
-	// Generated is the report's date.
-	Generated time.Time
-	// Space is the knob space the trials were drawn from (defaults,
-	// rendering, scales).
-	Space *space.Space
-	// Trials is every trial of the study, ordered by number.
-	Trials []search.Trial
-	// BaselineSamples and BestSamples are the per-second samples of the
-	// baseline and of the best trial (warm-up included).
-	BaselineSamples, BestSamples []measure.Sample
-	// Minimized is the stored minimisation of the best trial (nil: none):
-	// the page then shows its steps and a waterfall from the baseline to
-	// the minimal configuration.
-	Minimized *search.Minimized
-}
 
 // Image is one rendered plot.
 type Image struct {
@@ -88,7 +56,7 @@ const (
 // complete trial (nothing to plot) or a plot fails to render. Knob
 // importance that cannot be computed (too few trials) leaves its plots out
 // with a note on the page.
-func Build(in Input) (*Report, error) {
+func Build(in result.StudyReport) (*Report, error) {
 	if in.Space == nil {
 		in.Space = space.Lookup()
 	}

@@ -8,10 +8,11 @@ import (
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study/result"
 )
 
 func TestBuildNeedsACompleteTrial(t *testing.T) {
-	_, err := Build(Input{Study: "s", Trials: []search.Trial{{Number: 0, State: search.Failed, Kind: search.Baseline}}})
+	_, err := Build(result.StudyReport{Study: "s", Trials: []search.Trial{{Number: 0, State: search.Failed, Kind: search.Baseline}}})
 	if err == nil || !strings.Contains(err.Error(), `study "s" has no complete trial`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -29,7 +30,7 @@ func TestBuildToleratesUnknownKnobsAndSettings(t *testing.T) {
 	base := mk(0, 100, space.Config{})
 	base.Kind = search.Baseline
 	trials := []search.Trial{base, mk(1, 150, space.Config{"innodb_doublewrite": "OFF", "innodb_made_up_knob": "8"}), mk(2, 120, space.Config{"innodb_doublewrite": "ON"})}
-	r, err := Build(Input{Study: "s", Settings: `{"workload":"oltp_read_only","score":{"p99_weight":0.2}}`, Trials: trials})
+	r, err := Build(result.StudyReport{Study: "s", Settings: `{"workload":"oltp_read_only","score":{"p99_weight":0.2}}`, Trials: trials})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestBuildCountsRejectedAsFinished(t *testing.T) {
 	running := at(5, search.Running, 0)
 	running.Ended = time.Time{}
 	trials := []search.Trial{base, at(1, search.Complete, 120), failed, rejected, at(4, search.Interrupted, 0), running}
-	r, err := Build(Input{Study: "s", Trials: trials})
+	r, err := Build(result.StudyReport{Study: "s", Trials: trials})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestTopTableShowsPooledEstimate(t *testing.T) {
 	base.Kind = search.Baseline
 	off := space.Config{"innodb_doublewrite": "OFF"}
 	trials := []search.Trial{base, mk(1, 150, off), mk(2, 130, off), mk(3, 110, off), mk(4, 120, space.Config{"innodb_doublewrite": "ON"})}
-	r, err := Build(Input{Study: "s", Trials: trials})
+	r, err := Build(result.StudyReport{Study: "s", Trials: trials})
 	if err != nil {
 		t.Fatal(err)
 	}

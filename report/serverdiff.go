@@ -8,57 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study/result"
 )
-
-// How a setting can be changed on a running server (ServerDiffRow.Change).
-const (
-	// ChangeDynamic: SET GLOBAL changes it.
-	ChangeDynamic = "SET GLOBAL"
-	// ChangeRestart: only an option file and a restart change it.
-	ChangeRestart = "restart"
-	// ChangeUnknown: neither the server nor the catalogue says.
-	ChangeUnknown = "unknown"
-)
-
-// ServerDiffRow is one setting `autotune diff --dsn` compared: the
-// server's variable against the value a file or trial wants.
-type ServerDiffRow struct {
-	// Variable is the server's system variable (what SET GLOBAL names);
-	// Option the option that sets it in an option file, in this server's
-	// spelling (space.OptionName).
-	Variable, Option string
-	// Knob is the catalogue's knob, nil for a variable the catalogue does
-	// not know.
-	Knob *space.Knob
-	// Running is the server's value and Wanted the file's or trial's, as
-	// shown: a knob's values in its rendering (sizes with K/M/G), others
-	// as given.
-	Running, Wanted string
-	// Value is the wanted value the SET statement and option line carry: a
-	// knob's canonical value, else the value as given.
-	Value string
-	// Differs is true when the two differ by the server's rules.
-	Differs bool
-	// Change is ChangeDynamic, ChangeRestart or ChangeUnknown; Source says
-	// who told: "server" (its READ_ONLY flag) or "catalogue".
-	Change, Source string
-}
-
-// ServerDiff is what `autotune diff --dsn` prints.
-type ServerDiff struct {
-	// Server is the redacted DSN and Version what the server reports.
-	Server, Version string
-	// Against names the other side: an option file's path, or a trial
-	// (`trial 3 of study "fix" (sampled)`).
-	Against string
-	// Rows are the settings compared, in the order of the file or the
-	// catalogue.
-	Rows []ServerDiffRow
-	// NotCompared are the settings left out, each with why.
-	NotCompared []string
-	// Notes are observations on the input (the option-file reader's).
-	Notes []string
-}
 
 // WriteServerDiff prints d: a line naming the server and the other side,
 // a table of the settings that differ (variable, running value, wanted
@@ -68,9 +19,9 @@ type ServerDiff struct {
 // ones), and the option lines for an option file (every setting that
 // differs: SET GLOBAL does not survive a restart). Then the settings not
 // compared and the notes.
-func WriteServerDiff(w io.Writer, d ServerDiff) {
+func WriteServerDiff(w io.Writer, d result.ServerDiff) {
 	fmt.Fprintf(w, "running server %s (%s) against %s\n", d.Server, d.Version, d.Against)
-	var differ []ServerDiffRow
+	var differ []result.ServerDiffRow
 	var equal []string
 	for _, r := range d.Rows {
 		if r.Differs {
@@ -101,9 +52,9 @@ func WriteServerDiff(w io.Writer, d ServerDiff) {
 		for _, r := range differ {
 			stmt := "SET GLOBAL " + r.Variable + " = " + sqlLiteral(r.Knob, r.Value) + ";"
 			switch r.Change {
-			case ChangeDynamic:
+			case result.ChangeDynamic:
 				set = append(set, stmt)
-			case ChangeUnknown:
+			case result.ChangeUnknown:
 				set = append(set, stmt+"  -- may be refused (ERROR 1238: read only): then only the option line below applies it")
 			}
 		}
@@ -132,7 +83,7 @@ func WriteServerDiff(w io.Writer, d ServerDiff) {
 
 // optionValue is the option-file form of a row's wanted value: a knob's
 // rendering (sizes with K/M/G), else the value as given.
-func optionValue(r ServerDiffRow) string {
+func optionValue(r result.ServerDiffRow) string {
 	if r.Knob != nil {
 		return r.Knob.Render(r.Value)
 	}

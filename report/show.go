@@ -10,15 +10,14 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
-	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 )
 
-// WriteShow prints one trial. base and best are the study's complete
-// baseline and best trials (Number −1 when none).
-func WriteShow(out io.Writer, sp *space.Space, study string, bs storage.Manifest, t, base, best search.Trial, trials []search.Trial, samples []measure.Sample, withSamples bool) {
+// WriteShow prints one trial of a study (d), its knobs in space sp.
+func WriteShow(out io.Writer, sp *space.Space, d result.TrialDetail) {
+	study, t, base, best, trials, samples, withSamples := d.Study, d.Trial, d.Baseline, d.Best, d.Trials, d.Samples, d.WithSamples
 	tag := ""
 	switch {
 	case t.Number == best.Number && t.State == search.Complete:

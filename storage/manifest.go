@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/autotune/autotune/internal/benchdef"
+	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/space"
 )
 
@@ -159,6 +160,15 @@ func (s Study) Manifest() (Manifest, error) {
 		return m, fmt.Errorf("study %q: settings are not a manifest: %w", s.Name, err)
 	}
 	return m, nil
+}
+
+// Goal returns the objective the study optimised (its manifest's; tps
+// when the manifest does not say or cannot be read).
+func (s Study) Goal() measure.Goal {
+	if m, err := s.Manifest(); err == nil && m.Measure.Objective != "" {
+		return measure.Goal(m.Measure.Objective)
+	}
+	return measure.GoalTPS
 }
 
 // ManifestChange is one field of a manifest that differs between two runs.

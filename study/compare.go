@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
-	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 )
 
 // StudyRef names a study in a store.
@@ -51,16 +50,17 @@ func ParseStudyRef(arg, defaultDB string) (StudyRef, error) {
 	return StudyRef{DB: defaultDB, Name: arg}, nil
 }
 
-// Compare lists the studies refs side by side (report.WriteCompare): two
+// Compare returns the studies refs as columns to set side by side
+// (report.WriteCompare renders them): two
 // or more, from one store or several, each by the trials of its current
 // conditions (studyTrials). Studies whose fingerprints differ (server,
 // benchmark and its options, workload and dataset, durability policy,
 // host, host profile: storage.Fingerprint) are refused with a UsageError
 // naming each differing field: their scores do not rank against each
 // other. A missing store or study is an error naming it.
-func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
+func Compare(ctx context.Context, refs []StudyRef) ([]result.ComparedStudy, error) {
 	if len(refs) < 2 {
-		return Usagef("compare: want two or more studies (STUDY or TRIALS.DB:STUDY), got %d", len(refs))
+		return nil, Usagef("compare: want two or more studies (STUDY or TRIALS.DB:STUDY), got %d", len(refs))
 	}
 	dbs := map[string]*storage.DB{}
 	defer func() {
@@ -72,44 +72,44 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 	for _, r := range refs {
 		oneDB = oneDB && r.DB == refs[0].DB
 	}
-	var cols []report.ComparedStudy
+	var cols []result.ComparedStudy
 	var fps []storage.Fingerprint
 	for _, r := range refs {
 		db := dbs[r.DB]
 		if db == nil {
 			if !storage.IsMySQL(r.DB) {
 				if _, err := os.Stat(r.DB); err != nil {
-					return fmt.Errorf("compare %s: no study store %s (--db, or the TRIALS.DB of TRIALS.DB:STUDY): %w", r, storage.RedactURL(r.DB), err)
+					return nil, fmt.Errorf("compare %s: no study store %s (--db, or the TRIALS.DB of TRIALS.DB:STUDY): %w", r, storage.RedactURL(r.DB), err)
 				}
 			}
 			var err error
 			if db, err = storage.Open(r.DB); err != nil {
-				return fmt.Errorf("compare %s: %w", r, err)
+				return nil, fmt.Errorf("compare %s: %w", r, err)
 			}
 			dbs[r.DB] = db
 		}
 		st, found, err := db.Study(ctx, r.Name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !found {
-			return fmt.Errorf("compare: no study %q in %s (autotune studies --db %s lists them)", r.Name, storage.RedactURL(r.DB), storage.RedactURL(r.DB))
+			return nil, fmt.Errorf("compare: no study %q in %s (autotune studies --db %s lists them)", r.Name, storage.RedactURL(r.DB), storage.RedactURL(r.DB))
 		}
 		fp, err := storage.StudyFingerprint(st)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		trials, err := studyTrials(ctx, db, st)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		label := r.Name
 		if !oneDB {
 			label = r.String()
 		}
-		col := report.ComparedStudy{Label: label, Study: st, Trials: trials, Minimal: search.Trial{Number: -1}}
+		col := result.ComparedStudy{Label: label, Study: st, Trials: trials, Minimal: search.Trial{Number: -1}}
 		if m, found, err := db.Minimization(ctx, r.Name); err != nil {
-			return err
+			return nil, err
 		} else if best, _ := search.Best(trials); found && m.Done && m.Accepted && m.Best == best.Number {
 			// Only a minimisation of the study's current best: a resumed
 			// search may have found another since.
@@ -131,10 +131,9 @@ func Compare(ctx context.Context, refs []StudyRef, out io.Writer) error {
 		diffs = append(diffs, fmt.Sprintf("\n  %s vs %s: %s", cols[0].Label, cols[i].Label, strings.Join(fs, "; ")))
 	}
 	if len(diffs) > 0 {
-		return Usagef("compare: the studies measure different things:%s\ntheir results do not rank against each other: compare studies of one server, host, workload definition, durability policy and host profile (autotune studies shows each study's workload)", strings.Join(diffs, ""))
+		return nil, Usagef("compare: the studies measure different things:%s\ntheir results do not rank against each other: compare studies of one server, host, workload definition, durability policy and host profile (autotune studies shows each study's workload)", strings.Join(diffs, ""))
 	}
-	report.WriteCompare(out, cols)
-	return nil
+	return cols, nil
 }
 
 // minimalTrial returns the trial that stands for m's minimal

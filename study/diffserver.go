@@ -3,15 +3,14 @@ package study
 import (
 	"context"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/autotune/autotune/internal/secret"
-	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 )
 
 // DefaultDiffTimeout bounds each read of the server by `autotune diff
@@ -34,8 +33,8 @@ type ServerDiff struct {
 }
 
 // DiffServer compares the variables of the running server c.DSN with the
-// settings of c.File or of a trial and writes report.WriteServerDiff to
-// out. It only reads: SELECT @@version, SHOW GLOBAL VARIABLES and, where
+// settings of c.File or of a trial and returns the comparison
+// (report.WriteServerDiff renders it). It only reads: SELECT @@version, SHOW GLOBAL VARIABLES and, where
 // the server has it, information_schema.SYSTEM_VARIABLES.READ_ONLY.
 //
 // Settings are matched by the server's rules: the option file is read as
@@ -56,33 +55,33 @@ type ServerDiff struct {
 // errors); a server that cannot be read within c.Timeout, naming the
 // redacted DSN; the store, study or trial (LoadStudy, ChosenTrial); a
 // file that cannot be read (naming file and line).
-func DiffServer(ctx context.Context, c ServerDiff, out io.Writer) error {
+func DiffServer(ctx context.Context, c ServerDiff) (result.ServerDiff, error) {
 	ex, err := openServer(c.DSN, c.PasswordFile)
 	if err != nil {
-		return err
+		return result.ServerDiff{}, err
 	}
 	ex.QueryTimeout = c.Timeout
 	if ex.QueryTimeout <= 0 {
 		ex.QueryTimeout = DefaultDiffTimeout
 	}
-	d := report.ServerDiff{Server: secret.RedactDSN(c.DSN), Against: c.File}
+	d := result.ServerDiff{Server: secret.RedactDSN(c.DSN), Against: c.File}
 	var params space.Config
 	if c.File == "" {
 		db, st, trials, err := LoadStudy(ctx, c.DB, c.Study)
 		if err != nil {
-			return err
+			return result.ServerDiff{}, err
 		}
 		db.Close()
 		t, _, err := ChosenTrial(trials, st.Name, c.Trial)
 		if err != nil {
-			return err
+			return result.ServerDiff{}, err
 		}
 		params = t.Params
 		d.Against = fmt.Sprintf("trial %d of study %q (%s) in %s", t.Number, st.Name, t.Kind, storage.RedactURL(c.DB))
 	}
 	g, err := ex.Globals(ctx, []string{"version", "version_comment"})
 	if err != nil {
-		return fmt.Errorf("diff --dsn %s: cannot read the server (deadline %s per read): %w", d.Server, ex.QueryTimeout, err)
+		return result.ServerDiff{}, fmt.Errorf("diff --dsn %s: cannot read the server (deadline %s per read): %w", d.Server, ex.QueryTimeout, err)
 	}
 	d.Version = g["version"]
 	v, err := space.ParseVersion(g["version"], g["version_comment"])
@@ -93,7 +92,7 @@ func DiffServer(ctx context.Context, c ServerDiff, out io.Writer) error {
 	if c.File != "" {
 		of, err := readOptionFileFor(c.File, v)
 		if err != nil {
-			return err
+			return result.ServerDiff{}, err
 		}
 		d.Notes = append(d.Notes, of.Notes...)
 		d.Notes = append(d.Notes, of.OtherVersionGroups(v)...)
@@ -103,13 +102,12 @@ func DiffServer(ctx context.Context, c ServerDiff, out io.Writer) error {
 	}
 	vars, err := ex.VariableInfo(ctx, queryNames(wants, v))
 	if err != nil {
-		return fmt.Errorf("diff --dsn %s: %w", d.Server, err)
+		return result.ServerDiff{}, fmt.Errorf("diff --dsn %s: %w", d.Server, err)
 	}
 	rows, skipped, notes := compareServer(wants, vars, v)
 	d.Rows, d.NotCompared = rows, skipped
 	d.Notes = append(d.Notes, notes...)
-	report.WriteServerDiff(out, d)
-	return nil
+	return d, nil
 }
 
 // wanted is one setting of the file or trial: its name (underscores, any
@@ -220,7 +218,7 @@ func isIdent(s string) bool {
 // row per variable (a later setting of the same variable wins, at the
 // place of the first), the settings not compared with why, and notes on
 // values a knob cannot take.
-func compareServer(wants []wanted, vars map[string]space.ServerVar, v space.Version) (rows []report.ServerDiffRow, skipped, notes []string) {
+func compareServer(wants []wanted, vars map[string]space.ServerVar, v space.Version) (rows []result.ServerDiffRow, skipped, notes []string) {
 	lk := space.Lookup()
 	idx := map[string]int{}
 	for _, w := range wants {
@@ -279,9 +277,9 @@ func isBool(k *space.Knob, running string) bool {
 }
 
 // compareOne compares the wanted value of t with the server's variable sv.
-func compareOne(t target, sv space.ServerVar, v space.Version) report.ServerDiffRow {
-	r := report.ServerDiffRow{Variable: t.variable, Option: t.variable, Knob: t.knob,
-		Running: sv.Value, Wanted: t.value, Value: t.value, Change: report.ChangeUnknown}
+func compareOne(t target, sv space.ServerVar, v space.Version) result.ServerDiffRow {
+	r := result.ServerDiffRow{Variable: t.variable, Option: t.variable, Knob: t.knob,
+		Running: sv.Value, Wanted: t.value, Value: t.value, Change: result.ChangeUnknown}
 	if k := t.knob; k != nil {
 		r.Option = space.OptionName(k.Name, v)
 		wc, werr := k.Canonical(t.value)
@@ -316,14 +314,14 @@ func compareOne(t target, sv space.ServerVar, v space.Version) report.ServerDiff
 	}
 	switch {
 	case sv.ReadOnlyKnown:
-		r.Change, r.Source = report.ChangeDynamic, "server"
+		r.Change, r.Source = result.ChangeDynamic, "server"
 		if sv.ReadOnly {
-			r.Change = report.ChangeRestart
+			r.Change = result.ChangeRestart
 		}
 	case t.knob != nil:
-		r.Change, r.Source = report.ChangeDynamic, "catalogue"
+		r.Change, r.Source = result.ChangeDynamic, "catalogue"
 		if !t.knob.Dynamic {
-			r.Change = report.ChangeRestart
+			r.Change = result.ChangeRestart
 		}
 	}
 	return r

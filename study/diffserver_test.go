@@ -9,6 +9,7 @@ import (
 	"github.com/autotune/autotune/internal/golden"
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study/result"
 )
 
 // fakeServer is what a server answers to runner.Existing.VariableInfo: of
@@ -89,7 +90,7 @@ func TestServerDiffGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := report.ServerDiff{Server: "app@unix(/run/mysqld/mysqld.sock)/", Version: c.version}
+			d := result.ServerDiff{Server: "app@unix(/run/mysqld/mysqld.sock)/", Version: c.version}
 			var wants []wanted
 			if c.file != "" {
 				of, err := readOptionFileFor(filepath.Join("testdata", c.file), v)
@@ -128,18 +129,18 @@ func TestServerDiffNormalisation(t *testing.T) {
 		change      string
 		variable    string
 	}{
-		{"innodb_buffer_pool_size", "128M", true, map[string]space.ServerVar{"innodb_buffer_pool_size": rw("134217728")}, false, report.ChangeDynamic, "innodb_buffer_pool_size"},
-		{"innodb_buffer_pool_size", "0.125G", true, map[string]space.ServerVar{"innodb_buffer_pool_size": rw("134217728")}, true, report.ChangeDynamic, "innodb_buffer_pool_size"},
-		{"innodb_doublewrite", "true", true, map[string]space.ServerVar{"innodb_doublewrite": ro("ON")}, false, report.ChangeRestart, "innodb_doublewrite"},
-		{"innodb_doublewrite", "0", true, map[string]space.ServerVar{"innodb_doublewrite": ro("ON")}, true, report.ChangeRestart, "innodb_doublewrite"},
-		{"innodb_doublewrite", "yes", true, map[string]space.ServerVar{"innodb_doublewrite": ro("OFF")}, false, report.ChangeRestart, "innodb_doublewrite"}, // my_getopt: OFF
-		{"skip_innodb_doublewrite", "", false, map[string]space.ServerVar{"innodb_doublewrite": ro("ON")}, true, report.ChangeRestart, "innodb_doublewrite"},
-		{"disable_innodb_doublewrite", "", false, map[string]space.ServerVar{"innodb_doublewrite": ro("OFF")}, false, report.ChangeRestart, "innodb_doublewrite"},
-		{"innodb_flush_method", "fsync", true, map[string]space.ServerVar{"innodb_flush_method": ro("FSYNC")}, false, report.ChangeRestart, "innodb_flush_method"},
-		{"transaction_isolation", "READ-COMMITTED", true, map[string]space.ServerVar{"tx_isolation": rw("READ-COMMITTED")}, false, report.ChangeDynamic, "tx_isolation"},
-		{"max_connections", "1K", true, map[string]space.ServerVar{"max_connections": rw("1024")}, false, report.ChangeDynamic, "max_connections"},
-		{"max_connections", "1000", true, map[string]space.ServerVar{"max_connections": mysqlVar("1024")}, true, report.ChangeUnknown, "max_connections"},
-		{"sql_mode", "strict_trans_tables", true, map[string]space.ServerVar{"sql_mode": rw("STRICT_TRANS_TABLES")}, false, report.ChangeDynamic, "sql_mode"},
+		{"innodb_buffer_pool_size", "128M", true, map[string]space.ServerVar{"innodb_buffer_pool_size": rw("134217728")}, false, result.ChangeDynamic, "innodb_buffer_pool_size"},
+		{"innodb_buffer_pool_size", "0.125G", true, map[string]space.ServerVar{"innodb_buffer_pool_size": rw("134217728")}, true, result.ChangeDynamic, "innodb_buffer_pool_size"},
+		{"innodb_doublewrite", "true", true, map[string]space.ServerVar{"innodb_doublewrite": ro("ON")}, false, result.ChangeRestart, "innodb_doublewrite"},
+		{"innodb_doublewrite", "0", true, map[string]space.ServerVar{"innodb_doublewrite": ro("ON")}, true, result.ChangeRestart, "innodb_doublewrite"},
+		{"innodb_doublewrite", "yes", true, map[string]space.ServerVar{"innodb_doublewrite": ro("OFF")}, false, result.ChangeRestart, "innodb_doublewrite"}, // my_getopt: OFF
+		{"skip_innodb_doublewrite", "", false, map[string]space.ServerVar{"innodb_doublewrite": ro("ON")}, true, result.ChangeRestart, "innodb_doublewrite"},
+		{"disable_innodb_doublewrite", "", false, map[string]space.ServerVar{"innodb_doublewrite": ro("OFF")}, false, result.ChangeRestart, "innodb_doublewrite"},
+		{"innodb_flush_method", "fsync", true, map[string]space.ServerVar{"innodb_flush_method": ro("FSYNC")}, false, result.ChangeRestart, "innodb_flush_method"},
+		{"transaction_isolation", "READ-COMMITTED", true, map[string]space.ServerVar{"tx_isolation": rw("READ-COMMITTED")}, false, result.ChangeDynamic, "tx_isolation"},
+		{"max_connections", "1K", true, map[string]space.ServerVar{"max_connections": rw("1024")}, false, result.ChangeDynamic, "max_connections"},
+		{"max_connections", "1000", true, map[string]space.ServerVar{"max_connections": mysqlVar("1024")}, true, result.ChangeUnknown, "max_connections"},
+		{"sql_mode", "strict_trans_tables", true, map[string]space.ServerVar{"sql_mode": rw("STRICT_TRANS_TABLES")}, false, result.ChangeDynamic, "sql_mode"},
 	}
 	for _, c := range cases {
 		w := wanted{name: c.name, value: c.value, hasValue: c.hasValue, at: "f line 1"}

@@ -13,6 +13,7 @@ import (
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 )
 
 // OpenExisting opens a study database that must already exist, so a typo
@@ -104,25 +105,26 @@ func ChosenTrial(trials []search.Trial, name string, number int) (chosen, base s
 // Export writes the configuration o asks for: the minimal configuration
 // of the study's best when a finished minimisation of it was accepted
 // (report.MinimalResult), else the full best or o.Trial; to o.Out
-// (atomically, mode 0644, then a line and the paired gain on stdout) or
-// to stdout. --full without an accepted minimisation is a UsageError.
-func Export(ctx context.Context, o ExportRequest, stdout io.Writer) error {
+// (atomically, mode 0644) or to stdout, and returns what it wrote (the
+// file's line and the paired gain: report.WriteExported). --full without
+// an accepted minimisation is a UsageError.
+func Export(ctx context.Context, o ExportRequest, stdout io.Writer) (result.Exported, error) {
 	db, st, trials, err := LoadStudy(ctx, o.DB, o.Study)
 	if err != nil {
-		return err
+		return result.Exported{}, err
 	}
 	defer db.Close()
 	best, base, err := ChosenTrial(trials, o.Study, o.Trial)
 	if err != nil {
-		return err
+		return result.Exported{}, err
 	}
 	m, found, err := db.Minimization(ctx, o.Study)
 	if err != nil {
-		return err
+		return result.Exported{}, err
 	}
 	m, minimal := report.MinimalResult(m, found && o.Trial < 0, best)
 	if o.Full && !minimal {
-		return Usagef("--full: study %q has no accepted minimisation of its best trial: the export is the full best already", o.Study)
+		return result.Exported{}, Usagef("--full: study %q has no accepted minimisation of its best trial: the export is the full best already", o.Study)
 	}
 	minimal = minimal && !o.Full
 	// Stored trials may name any catalogue knob (whatever the server that
@@ -134,21 +136,14 @@ func Export(ctx context.Context, o ExportRequest, stdout io.Writer) error {
 		return report.WriteExport(w, o.Format, space.Lookup(), st, best, base, trials, o.Now)
 	}
 	if o.Out == "" {
-		return write(stdout)
+		return result.Exported{}, write(stdout)
 	}
 	var body bytes.Buffer
 	if err := write(&body); err != nil {
-		return err
+		return result.Exported{}, err
 	}
 	if err := atomicfile.WriteFile(o.Out, body.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("-o %q: %w", o.Out, err)
+		return result.Exported{}, fmt.Errorf("-o %q: %w", o.Out, err)
 	}
-	what := "trial"
-	if minimal {
-		what = "the minimal configuration of trial"
-	}
-	unit, value := report.ThroughputOf(best)
-	fmt.Fprintf(stdout, "wrote %s: %s %d, %.1f %s\n", o.Out, what, best.Number, value, unit)
-	report.WriteGain(stdout, report.GoalOf(st), trials, best)
-	return nil
+	return result.Exported{File: o.Out, Minimal: minimal, Trial: best, Trials: trials, Goal: st.Goal()}, nil
 }

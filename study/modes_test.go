@@ -2,7 +2,6 @@ package study
 
 import (
 	"context"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,10 +11,10 @@ import (
 	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/internal/realtest"
 	"github.com/autotune/autotune/internal/teststore"
-	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 	"github.com/autotune/autotune/trial"
 )
 
@@ -57,8 +56,7 @@ func (scripted) Run(ctx context.Context, _ *runner.Server, r runner.BenchRun, on
 // silent is a Progress that prints nothing.
 type silent struct{}
 
-func (silent) Emit(report.Event) {}
-func (silent) Writer() io.Writer { return io.Discard }
+func (silent) Emit(result.Event) {}
 
 // TestOneEngineForEveryMode drives the same scripted benchmark through
 // the sandbox target, the existing-server target and a worker, and checks

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,23 +15,20 @@ import (
 
 	"github.com/autotune/autotune/internal/lockfile"
 	"github.com/autotune/autotune/measure"
-	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 	"github.com/autotune/autotune/trial"
 )
 
-// Progress receives what a mode reports while it runs (report.Event);
-// report.Progress renders it as plain lines, a live terminal display or
-// JSON events.
+// Progress receives what a mode reports while it runs: the events of
+// package result, in order, from one goroutine at a time (a renderer such
+// as report.Progress prints them as plain lines, a live terminal display
+// or JSON events).
 type Progress interface {
-	// Emit reports one event.
-	Emit(e report.Event)
-	// Writer is where summaries (importance, gain) go; io.Discard when
-	// the output is a JSON event stream.
-	Writer() io.Writer
+	Emit(e result.Event)
 }
 
 // measurement returns the engine's measurement rules.
@@ -70,7 +66,9 @@ type run struct {
 	live    *liveWriter       // writes the running trial's samples to the store (nil: not stored)
 }
 
-func (r *run) logf(format string, a ...any) { r.prog.Emit(report.Logf(format, a...)) }
+func (r *run) logf(format string, a ...any) {
+	r.prog.Emit(result.Log{Message: fmt.Sprintf(format, a...)})
+}
 
 // shape returns how the study records configurations (search.Shape):
 // Base under every proposal, the space's repair and space.Space.Essential,
@@ -158,8 +156,11 @@ func (r *run) build(ctx context.Context) error {
 	}
 	cfg = r.cfg
 	r.engine = &trial.Engine{Bench: b, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
-		OnPhase:  func(t search.Trial, phase string) { prog.Emit(report.PhaseOf(t, phase)) },
-		OnSample: func(t search.Trial, s measure.Sample) { prog.Emit(report.SampleOf(t, s)); r.live.add(t, s) }}
+		OnPhase: func(t search.Trial, phase string) { prog.Emit(result.Phase{Trial: t, Phase: phase}) },
+		OnSample: func(t search.Trial, s measure.Sample) {
+			prog.Emit(result.Sample{Trial: t, Sample: s})
+			r.live.add(t, s)
+		}}
 	if cfg.Existing != nil {
 		err = r.onExisting(ctx)
 	} else {
@@ -360,7 +361,7 @@ func probeBenchmarks(ctx context.Context, b trial.Benchmark, bench Bench, builds
 // Search runs (or resumes) the study of cfg until its budget or trial cap:
 // the baseline, the seeds (cfg.SeedFrom), the warm start, the strategy's proposals and the
 // re-measurements, each committed to the store as it ends. It returns
-// context.Canceled (after a report.Interrupted event) when interrupted, a UsageError for
+// context.Canceled (after a result.Interrupted event) when interrupted, a UsageError for
 // a bad combination of settings, and other errors when the study cannot go
 // on (the store, the sandbox, a failing baseline).
 func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
@@ -380,8 +381,8 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err != nil {
 		return err
 	}
-	prog.Emit(report.Opened(report.StudyOpen{Study: cfg.Study, Budget: cfg.Budget, MaxTrials: cfg.Trials, Spent0: op.Study.Spent, Start: r.started, Space: r.sp, History: history}))
-	prog.Emit(report.TrialLength(cfg.Measure.Warmup, cfg.Measure.Duration))
+	prog.Emit(result.Opened{Study: cfg.Study, Budget: cfg.Budget, MaxTrials: cfg.Trials, Spent0: op.Study.Spent, Start: r.started, Space: r.sp, History: history})
+	prog.Emit(result.TrialLength{Warmup: cfg.Measure.Warmup, Window: cfg.Measure.Duration})
 	sp := r.sp
 	st := &search.Study{
 		Name: cfg.Study, Strategy: strategy, Objective: r.engine.Run, Store: store, FirstNumber: op.Next,
@@ -389,7 +390,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 		Confirm: r.cfg.Measure.Confirmation(), Base: r.base, Space: r.sp, Verbatim: r.cfg.Existing != nil,
 		PriorCost: cfg.priorCost(),
 		OnPlan:    func(p search.Plan) { r.logPlan(p) },
-		OnTrial:   func(e search.Event) { prog.Emit(report.Finished(e)) },
+		OnTrial:   func(e search.Event) { prog.Emit(result.TrialEnded{Event: e}) },
 		Prune:     cfg.Measure.Prune, Goal: measure.Goal(cfg.Measure.Objective),
 		MaxErrorShift: r.errorShiftLimit(),
 	}
@@ -403,18 +404,19 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err != nil {
 		return r.interrupted(ctx, err)
 	}
-	if err := saveImportance(ctx, db, cfg.Study, sp, res.Trials, prog.Writer()); err != nil {
+	goal := measure.Goal(cfg.Measure.Objective)
+	hint := fmt.Sprintf("autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB)
+	sum := result.Summary{Goal: goal, Space: sp, Trials: res.Trials, Best: res.Best, ExportHint: "write it as a my.cnf with " + hint}
+	if err := saveImportance(ctx, db, cfg.Study, sp, res.Trials, &sum); err != nil {
 		return err
 	}
-	goal := measure.Goal(cfg.Measure.Objective)
-	report.WriteGain(prog.Writer(), goal, res.Trials, res.Best)
-	report.WriteConclusion(prog.Writer(), goal, res.Trials, res.Best, fmt.Sprintf("write it as a my.cnf with autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB))
 	if st.Minimize != nil {
 		if m := search.Minimize(res.Trials, st.Minimize, goal); m.Runs > 0 {
-			report.WriteMinimization(prog.Writer(), sp, m)
+			sum.Minimization = &result.Minimization{Space: sp, Result: m}
 		}
 	}
-	prog.Emit(report.Done(res, fmt.Sprintf("write it as a my.cnf with: autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB)))
+	prog.Emit(sum)
+	prog.Emit(result.Done{Result: res, Hint: "write it as a my.cnf with: " + hint})
 	return nil
 }
 
@@ -423,7 +425,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 // resumes a minimisation that stopped part-way, runs it to its end (no
 // budget) and prints its steps and result. The study must exist and the
 // run's settings match its manifest, as for a resumed search. It returns
-// context.Canceled (after a report.Interrupted event) when interrupted, a UsageError
+// context.Canceled (after a result.Interrupted event) when interrupted, a UsageError
 // for a missing study or changed settings, and other errors when the
 // store or the sandbox fails.
 func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
@@ -437,8 +439,8 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err != nil {
 		return err
 	}
-	prog.Emit(report.Opened(report.StudyOpen{Study: cfg.Study, Spent0: op.Study.Spent, Start: r.started, Space: r.sp, History: history}))
-	prog.Emit(report.TrialLength(cfg.Measure.Warmup, cfg.Measure.Duration))
+	prog.Emit(result.Opened{Study: cfg.Study, Spent0: op.Study.Spent, Start: r.started, Space: r.sp, History: history})
+	prog.Emit(result.TrialLength{Warmup: cfg.Measure.Warmup, Window: cfg.Measure.Duration})
 	goal := measure.Goal(cfg.Measure.Objective)
 	pol := cfg.minimization(r.sp)
 	if err := samePairs(ctx, db, cfg, history); err != nil {
@@ -454,7 +456,7 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 		r.logf("minimising trial %d of study %q: %d changes from the baseline, %d pairs a step; %s", m.Best, cfg.Study, m.Changes, pol.Pairs, search.MinimizeRule)
 	}
 	st := &search.Study{Name: cfg.Study, Objective: r.engine.Run, Store: store, FirstNumber: op.Next, Spent: op.Study.Spent, Start: r.started,
-		Base: r.base, OnTrial: func(e search.Event) { prog.Emit(report.Finished(e)) }, Goal: goal, Minimize: pol, MinimizeOnly: true, MaxErrorShift: r.errorShiftLimit()}
+		Base: r.base, OnTrial: func(e search.Event) { prog.Emit(result.TrialEnded{Event: e}) }, Goal: goal, Minimize: pol, MinimizeOnly: true, MaxErrorShift: r.errorShiftLimit()}
 	res, err := st.Run(ctx)
 	if err != nil {
 		return r.interrupted(ctx, err)
@@ -463,8 +465,8 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err := db.SaveMinimization(ctx, cfg.Study, m); err != nil {
 		return err
 	}
-	report.WriteMinimization(prog.Writer(), r.sp, m)
-	prog.Emit(report.Done(res, fmt.Sprintf("write the minimal configuration as a my.cnf with: autotune export --study %s --db %s -o minimal.cnf", cfg.Study, cfg.DB)))
+	prog.Emit(result.Minimization{Space: r.sp, Result: m})
+	prog.Emit(result.Done{Result: res, Hint: fmt.Sprintf("write the minimal configuration as a my.cnf with: autotune export --study %s --db %s -o minimal.cnf", cfg.Study, cfg.DB)})
 	return nil
 }
 
@@ -617,7 +619,7 @@ func (r *run) interrupted(ctx context.Context, err error) error {
 // interruptedBy reports Ctrl-C with the resume hint and returns
 // context.Canceled (exit code 130).
 func (r *run) interruptedBy(hint string) error {
-	r.prog.Emit(report.Interrupted(hint))
+	r.prog.Emit(result.Interrupted{Hint: hint})
 	return context.Canceled
 }
 

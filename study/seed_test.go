@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/autotune/autotune/measure"
-	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 	"github.com/autotune/autotune/trial"
 )
 
@@ -24,8 +24,8 @@ type logged struct {
 	lines []string
 }
 
-func (l *logged) Emit(e report.Event) {
-	if e.Kind == report.EventLog {
+func (l *logged) Emit(e result.Event) {
+	if e, ok := e.(result.Log); ok {
 		l.lines = append(l.lines, e.Message)
 	}
 }

@@ -113,7 +113,7 @@ func TestAllowChangesStartsANewSegment(t *testing.T) {
 	}
 	// The export is the new segment's best, under the new fingerprint.
 	var exp bytes.Buffer
-	if err := Export(ctx, ExportRequest{DB: path, Study: "s", Format: "cnf", Trial: -1, Now: time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)}, &exp); err != nil {
+	if _, err := Export(ctx, ExportRequest{DB: path, Study: "s", Format: "cnf", Trial: -1, Now: time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)}, &exp); err != nil {
 		t.Fatal(err)
 	}
 	if head := exp.String(); !strings.Contains(head, fmt.Sprintf("# trial %d (", second.Best.Number)) || !strings.Contains(head, "# measured under fingerprint "+op.Fingerprint.Key()+" ") ||

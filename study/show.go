@@ -3,29 +3,27 @@ package study
 import (
 	"context"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/autotune/autotune/measure"
-	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
-	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/study/result"
 )
 
-// Show writes everything stored about one trial of study name in the store
-// dbPath to out (report.WriteShow): which is a trial number (any state),
+// Show returns everything stored about one trial of study name in the
+// store dbPath (report.WriteShow renders it): which is a trial number (any state),
 // "best" (search.Best) or "baseline"; with samples, its per-second
 // samples too. Errors: the store or study missing (LoadStudy), which
 // neither a number nor best nor baseline (a UsageError), no such trial,
 // no complete best or baseline yet.
-func Show(ctx context.Context, dbPath, name, which string, samples bool, out io.Writer) error {
+func Show(ctx context.Context, dbPath, name, which string, samples bool) (result.TrialDetail, error) {
 	n, nerr := strconv.Atoi(which)
 	if which != "best" && which != "baseline" && (nerr != nil || n < 0) {
-		return Usagef("TRIAL %q: want a trial number (0, 1, ...), best or baseline", which)
+		return result.TrialDetail{}, Usagef("TRIAL %q: want a trial number (0, 1, ...), best or baseline", which)
 	}
 	db, st, trials, err := LoadStudy(ctx, dbPath, name)
 	if err != nil {
-		return err
+		return result.TrialDetail{}, err
 	}
 	defer db.Close()
 	best, base := search.Best(trials)
@@ -33,11 +31,11 @@ func Show(ctx context.Context, dbPath, name, which string, samples bool, out io.
 	switch which {
 	case "best":
 		if t = best; t.Number < 0 {
-			return fmt.Errorf("study %q has no complete trial yet under its current conditions", name)
+			return result.TrialDetail{}, fmt.Errorf("study %q has no complete trial yet under its current conditions", name)
 		}
 	case "baseline":
 		if t = base; t.Number < 0 {
-			return fmt.Errorf("study %q has no complete baseline trial", name)
+			return result.TrialDetail{}, fmt.Errorf("study %q has no complete baseline trial", name)
 		}
 	default:
 		found := false
@@ -47,19 +45,14 @@ func Show(ctx context.Context, dbPath, name, which string, samples bool, out io.
 			}
 		}
 		if !found {
-			return fmt.Errorf("TRIAL %d: study %q has no such trial (it has %d trials)", n, name, len(trials))
+			return result.TrialDetail{}, fmt.Errorf("TRIAL %d: study %q has no such trial (it has %d trials)", n, name, len(trials))
 		}
 	}
 	var ss []measure.Sample
 	if samples {
 		if ss, err = db.Samples(ctx, name, t.Number); err != nil {
-			return err
+			return result.TrialDetail{}, err
 		}
 	}
-	bs, err := st.Manifest()
-	if err != nil {
-		return err
-	}
-	report.WriteShow(out, space.Lookup(), st.Name, bs, t, base, best, trials, ss, samples)
-	return nil
+	return result.TrialDetail{Study: st.Name, Trial: t, Baseline: base, Best: best, Trials: trials, Samples: ss, WithSamples: samples}, nil
 }

@@ -2,33 +2,30 @@ package study
 
 import (
 	"context"
-	"io"
 
-	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/storage"
 )
 
-// Studies writes the studies of the store dbPath (OpenExisting), each
+// Studies returns the studies of the store dbPath (OpenExisting), each
 // with the trials of its current conditions (storage.StudyTrials), as
 // report.WriteStudies lists them. Errors: the store cannot be opened or
 // read.
-func Studies(ctx context.Context, dbPath string, out io.Writer) error {
+func Studies(ctx context.Context, dbPath string) ([]storage.Study, [][]search.Trial, error) {
 	db, err := OpenExisting(dbPath)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	defer db.Close()
 	studies, err := db.Studies(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	trials := make([][]search.Trial, len(studies))
 	for i, st := range studies {
 		if trials[i], _, err = storage.StudyTrials(ctx, db, st); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	report.WriteStudies(out, dbPath, studies, trials)
-	return nil
+	return studies, trials, nil
 }

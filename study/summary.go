@@ -2,23 +2,21 @@ package study
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"strings"
 
-	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 )
 
 // saveImportance estimates the knob importance of the study's complete
-// trials, stores it with the study and prints it to out. Too few trials is
-// not an error: it says so.
-func saveImportance(ctx context.Context, db *storage.DB, study string, sp *space.Space, trials []search.Trial, out io.Writer) error {
+// trials, stores it with the study and puts it in sum. Too few trials is
+// not an error: sum.ImportanceNote says so.
+func saveImportance(ctx context.Context, db *storage.DB, study string, sp *space.Space, trials []search.Trial, sum *result.Summary) error {
 	imp, err := search.Importance(sp, trials)
 	if err != nil {
-		fmt.Fprintln(out, err)
+		sum.ImportanceNote = err.Error()
 		return nil
 	}
 	n := 0
@@ -30,7 +28,7 @@ func saveImportance(ctx context.Context, db *storage.DB, study string, sp *space
 	if err := db.SaveImportance(ctx, study, imp, n); err != nil {
 		return err
 	}
-	report.WriteImportance(out, imp, n, search.ImportanceCaveat(sp, trials))
+	sum.Importance, sum.ImportanceTrials, sum.ImportanceCaveat = imp, n, search.ImportanceCaveat(sp, trials)
 	return nil
 }
 

@@ -3,7 +3,6 @@ package study
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/study/result"
 )
 
 // NotVerified is Verify's verdict when the configuration's gain is not
@@ -37,20 +37,21 @@ func (e NotVerified) Error() string { return "not verified: " + e.Reason }
 // falls on every arm alike). It prints every run and, per file, the gain on
 // the objective over the baseline from the per-round log-ratios
 // (search.PairedGain), and with several files also over the reference file
-// (one of files; "" for the first). It returns the gains over the
-// baseline, in the order of files. It returns NotVerified when a file's
+// (one of files; "" for the first). It returns the verification (the
+// gains over the baseline, in the order of files), also with NotVerified,
+// which it returns when a file's
 // interval's lower bound is not above zero, fewer than 2 of its rounds
 // completed, or a run of it exceeded cfg.Measure.MaxP95 (such a run does
 // not count, as in a study's final A/B runs: search.ABPairs), a UsageError
 // for a file the server would refuse, that sets nothing autotune can
 // measure or that repeats another, and other errors when the sandbox fails.
 // Nothing is written to a study database.
-func Verify(ctx context.Context, cfg Config, files []string, rounds int, reference string, prog Progress, out io.Writer) (gains []search.Gain, err error) {
+func Verify(ctx context.Context, cfg Config, files []string, rounds int, reference string, prog Progress) (v result.Verification, err error) {
 	if rounds < 2 {
-		return nil, Usagef("--pairs %d: want at least 2 (an interval needs two rounds)", rounds)
+		return v, Usagef("--pairs %d: want at least 2 (an interval needs two rounds)", rounds)
 	}
 	if len(files) == 0 {
-		return nil, Usagef("verify: want at least one option file")
+		return v, Usagef("verify: want at least one option file")
 	}
 	ref := -1
 	if len(files) > 1 {
@@ -58,34 +59,34 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 		if reference != "" {
 			ref = slices.Index(files, reference)
 			if ref < 0 {
-				return nil, Usagef("--reference %s: not one of the files given (%s)", reference, strings.Join(files, ", "))
+				return v, Usagef("--reference %s: not one of the files given (%s)", reference, strings.Join(files, ", "))
 			}
 		}
 	} else if reference != "" {
-		return nil, Usagef("--reference %s: needs two or more files (with one, the gain is over the baseline only)", reference)
+		return v, Usagef("--reference %s: needs two or more files (with one, the gain is over the baseline only)", reference)
 	}
 	// The files' syntax first, before the sandbox and its dataset; their
 	// options are checked against the server below.
 	for _, f := range files {
 		if _, err := readOptionFileFor(f, space.Version{Flavor: space.MariaDB}); err != nil {
-			return nil, Usagef("verify %s: %v", f, err)
+			return v, Usagef("verify %s: %v", f, err)
 		}
 	}
 	r, err := newRun(ctx, cfg, prog, "verify")
 	defer r.closeInto(&err)
 	if err != nil {
-		return nil, r.interrupted(ctx, err)
+		return v, r.interrupted(ctx, err)
 	}
 	base := r.base
 	arms := make([]verifyArm, 0, len(files)+1)
 	for _, f := range files {
 		cand, err := r.verifyConfig(ctx, f)
 		if err != nil {
-			return nil, err
+			return v, err
 		}
 		for _, a := range arms {
 			if a.cfg.Key() == cand.Key() {
-				return nil, Usagef("verify %s: sets the same configuration as %s; give each configuration once", f, a.name)
+				return v, Usagef("verify %s: sets the same configuration as %s; give each configuration once", f, a.name)
 			}
 		}
 		arms = append(arms, verifyArm{name: f, cfg: cand, file: true})
@@ -94,7 +95,7 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 	bi := len(arms) - 1
 	claims, err := r.exportClaims(ctx, files)
 	if err != nil {
-		return nil, err
+		return v, err
 	}
 	goal := measure.Goal(cfg.Measure.Objective)
 	single := len(files) == 1
@@ -135,13 +136,13 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 			t0 := time.Now()
 			oc, err := r.engine.Run(ctx, search.Trial{Number: n, Kind: kind, Params: a.cfg})
 			if err != nil {
-				return nil, r.interrupted(ctx, err)
+				return v, r.interrupted(ctx, err)
 			}
-			vr := report.VerifyRun{Pair: i + 1, File: a.file, Outcome: oc, Took: time.Since(t0)}
+			vr := result.VerifyRun{Pair: i + 1, File: a.file, Outcome: oc, Took: time.Since(t0)}
 			if !single {
 				vr.Arm = a.name
 			}
-			r.logf("%s", report.VerifyLine(vr, goal))
+			r.prog.Emit(result.VerifyRunEnded{Run: vr, Goal: goal})
 			if oc.Failure != "" {
 				continue
 			}
@@ -181,20 +182,23 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 		}
 		return ps
 	}
-	var failed []string
+	v = result.Verification{Goal: goal, Rounds: rounds}
+	v.Claims = resultClaims(claims)
 	if single {
 		ps := pairs(0, bi)
 		g, gerr := search.PairedGain(goal, ps)
-		report.WriteVerify(out, files[0], goal, g, gerr, len(ps), rounds, overLimit[0])
-		writeClaims(out, claims)
-		if why := notVerified(cfg, g, gerr, overLimit[0], rounds); why != "" {
-			return []search.Gain{g}, NotVerified{Reason: why}
+		v.File, v.Pairs, v.OverLimit, v.Gains = files[0], len(ps), overLimit[0], []search.Gain{g}
+		if gerr != nil {
+			v.GainErr = gerr.Error()
 		}
-		return []search.Gain{g}, nil
+		if why := notVerified(cfg, g, gerr, overLimit[0], rounds); why != "" {
+			return v, NotVerified{Reason: why}
+		}
+		return v, nil
 	}
-	rows := make([]report.VerifyArm, len(arms))
+	rows := make([]result.VerifyArm, len(arms))
 	for ai, a := range arms {
-		row := report.VerifyArm{Name: a.name, File: a.file, Reference: ai == ref, OverLimit: overLimit[ai]}
+		row := result.VerifyArm{Name: a.name, File: a.file, Reference: ai == ref, OverLimit: overLimit[ai]}
 		var counted []float64
 		for _, v := range vals {
 			if v[ai] > 0 {
@@ -207,9 +211,9 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 		}
 		if ai != bi {
 			row.VsBase, row.VsBaseErr = search.PairedGain(goal, pairs(ai, bi))
-			gains = append(gains, row.VsBase)
+			v.Gains = append(v.Gains, row.VsBase)
 			if why := notVerified(cfg, row.VsBase, row.VsBaseErr, overLimit[ai], rounds); why != "" {
-				failed = append(failed, a.name+": "+why)
+				v.Failed = append(v.Failed, a.name+": "+why)
 			}
 		}
 		if ai != ref {
@@ -217,12 +221,11 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 		}
 		rows[ai] = row
 	}
-	report.WriteVerifyArms(out, goal, rows, failed)
-	writeClaims(out, claims)
-	if len(failed) > 0 {
-		return gains, NotVerified{Reason: strings.Join(failed, "; ")}
+	v.Arms = rows
+	if len(v.Failed) > 0 {
+		return v, NotVerified{Reason: strings.Join(v.Failed, "; ")}
 	}
-	return gains, nil
+	return v, nil
 }
 
 // verifyArm is one configuration a verify run measures.
@@ -326,18 +329,13 @@ func (r *run) exportClaims(ctx context.Context, files []string) ([]exportClaim, 
 	return out, nil
 }
 
-// writeClaims prints, under the verified gains, what each export's study
-// claimed, where it measured under this run's conditions; where it did
-// not, that its claim is not comparable.
-func writeClaims(w io.Writer, claims []exportClaim) {
+// resultClaims returns claims as the verification reports them.
+func resultClaims(claims []exportClaim) []result.ExportClaim {
+	var out []result.ExportClaim
 	for _, c := range claims {
-		switch {
-		case c.differs != "":
-			fmt.Fprintf(w, "%s: its study's gain was measured under other conditions (%s); not comparable with this verification\n", c.file, c.differs)
-		case c.gain != "":
-			fmt.Fprintf(w, "%s: its study's gain over the baseline, measured under these conditions: %s\n", c.file, c.gain)
-		}
+		out = append(out, result.ExportClaim{File: c.file, Gain: c.gain, Differs: c.differs})
 	}
+	return out
 }
 
 // notVerified says why a file's gain is not shown ("" when it is): runs

@@ -72,7 +72,7 @@ func TestVerifyComparesClaimsOfTheSameConditionsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	writeClaims(&out, claims)
+	report.WriteClaims(&out, resultClaims(claims))
 	got := out.String()
 	log := strings.Join(prog.lines, "\n")
 	t.Logf("log:\n%s\nclaims:\n%s", log, got)

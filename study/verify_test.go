@@ -2,7 +2,6 @@ package study
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,11 +18,11 @@ func TestVerifyAndNoiseRefuseBadInputFirst(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("innodb_buffer_pool_size = 1G\n[mysqld]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Verify(context.Background(), cfg, []string{bad}, 2, "", silent{}, io.Discard)
+	_, err := Verify(context.Background(), cfg, []string{bad}, 2, "", silent{})
 	if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), "bad.cnf line 1") {
 		t.Errorf("verify of a malformed file: %v", err)
 	}
-	err = Noise(context.Background(), cfg, []string{"innodb_buffer_pool_size=1G", "innodb_bogus=1"}, 2, silent{}, io.Discard)
+	_, err = Noise(context.Background(), cfg, []string{"innodb_buffer_pool_size=1G", "innodb_bogus=1"}, 2, silent{})
 	if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), `no knob "innodb_bogus"`) {
 		t.Errorf("noise --set of an unknown knob: %v", err)
 	}

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
 	"github.com/autotune/autotune/strategy"
+	"github.com/autotune/autotune/study/result"
 )
 
 // staleHeartbeats is how many heartbeat periods a running trial may stay
@@ -63,8 +63,8 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 	if err != nil {
 		return err
 	}
-	prog.Emit(report.Opened(report.StudyOpen{Study: cfg.Study, Budget: cfg.Budget, MaxTrials: cfg.Trials, Start: r.started, Space: r.sp, History: history}))
-	prog.Emit(report.TrialLength(cfg.Measure.Warmup, cfg.Measure.Duration))
+	prog.Emit(result.Opened{Study: cfg.Study, Budget: cfg.Budget, MaxTrials: cfg.Trials, Start: r.started, Space: r.sp, History: history})
+	prog.Emit(result.TrialLength{Warmup: cfg.Measure.Warmup, Window: cfg.Measure.Duration})
 	sp := r.sp
 	w := &search.Worker{
 		Name: cfg.Study, Seed: op.Study.Seed, Objective: r.engine.Run, Store: ws,
@@ -81,7 +81,7 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 		OnStale: func(t search.Trial) {
 			r.logf("trial %d was left by a dead worker (%s): marked interrupted, its config will be measured again", t.Number, t.Failure)
 		},
-		OnTrial: func(e search.Event) { prog.Emit(report.Finished(e)) },
+		OnTrial: func(e search.Event) { prog.Emit(result.TrialEnded{Event: e}) },
 	}
 	wres, err := w.Run(ctx)
 	if err != nil {
@@ -93,6 +93,6 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 	}
 	best, base := search.Best(trials)
 	res := search.Result{Reason: wres.Reason, Trials: trials, Best: best, Baseline: base}
-	prog.Emit(report.Done(res, fmt.Sprintf("this worker ran %d trials; write the best as a my.cnf with: autotune export --study %s --db %s -o best.cnf", wres.Ran, cfg.Study, cfg.DB)))
+	prog.Emit(result.Done{Result: res, Hint: fmt.Sprintf("this worker ran %d trials; write the best as a my.cnf with: autotune export --study %s --db %s -o best.cnf", wres.Ran, cfg.Study, cfg.DB)})
 	return nil
 }

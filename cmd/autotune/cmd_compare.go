@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/study"
 )
 
@@ -72,5 +73,10 @@ against each other.`,
 
 // runCompare writes the comparison of refs to out.
 func runCompare(ctx context.Context, refs []study.StudyRef, out io.Writer) error {
-	return study.Compare(ctx, refs, out)
+	cols, err := study.Compare(ctx, refs)
+	if err != nil {
+		return err
+	}
+	report.WriteCompare(out, cols)
+	return nil
 }

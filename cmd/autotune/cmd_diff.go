@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/autotune/autotune/report"
+	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/study"
 )
 
@@ -107,9 +109,20 @@ file and line) or the server cannot be read within --timeout (naming the DSN);
 }
 
 func runDiff(ctx context.Context, o *diffOptions, file string, out io.Writer) error {
-	return study.Diff(ctx, o.db, o.study, o.trial, file, out)
+	d, err := study.Diff(ctx, o.db, o.study, o.trial, file)
+	if err != nil {
+		return err
+	}
+	rows, others := report.DiffRows(space.Lookup(), d.Options, d.Trial.Params)
+	report.WriteDiff(out, d.File, d.Trial, d.Study, rows, others, d.Notes)
+	return nil
 }
 
 func runServerDiff(ctx context.Context, c study.ServerDiff, out io.Writer) error {
-	return study.DiffServer(ctx, c, out)
+	d, err := study.DiffServer(ctx, c)
+	if err != nil {
+		return err
+	}
+	report.WriteServerDiff(out, d)
+	return nil
 }

@@ -67,8 +67,13 @@ options and their notes, score and gain).`,
 }
 
 func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time.Time) error {
-	return study.Export(ctx, study.ExportRequest{DB: o.db, Study: o.study, Trial: o.trial, Full: o.full,
+	e, err := study.Export(ctx, study.ExportRequest{DB: o.db, Study: o.study, Trial: o.trial, Full: o.full,
 		Format: o.format, Out: o.out, Now: now}, stdout)
+	if err != nil || e.File == "" {
+		return err
+	}
+	report.WriteExported(stdout, e)
+	return nil
 }
 
 func validateExportFormat(f string) error {

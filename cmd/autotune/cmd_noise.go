@@ -72,5 +72,10 @@ differences. Nothing is written to a study database.`,
 func runNoise(ctx context.Context, cfg study.Config, set []string, repeats int, out io.Writer) error {
 	prog := report.NewProgress("plain", out, nil)
 	defer prog.Close()
-	return study.Noise(ctx, cfg, set, repeats, prog, out)
+	runs, err := study.Noise(ctx, cfg, set, repeats, prog)
+	if err != nil {
+		return err
+	}
+	report.WriteNoiseSummary(out, runs)
+	return nil
 }

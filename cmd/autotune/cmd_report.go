@@ -70,7 +70,11 @@ func runReport(ctx context.Context, o *reportOptions, out io.Writer, now time.Ti
 	return nil
 }
 
-// buildReport renders the study's report (study.BuildReport).
+// buildReport loads the study (study.Report) and renders its report.
 func buildReport(ctx context.Context, dbPath, name string, now time.Time) (*report.Report, error) {
-	return study.BuildReport(ctx, dbPath, name, now)
+	in, err := study.Report(ctx, dbPath, name, now)
+	if err != nil {
+		return nil, err
+	}
+	return report.Build(in)
 }

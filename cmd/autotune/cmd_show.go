@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/autotune/autotune/report"
+	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/study"
 )
 
@@ -54,5 +56,10 @@ number, "best" (the best complete trial) or "baseline".`,
 }
 
 func runShow(ctx context.Context, o *showOptions, out io.Writer) error {
-	return study.Show(ctx, o.db, o.study, o.trial, o.samples, out)
+	d, err := study.Show(ctx, o.db, o.study, o.trial, o.samples)
+	if err != nil {
+		return err
+	}
+	report.WriteShow(out, space.Lookup(), d)
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/study"
 )
 
@@ -34,5 +35,10 @@ func newStudiesCmd() *cobra.Command {
 }
 
 func runStudies(ctx context.Context, o *studiesOptions, out io.Writer) error {
-	return study.Studies(ctx, o.db, out)
+	studies, trials, err := study.Studies(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	report.WriteStudies(out, o.db, studies, trials)
+	return nil
 }

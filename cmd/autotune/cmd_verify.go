@@ -96,6 +96,9 @@ Nothing is written to a study database.`,
 func runVerify(ctx context.Context, cfg study.Config, files []string, rounds int, reference string, out io.Writer) error {
 	prog := report.NewProgress("plain", out, nil)
 	defer prog.Close()
-	_, err := study.Verify(ctx, cfg, files, rounds, reference, prog, out)
+	v, err := study.Verify(ctx, cfg, files, rounds, reference, prog)
+	if v.File != "" || len(v.Arms) > 0 {
+		report.WriteVerification(out, v)
+	}
 	return err
 }
