@@ -55,7 +55,7 @@ func (o *studyFlags) apply(c *study.Config) error {
 	case o.db == "":
 		return usagef("--db: want a file path")
 	case o.budget < 0:
-		return usagef("--budget %s: want a positive duration such as 2d or 50h", study.FormatDuration(o.budget))
+		return usagef("--budget %s: want a positive duration such as 2d or 50h", FormatDuration(o.budget))
 	case o.trials < 0:
 		return usagef("--trials %d: want a positive count (or 0 for no cap)", o.trials)
 	case o.budget == 0 && o.trials == 0 && !o.noLimits:
@@ -66,20 +66,20 @@ func (o *studyFlags) apply(c *study.Config) error {
 }
 
 // daysDuration is a duration flag that also takes days, for spans a user
-// gives in days (--budget 2d, 1d12h): study.ParseDuration reads it.
+// gives in days (--budget 2d, 1d12h): ParseDuration reads it.
 type daysDuration time.Duration
 
 func (d *daysDuration) Set(s string) error {
-	v, err := study.ParseDuration(s)
+	v, err := ParseDuration(s)
 	if err != nil {
 		// pflag names the flag and the value.
-		return fmt.Errorf("want %s", study.DurationForm)
+		return fmt.Errorf("want %s", DurationForm)
 	}
 	*d = daysDuration(v)
 	return nil
 }
 
-func (d *daysDuration) String() string { return study.FormatDuration(time.Duration(*d)) }
+func (d *daysDuration) String() string { return FormatDuration(time.Duration(*d)) }
 
 func (d *daysDuration) Type() string { return "duration" }
 
@@ -163,7 +163,7 @@ func (o *benchFlags) apply(c *study.Config) error {
 	}
 	c.Workdir = o.workdir
 	if o.memoryLimit != "" {
-		n, err := study.ParseMemoryLimit(o.memoryLimit)
+		n, err := ParseMemoryLimit(o.memoryLimit)
 		if err != nil {
 			return err
 		}
@@ -387,11 +387,11 @@ func (o *spaceFlags) applyResolve(c *study.Config) error {
 	if len(o.serverBuilds) > 0 && o.mysqld != "" {
 		return usagef("--mysqld and --server-build: give one (the first --server-build is the default server)")
 	}
-	sb, err := study.ParseBuilds("--server-build", o.serverBuilds)
+	sb, err := ParseBuilds("--server-build", o.serverBuilds)
 	if err != nil {
 		return err
 	}
-	bb, err := study.ParseBuilds("--benchmark-build", o.benchBuilds)
+	bb, err := ParseBuilds("--benchmark-build", o.benchBuilds)
 	if err != nil {
 		return err
 	}
