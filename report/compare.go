@@ -15,7 +15,7 @@ import (
 )
 
 // WriteCompare prints studies of one workload definition side by side
-// (the caller checks that they share it, storage.WorkloadDiff): the host,
+// (the caller checks that they share it, storage.Fingerprint): the host,
 // server, size and budget of each study, its baseline and best with
 // their pooled estimates, the rank of the bests by estimate, each study's
 // paired gain over its own baseline with its interval (GainText), and

@@ -26,7 +26,7 @@ import (
 //   - "host": the cores and RAM the study ran on (RAM as the memory
 //     limit where there is one), and "host_profile";
 //   - "durability": strict or relaxed;
-//   - the workload definition (WorkloadDiff's fields: driver, command,
+//   - the workload definition (workloadFields: driver, command,
 //     workload, dataset size, thread levels, objective), "definition":
 //     the benchmark program's version and every option it was given
 //     (a replay's workload and dump digests), and "benchmark_builds":

@@ -207,9 +207,6 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-// LatestSchemaVersion returns the version of the newest embedded migration.
-func LatestSchemaVersion() int64 { return latestVersion(sqliteDialect.migrationsDir()) }
-
 func latestVersion(dir string) int64 {
 	entries, err := migrationFiles.ReadDir(dir)
 	if err != nil {
@@ -373,17 +370,8 @@ func (db *DB) Studies(ctx context.Context) ([]Study, error) {
 	return out, nil
 }
 
-// AddSpent adds d (>= 0) to the budget used by study, for time spent outside
-// trials. It returns an error wrapping ErrNoStudy when there is no such
-// study.
-func (db *DB) AddSpent(ctx context.Context, study string, d time.Duration) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error { return addSpent(ctx, tx, study, d) })
-	if err != nil {
-		return fmt.Errorf("storage: add spent to study %q: %w", study, err)
-	}
-	return nil
-}
-
+// addSpent adds d (>= 0) to the budget used by study; ErrNoStudy when
+// there is no such study.
 func addSpent(ctx context.Context, tx *sql.Tx, study string, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("negative spent %v", d)

@@ -8,37 +8,13 @@ import (
 	"strings"
 )
 
-// WorkloadDiff returns the fields of the workload definition in which
-// study manifests a and b differ (Old from a, New from b), in a fixed
-// order; none when scores of the two studies measure the same thing and
-// may be ranked against each other. The definition is the benchmark
-// driver ("sysbench", "command" for --bench-cmd, or the driver named in
-// Manifest.Benchmark), the --bench-cmd command line, the sysbench
-// workload, the dataset (tables, rows per table), the client thread
-// levels and the objective (tps, qps or p95: a score of one is no score
-// of another); a TPC-C study's warehouses; and, when both studies recorded
-// one, the benchmark definition (benchdef.Definition.Diff: the benchmark
-// program's version and every option it was given, "definition
-// --rand-type"; a replay's workload and dump contents, speed). It is the one place that decides what "the same workload"
-// means for autotune compare.
-func WorkloadDiff(a, b Manifest) []ManifestChange {
-	fa, fb := workloadFields(a), workloadFields(b)
-	var out []ManifestChange
-	for i := range fa {
-		if fa[i][1] != fb[i][1] {
-			out = append(out, ManifestChange{Field: fa[i][0], Old: fa[i][1], New: fb[i][1]})
-		}
-	}
-	if a.Definition != nil && b.Definition != nil {
-		for _, c := range a.Definition.Diff(*b.Definition) {
-			out = append(out, ManifestChange{Field: "definition " + c.What, Old: c.Old, New: c.New})
-		}
-	}
-	return out
-}
-
 // workloadFields lists the workload definition of m as (field, value)
-// pairs in WorkloadDiff's order.
+// pairs in a fixed order: the benchmark driver ("sysbench", "command" for
+// --bench-cmd, "tpcc", or the driver named in Manifest.Benchmark), the
+// --bench-cmd command line, the workload, the dataset (tables, rows per
+// table), a TPC-C study's warehouses, the client thread levels and the
+// objective (tps, qps or p95: a score of one is no score of another).
+// Fingerprint and WorkloadText are built on it.
 func workloadFields(m Manifest) [][2]string {
 	driver := m.Benchmark
 	switch {
@@ -60,7 +36,7 @@ func workloadFields(m Manifest) [][2]string {
 	}
 	objective := m.Measure.Objective
 	if objective == "" {
-		objective = "tps" // studies made before --objective existed
+		objective = "tps" // unset: the default objective
 	}
 	return [][2]string{
 		{"benchmark", driver},
