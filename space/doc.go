@@ -25,8 +25,7 @@
 //
 // The package also reads MySQL option files (ReadOptionFile: groups,
 // !include/!includedir, loose-, valueless options, quotes, comments),
-// edits them in place (EditOptions), classifies read-back values
-// (CompareValue) and parses server versions (ParseVersion).
+// classifies read-back values (CompareValue) and parses server versions (ParseVersion).
 //
 // The package imports the standard library only.
 package space
