@@ -441,17 +441,6 @@ func WriteGainComment(w io.Writer, goal measure.Goal, trials []search.Trial, bes
 	fmt.Fprintf(w, "# gain over the expert warm start: %s\n", text)
 }
 
-// Confirmations counts the complete Confirm runs of trial n.
-func Confirmations(trials []search.Trial, n int) int {
-	c := 0
-	for _, t := range trials {
-		if t.Kind == search.Confirm && t.RepeatOf == n && t.State == search.Complete {
-			c++
-		}
-	}
-	return c
-}
-
 // KindText is the kind column of a trial line: "confirm#3" for a
 // re-measurement of trial 3, "seed(prod.cnf)" for the seed of
 // --seed-from prod.cnf.
