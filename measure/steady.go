@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -39,21 +38,6 @@ type SteadyRule struct {
 // measured on the reference 2-core machine (docs/measurement.md).
 func DefaultSteadyRule() SteadyRule {
 	return SteadyRule{Block: 5, Blocks: 3, MaxSpread: 0.15, MaxTrend: 0.05}
-}
-
-// Validate returns an error naming the bad field.
-func (r SteadyRule) Validate() error {
-	switch {
-	case r.Block < 1:
-		return fmt.Errorf("steady block %d s: want >= 1", r.Block)
-	case r.Blocks < 2:
-		return fmt.Errorf("steady blocks %d: want >= 2", r.Blocks)
-	case !(r.MaxSpread > 0):
-		return fmt.Errorf("steady spread %g: want > 0", r.MaxSpread)
-	case !(r.MaxTrend > 0):
-		return fmt.Errorf("steady trend %g: want > 0", r.MaxTrend)
-	}
-	return nil
 }
 
 // Warmup is the outcome of warm-up detection.
