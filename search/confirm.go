@@ -73,23 +73,6 @@ const ABTargetPct = 3.0
 // MaxABPairs bounds the A/B phase.
 const MaxABPairs = 50
 
-// Validate returns an error naming the bad field.
-func (c *Confirmation) Validate() error {
-	switch {
-	case c == nil:
-		return nil
-	case c.Repeats < 0 && c.Repeats != ConfirmAuto:
-		return fmt.Errorf("confirm %d: want >= 0 or ConfirmAuto", c.Repeats)
-	case c.RecheckEvery < 0:
-		return fmt.Errorf("recheck every %d trials: want >= 0", c.RecheckEvery)
-	case c.ABPairs < 0 || c.ABPairs > MaxABPairs:
-		return fmt.Errorf("A/B pairs %d: want 0..%d", c.ABPairs, MaxABPairs)
-	case !(c.ABShare >= 0 && c.ABShare < 1):
-		return fmt.Errorf("A/B share %g: want 0 <= share < 1", c.ABShare)
-	}
-	return nil
-}
-
 // ConfirmAuto as Confirmation.Repeats chooses each search trial's
 // confirmations from the noise (Needed).
 const ConfirmAuto = -1

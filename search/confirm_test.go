@@ -869,12 +869,6 @@ func TestAutoConfirmFollowsTheNoise(t *testing.T) {
 	if sd, df := ScoreNoise(noisyTrials(5, 0.07)); math.Abs(sd-0.07) > 1e-9 || df != 5 {
 		t.Errorf("ScoreNoise = %g on %d df, want 0.07 on 5", sd, df)
 	}
-	if err := auto.Validate(); err != nil {
-		t.Errorf("Validate(auto) = %v", err)
-	}
-	if err := (&Confirmation{Repeats: -2}).Validate(); err == nil {
-		t.Error("Validate(-2) = nil, want an error")
-	}
 }
 
 // TestAutoConfirmIsStoredPerTrial: under ConfirmAuto a study's search

@@ -29,8 +29,8 @@ type PlanInput struct {
 	// (e.g. warm-up + measurement + 5 s).
 	PriorCost time.Duration
 	// ConfirmRuns is how many re-measurement runs the confirmation policy
-	// still needs (see ConfirmRuns; Study derives it from its
-	// Confirmation); their time is held back from the search, at most a
+	// still needs (Study derives it from its Confirmation,
+	// Confirmation.plannedRuns); their time is held back from the search, at most a
 	// quarter of the budget unless FinalRuns need more.
 	ConfirmRuns int
 	// FinalRuns is how many of ConfirmRuns are runs of the final A/B
@@ -147,20 +147,6 @@ func abPlan(pl *Plan, c *Confirmation, goal measure.Goal, trials []Trial, budget
 			break
 		}
 	}
-}
-
-// ConfirmRuns returns the trials a confirmation phase needs for a search of
-// n trials: confirm re-measures of each new best configuration, whose
-// expected count is the harmonic number H(n) ≈ ln n + 0.58 (the expected
-// number of records in n exchangeable draws), plus final interleaved runs
-// of best and baseline. Study does not use it: it derives the runs still
-// expected from its Confirmation (see Study.OnPlan).
-func ConfirmRuns(n, confirm, final int) int {
-	if n < 1 || (confirm <= 0 && final <= 0) {
-		return max(0, final)
-	}
-	records := math.Ceil(math.Log(float64(n)) + 0.5772)
-	return max(0, confirm)*int(records) + max(0, final)
 }
 
 // MakePlan estimates a trial's cost from the finished trials and returns
