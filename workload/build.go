@@ -390,7 +390,6 @@ func hasPrefixBytes(b []byte, p string) bool { return len(b) >= len(p) && string
 func hasSuffixBytes(b []byte, s string) bool {
 	return len(b) >= len(s) && string(b[len(b)-len(s):]) == s
 }
-func containsBytes(b []byte, s string) bool { return strings.Contains(string(b), s) }
 
 func trimRightBytes(b []byte) []byte {
 	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {

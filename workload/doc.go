@@ -8,7 +8,7 @@
 // switching on its slow query log at long_query_time=0 and restoring every
 // variable it changed afterwards.
 //
-// The log readers (ReadSlowLogs, ReadGeneralLogs) take the file formats of
+// The log readers (ReadSlowLogs, ReadGeneralLogsWith) take the file formats of
 // MySQL 5.7/8.x, Percona Server 5.7/8.x and MariaDB 10.x/11.x, with their
 // per-version differences (slowlog.go and genlog.go say which line comes
 // from which server, and workload/testdata/README.md where each sample

@@ -64,7 +64,7 @@ func caseText(t *testing.T, name string) string {
 // parseText reads a slow log given as text.
 func parseText(t *testing.T, name, text string) *Workload {
 	t.Helper()
-	w, err := ParseSlowLog(name, strings.NewReader(text))
+	w, err := parseSlowLog(name, strings.NewReader(text))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -591,7 +591,7 @@ func TestFlavorFormatsServers(t *testing.T) {
 	}
 	// Two servers' logs put one after the other in one file: the second
 	// goes back in time after its header.
-	if _, err := ParseSlowLog("ab.log", strings.NewReader(caseText(t, caseA)+caseText(t, caseB))); err == nil ||
+	if _, err := parseSlowLog("ab.log", strings.NewReader(caseText(t, caseA)+caseText(t, caseB))); err == nil ||
 		!strings.Contains(err.Error(), "entries of ab.log after its header at line 14 end from 2022-05-04T16:46:40.000563Z on") {
 		t.Errorf("two servers in one file: %v", err)
 	}

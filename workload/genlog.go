@@ -42,22 +42,12 @@ var genCommands = func() []string {
 	return c
 }()
 
-// ReadGeneralLogs reads general query log files in the given order as one
-// log. Errors name the file and line and say what was expected; a log
-// that yields no statement is an error.
-func ReadGeneralLogs(paths ...string) (*Workload, error) {
-	return ReadGeneralLogsWith(ReadOptions{}, paths...)
-}
-
-// ReadGeneralLogsWith is ReadGeneralLogs with options.
+// ReadGeneralLogsWith reads general query log files in the given order as
+// one log. Errors name the file and line and say what was expected; a log
+// that yields no statement is an error, and so are logs that are not one
+// server's (ReadOptions.MixServers).
 func ReadGeneralLogsWith(o ReadOptions, paths ...string) (*Workload, error) {
 	return readLogs(SourceGeneralLog, paths, parseGeneral, o)
-}
-
-// ParseGeneralLog reads one general query log from r; name is the file
-// name used in errors and in Workload.Files.
-func ParseGeneralLog(name string, r io.Reader) (*Workload, error) {
-	return parseLogs(SourceGeneralLog, []named{{name, r}}, parseGeneral, ReadOptions{})
 }
 
 // parseGenLine splits a general log line. ok is false for a line that is

@@ -13,12 +13,22 @@ import (
 	"github.com/autotune/autotune/internal/golden"
 )
 
+// parseSlowLog and parseGeneralLog read one log from r; name is the file
+// name used in errors and in Workload.Files.
+func parseSlowLog(name string, r io.Reader) (*Workload, error) {
+	return parseLogs(SourceSlowLog, []named{{name, r}}, parseSlow, ReadOptions{})
+}
+
+func parseGeneralLog(name string, r io.Reader) (*Workload, error) {
+	return parseLogs(SourceGeneralLog, []named{{name, r}}, parseGeneral, ReadOptions{})
+}
+
 // readLog reads a testdata log by the kind its name says.
 func readLog(t testing.TB, name string) *Workload {
 	t.Helper()
 	read := ReadSlowLogs
 	if strings.Contains(name, "general") {
-		read = ReadGeneralLogs
+		read = func(paths ...string) (*Workload, error) { return ReadGeneralLogsWith(ReadOptions{}, paths...) }
 	}
 	w, err := read(filepath.Join("testdata", name))
 	if err != nil {
@@ -127,9 +137,9 @@ func TestBadLogs(t *testing.T) {
 			[]string{"no client statement", "1 Connect", "1 Quit"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			parse := ParseSlowLog
+			parse := parseSlowLog
 			if tc.general {
-				parse = ParseGeneralLog
+				parse = parseGeneralLog
 			}
 			w, err := parse("x.log", strings.NewReader(tc.log))
 			if err == nil {
@@ -171,7 +181,7 @@ func TestLogQuirks(t *testing.T) {
 		"use `my db`;\n" + // a USE of the schema already current: the statement
 		"# User@Host: app[app] @ web1 [10.0.0.5]\n" +
 		"# Query_time: 0.1\n" // cut before its statement
-	w, err := ParseSlowLog("quirks.log", strings.NewReader(slow))
+	w, err := parseSlowLog("quirks.log", strings.NewReader(slow))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +208,7 @@ func TestLogQuirks(t *testing.T) {
 		"\t\t    8 Execute\tSELECT 5\n" +
 		"240102  9:00:01\t    8 Execute\tSELECT 6\n" + // binary protocol: no Query before it
 		"\t\t    8 Query\tCREATE USER u IDENTIFIED BY 'pw'\n"
-	w, err = ParseGeneralLog("quirks-general.log", strings.NewReader(gen))
+	w, err = parseGeneralLog("quirks-general.log", strings.NewReader(gen))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,12 +263,12 @@ func benchLog(b *testing.B, name string, n int) ([]byte, int) {
 // per second on the real sysbench oltp_read_write log of testdata,
 // repeated to 100k statements.
 func BenchmarkParseSlowLog(b *testing.B) {
-	benchParse(b, "mariadb-10.11-sysbench-slow.log", ParseSlowLog)
+	benchParse(b, "mariadb-10.11-sysbench-slow.log", parseSlowLog)
 }
 
 // BenchmarkParseGeneralLog is the same for the general log.
 func BenchmarkParseGeneralLog(b *testing.B) {
-	benchParse(b, "mariadb-10.11-sysbench-general.log", ParseGeneralLog)
+	benchParse(b, "mariadb-10.11-sysbench-general.log", parseGeneralLog)
 }
 
 func benchParse(b *testing.B, name string, parse func(string, io.Reader) (*Workload, error)) {

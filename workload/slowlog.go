@@ -58,12 +58,6 @@ func ReadSlowLogsWith(o ReadOptions, paths ...string) (*Workload, error) {
 	return readLogs(SourceSlowLog, paths, parseSlow, o)
 }
 
-// ParseSlowLog reads one slow query log from r; name is the file name
-// used in errors and in Workload.Files.
-func ParseSlowLog(name string, r io.Reader) (*Workload, error) {
-	return parseLogs(SourceSlowLog, []named{{name, r}}, parseSlow, ReadOptions{})
-}
-
 // ReadOptions are what a reader of several logs is told rather than
 // guesses.
 type ReadOptions struct {
