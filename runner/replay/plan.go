@@ -16,11 +16,8 @@ const (
 	KindOther  = "other"
 )
 
-// Kinds are the statement kinds, in report order.
-var Kinds = []string{KindSelect, KindInsert, KindUpdate, KindDelete, KindOther}
-
 // kindOf groups a statement's first keyword (workload.Statement.Kind) into
-// Kinds: REPLACE counts as INSERT, everything but the four as other.
+// the statement kinds: REPLACE counts as INSERT, everything but the four as other.
 func kindOf(s workload.Statement) string {
 	switch k := s.Kind(); k {
 	case KindSelect, KindInsert, KindUpdate, KindDelete:
