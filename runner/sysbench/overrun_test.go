@@ -54,7 +54,7 @@ func TestSysbenchCaseOverrunAndCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withInv := NewParserFor(Invocation{Threads: threads, TimeS: timeS})
+	withInv := newParserFor(invocation{threads: threads, timeS: timeS})
 	returned := 0
 	for _, l := range strings.Split(string(data), "\n") {
 		if iv, _ := withInv.Feed(l); iv != nil {
@@ -64,20 +64,20 @@ func TestSysbenchCaseOverrunAndCSV(t *testing.T) {
 	plain := sbParseFile(t, sbCaseOverrun+"/a-time-overrun.txt")
 	for name, out := range map[string]Output{"with invocation": withInv.Output(), "without": plain} {
 		var sum float64
-		for _, iv := range out.Intervals {
+		for _, iv := range out.intervals {
 			sum += iv.TPS
 			if iv.Threads != threads || iv.Time > timeS {
 				t.Errorf("%s: interval %+v is not steady state", name, iv)
 			}
 		}
-		if len(out.Intervals) != 3 || len(out.Tail) != 4 || int(sum/3+0.5) != 122490 {
-			t.Errorf("%s: %d intervals (mean tps %.0f), %d tail; want 3 (122490) and 4", name, len(out.Intervals), sum/3, len(out.Tail))
+		if len(out.intervals) != 3 || len(out.tail) != 4 || int(sum/3+0.5) != 122490 {
+			t.Errorf("%s: %d intervals (mean tps %.0f), %d tail; want 3 (122490) and 4", name, len(out.intervals), sum/3, len(out.tail))
 		}
-		run, of, ok := out.StuckThreads()
-		if out.Status() != StatusIncomplete || out.UsableAsScore() || !ok || run != 241 || of != 512 {
-			t.Errorf("%s: status %s, stuck %d of %d (%v)", name, out.Status(), run, of, ok)
+		run, of, ok := out.stuckThreads()
+		if out.status() != statusIncomplete || !out.failed() || !ok || run != 241 || of != 512 {
+			t.Errorf("%s: status %s, stuck %d of %d (%v)", name, out.status(), run, of, ok)
 		}
-		if why := out.Explain(); !strings.Contains(why, "241 of 512 threads") {
+		if why := out.explain(); !strings.Contains(why, "241 of 512 threads") {
 			t.Errorf("%s: explain %q", name, why)
 		}
 	}
@@ -87,19 +87,19 @@ func TestSysbenchCaseOverrunAndCSV(t *testing.T) {
 
 	// Rule 3: CSV rows by position, the FATAL, the lost connection.
 	out := sbParseFile(t, sbCaseOverrun+"/b-csv-server-restart.txt")
-	if out.IntervalLayout != LayoutCSV || len(out.Intervals) != 6 || len(out.Unrecognized) != 0 {
-		t.Fatalf("layout %q, %d rows, unrecognized %v", out.IntervalLayout, len(out.Intervals), out.Unrecognized)
+	if out.intervalLayout != layoutCSV || len(out.intervals) != 6 || len(out.unrecognized) != 0 {
+		t.Fatalf("layout %q, %d rows, unrecognized %v", out.intervalLayout, len(out.intervals), out.unrecognized)
 	}
 	lat := 70.55
-	want := Interval{Time: 1, Threads: 2, TPS: 76.79, QPS: 2144.07, Reads: 973.31, Writes: 1009.21, Other: 161.55, LatPct: 95, LatMS: &lat}
-	if !sbSameInterval(out.Intervals[0], want) {
-		t.Errorf("row 1: %+v, want %+v", out.Intervals[0], want)
+	want := runner.Interval{Time: 1, Threads: 2, TPS: 76.79, QPS: 2144.07, Reads: 973.31, Writes: 1009.21, Other: 161.55, LatPct: 95, LatMS: &lat}
+	if !sbSameInterval(out.intervals[0], want) {
+		t.Errorf("row 1: %+v, want %+v", out.intervals[0], want)
 	}
-	if last := out.Intervals[5]; last.ErrPS != 2 || last.ReconnPS != 1 {
+	if last := out.intervals[5]; last.ErrPS != 2 || last.ReconnPS != 1 {
 		t.Errorf("row 6: %+v", last)
 	}
-	if out.Status() != StatusFailed || out.Phase() != PhaseRun || !strings.Contains(out.Explain(), "connection to the server was lost") {
-		t.Errorf("status %s phase %s explain %q", out.Status(), out.Phase(), out.Explain())
+	if out.status() != statusFailed || out.phase() != phaseRun || !strings.Contains(out.explain(), "connection to the server was lost") {
+		t.Errorf("status %s phase %s explain %q", out.status(), out.phase(), out.explain())
 	}
 
 	// Rule 5: a CSV row and a text line with the same numbers give the
@@ -108,7 +108,7 @@ func TestSysbenchCaseOverrunAndCSV(t *testing.T) {
 	text.Feed("[ 1s ] thds: 2 tps: 76.79 qps: 2144.07 (r/w/o: 973.31/1009.21/161.55) lat (ms,95%): 70.55 err/s: 0.00 reconn/s: 0.00")
 	csv := NewParser()
 	csv.Feed("1,2,76.79,2144.07,973.31,1009.21,161.55,70.55,0.00,0.00")
-	if a, b := text.Output().Intervals[0], csv.Output().Intervals[0]; !sbSameInterval(a, b) {
+	if a, b := text.Output().intervals[0], csv.Output().intervals[0]; !sbSameInterval(a, b) {
 		t.Errorf("text %+v\ncsv  %+v", a, b)
 	}
 	for _, bad := range []string{"1,2,3", "1,2,76.79,2144.07,973.31,1009.21,161.55,70.55,0.00,x", "1,2.5,1,1,1,1,1,1,0,0"} {
@@ -120,7 +120,7 @@ func TestSysbenchCaseOverrunAndCSV(t *testing.T) {
 }
 
 // sbSameInterval compares two intervals by value, line numbers aside.
-func sbSameInterval(a, b Interval) bool {
+func sbSameInterval(a, b runner.Interval) bool {
 	if (a.LatMS == nil) != (b.LatMS == nil) || (a.LatMS != nil && *a.LatMS != *b.LatMS) {
 		return false
 	}

@@ -6,7 +6,7 @@ package sysbench
 // checkpoint) reports, and the FATAL/ALERT lines of failed runs.
 //
 // Format facts come from the sysbench sources and from the reference cases
-// under the field cases of the project (shared cases) (copied to testdata/sysbench):
+// (copied to testdata/sysbench):
 //
 //   - src/db_driver.c (1.0.x, db_report_intermediate): the C reporter prints
 //     "[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f)
@@ -37,7 +37,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,11 +44,8 @@ import (
 	"github.com/autotune/autotune/runner"
 )
 
-// Interval is one per-interval report (see runner.Interval).
-type Interval = runner.Interval
-
 // Summary is the final report that sysbench prints when a run ends
-// normally (or a checkpoint report, see Checkpoint). Fields that the report
+// normally (or a checkpoint report, see checkpoint). Fields that the report
 // does not contain stay zero; which ones exist depends on the version:
 //
 //   - 1.x: "SQL statistics:", "General statistics:", "Latency (ms):" and
@@ -194,10 +190,10 @@ func sbPctOrNil(pct float64, v *float64) *float64 {
 	return &pct
 }
 
-// Checkpoint is a report printed because of --report-checkpoints: the line
+// checkpoint is a report printed because of --report-checkpoints: the line
 // "[ Ns ] Checkpoint report:" followed by a full report (src/sysbench.c,
 // checkpoints_thread_proc). It is not the final report of the run.
-type Checkpoint struct {
+type checkpoint struct {
 	// TimeS is the checkpoint time in seconds since the threads started.
 	TimeS float64 `json:"t"`
 	// Summary is the report printed at the checkpoint; its counters cover
@@ -209,41 +205,41 @@ type Checkpoint struct {
 // "ALERT:" lines (sysbench log levels, src/sb_logger.c), "invalid option:"
 // and "Unrecognized command line argument:" (src/sysbench.c, exit code 1).
 type Failure struct {
-	// Line is the 1-based line number in the output.
-	Line int `json:"line"`
+	// line is the 1-based line number in the output.
+	line int
 	// Text is the line as printed, without the trailing newline and
 	// surrounding spaces; when a FATAL/ALERT marker was glued to the end
 	// of another line (interleaved stdout and stderr), the text from the
 	// marker on.
-	Text string `json:"text"`
-	// MySQLErrno is the MySQL/MariaDB error number the line reports, 0
+	Text string
+	// mysqlErrno is the MySQL/MariaDB error number the line reports, 0
 	// when it reports none. Error 0 can be reported (case
-	// sysbench-run-with-errors, "returned error 0 ()"); HasErrno tells it
+	// sysbench-run-with-errors, "returned error 0 ()"); hasErrno tells it
 	// from "no number".
-	MySQLErrno int `json:"mysql_errno"`
-	// HasErrno reports whether the line carries an error number, so that
+	mysqlErrno int
+	// hasErrno reports whether the line carries an error number, so that
 	// "errno = 0" is not mistaken for "no error number".
-	HasErrno bool `json:"has_errno"`
-	// SQLState is the SQLSTATE from "state = 'S'" ("" when absent).
-	SQLState string `json:"sql_state,omitempty"`
-	// Phase is the Lua hook named by "`thread_init' function failed"
+	hasErrno bool
+	// sqlState is the SQLSTATE from "state = 'S'" ("" when absent).
+	sqlState string
+	// phase is the Lua hook named by "`thread_init' function failed"
 	// ("thread_init", "thread_run", "init", "done", ...), "thread_init"
 	// for "Thread initialization failed!", or "" when the line names none.
-	Phase string `json:"phase,omitempty"`
+	phase string
 }
 
-// OutputLine is a line of sysbench output with its 1-based line number.
-type OutputLine struct {
+// outputLine is a line of sysbench output with its 1-based line number.
+type outputLine struct {
 	Line int    `json:"line"`
 	Text string `json:"text"`
 }
 
-// LegacyTestMode is the built-in test mode that sysbench 0.4/0.5 print
+// legacyTestMode is the built-in test mode that sysbench 0.4/0.5 print
 // before the run ("Doing OLTP test.", "Running simple OLTP test", "Doing
 // read-only test", "Skipping BEGIN/COMMIT", "Using Uniform distribution";
 // case sysbench-04-summary). Results of different modes and major versions
 // must not be ranked against each other.
-type LegacyTestMode struct {
+type legacyTestMode struct {
 	// Test is the built-in test, e.g. "oltp" from "Doing OLTP test.".
 	Test string `json:"test"`
 	// OLTPMode is "simple", "complex" or "nontrx" from "Running <mode>
@@ -258,9 +254,9 @@ type LegacyTestMode struct {
 	Distribution string `json:"distribution,omitempty"`
 }
 
-// MaxUnrecognizedLines caps Output.Unrecognized so that a chatty Lua
+// maxUnrecognizedLines caps Output.unrecognized so that a chatty Lua
 // script cannot grow the parser without bound.
-const MaxUnrecognizedLines = 100
+const maxUnrecognizedLines = 100
 
 // Output is everything parsed from one run's stdout+stderr.
 type Output struct {
@@ -268,186 +264,180 @@ type Output struct {
 	// (using ...)", "sysbench 0.4.12:  multi-threaded ..."), found
 	// anywhere in the output since stderr may overtake the buffered
 	// banner (case sysbench-run-with-errors, b); "" when no banner.
-	Version string `json:"sysbench_version"`
-	// Threads is "Number of threads: N"; 0 when the output does not show
+	Version string
+	// threads is "Number of threads: N"; 0 when the output does not show
 	// it (take it from the invocation then).
-	Threads int `json:"threads"`
-	// ReportIntervalS is "Report intermediate results every N second(s)"
+	threads int
+	// reportIntervalS is "Report intermediate results every N second(s)"
 	// in seconds; 0 when absent.
-	ReportIntervalS int `json:"report_interval_s"`
-	// TargetRateTPS is "Target transaction rate: N/sec" (--rate), in
+	reportIntervalS int
+	// targetRateTPS is "Target transaction rate: N/sec" (--rate), in
 	// transactions per second; 0 when absent.
-	TargetRateTPS int `json:"target_rate_tps"`
-	// LegacyMode is the 0.4/0.5 test mode; nil when none was printed.
-	LegacyMode *LegacyTestMode `json:"legacy_mode,omitempty"`
-	// ThreadsStarted is true once "Threads started!" was printed, i.e.
+	targetRateTPS int
+	// legacyMode is the 0.4/0.5 test mode; nil when none was printed.
+	legacyMode *legacyTestMode
+	// threadsStarted is true once "Threads started!" was printed, i.e.
 	// the workload began.
-	ThreadsStarted bool `json:"threads_started"`
-	// Intervals are the per-interval reports in output order; empty (not
+	threadsStarted bool
+	// intervals are the per-interval reports in output order; empty (not
 	// nil) when there are none, e.g. 0.4 has no --report-interval. Every
-	// reporter's lines (1.x, both 0.5 layouts) give the same Interval.
-	Intervals []Interval `json:"intervals"`
-	// IntervalLayout is the layout of the first interval line: Layout1x,
-	// Layout05Early, Layout05Late or LayoutCSV; "" without interval lines.
-	IntervalLayout string `json:"interval_layout,omitempty"`
-	// Discarded are interval lines that cannot be measurements (see
-	// DiscardedInterval), in output order; they are not in Intervals and
+	// reporter's lines (1.x, both 0.5 layouts) give the same runner.Interval.
+	intervals []runner.Interval
+	// intervalLayout is the layout of the first interval line: layout1x,
+	// layout05Early, layout05Late or layoutCSV; "" without interval lines.
+	intervalLayout string
+	// discarded are interval lines that cannot be measurements (see
+	// discardedInterval), in output order; they are not in Intervals and
 	// Feed does not return them.
-	Discarded []DiscardedInterval `json:"discarded_intervals,omitempty"`
-	// Tail are the intervals after the run's end: past the invocation's
+	discarded []discardedInterval
+	// tail are the intervals after the run's end: past the invocation's
 	// --time (not returned by Feed), or, seen by Output, from the first
 	// one with fewer threads than the run had when more than one interval
 	// follows it (threads stuck in the server while the others exited:
 	// sysbench then prints zero-throughput lines until killed,
 	// akopytov/sysbench #279). They are not measurements.
-	Tail []Interval `json:"tail,omitempty"`
+	tail []runner.Interval
 	// Summary is the final report; nil when the run printed none (killed,
 	// failed). A report cut off mid-way is returned as far as it goes.
-	Summary *Summary `json:"summary"`
-	// Checkpoints are the --report-checkpoints reports, in order.
-	Checkpoints []Checkpoint `json:"checkpoints,omitempty"`
+	Summary *Summary
+	// checkpoints are the --report-checkpoints reports, in order.
+	checkpoints []checkpoint
 	// Failures are the FATAL/ALERT/invalid-option lines, in order; empty
 	// (not nil) when there are none.
-	Failures []Failure `json:"failures"`
-	// Warnings are "WARNING:" lines and libmysqlclient's "Error in
+	Failures []Failure
+	// warnings are "WARNING:" lines and libmysqlclient's "Error in
 	// my_thread_global_end(): N threads didn't exit"; they do not make a
 	// run fail by themselves.
-	Warnings []Failure `json:"warnings,omitempty"`
-	// Unrecognized are non-blank lines the parser does not know (e.g.
+	warnings []Failure
+	// unrecognized are non-blank lines the parser does not know (e.g.
 	// "DB SCHEMA sbtest" printed by a Lua script), at most
-	// MaxUnrecognizedLines of them; they are ignored, not errors.
-	Unrecognized []OutputLine `json:"unrecognized,omitempty"`
+	// maxUnrecognizedLines of them; they are ignored, not errors.
+	unrecognized []outputLine
 }
 
-// Interval line layouts (Output.IntervalLayout).
+// Interval line layouts (Output.intervalLayout).
 const (
-	// Layout1x: "[ 10s ] thds: N tps: X qps: X (r/w/o: ...) lat (ms,P%): X
+	// layout1x: "[ 10s ] thds: N tps: X qps: X (r/w/o: ...) lat (ms,P%): X
 	// err/s: X reconn/s: X" (sysbench 1.x, C and Lua reporters).
-	Layout1x = "1.x"
-	// Layout05Early: "[  10s] threads: N, tps: X, reads/s: X, writes/s: X
+	layout1x = "1.x"
+	// layout05Early: "[  10s] threads: N, tps: X, reads/s: X, writes/s: X
 	// response time: Xms (P%)" (early sysbench 0.5).
-	Layout05Early = "0.5-early"
-	// Layout05Late: "[  10s] threads: N, tps: X, reads: X, writes: X,
+	layout05Early = "0.5-early"
+	// layout05Late: "[  10s] threads: N, tps: X, reads: X, writes: X,
 	// response time: Xms (P%), errors: X, reconnects: X" (later 0.5).
-	Layout05Late = "0.5-late"
-	// LayoutCSV: "time,threads,tps,qps,reads/s,writes/s,other/s,
+	layout05Late = "0.5-late"
+	// layoutCSV: "time,threads,tps,qps,reads/s,writes/s,other/s,
 	// latency_pct_ms,errors/s,reconnects/s" rows of --report-csv (1.x),
 	// no header.
-	LayoutCSV = "csv"
+	layoutCSV = "csv"
 )
 
-// DiscardedInterval is an interval line that cannot be a measurement: a
-// rate above MaxPlausibleRate, or (known once the final report is read)
+// discardedInterval is an interval line that cannot be a measurement: a
+// rate above maxPlausibleRate, or (known once the final report is read)
 // above the run's total number of events. It never enters a mean or a
 // maximum.
-type DiscardedInterval struct {
+type discardedInterval struct {
 	// Time and Line are the interval's time (s) and 1-based line number.
 	Time float64 `json:"t"`
 	Line int     `json:"line"`
 	// Reason says what is implausible and where the line was printed.
 	Reason string `json:"reason"`
 	// Interval is the line as parsed.
-	Interval Interval `json:"interval"`
+	Interval runner.Interval `json:"interval"`
 }
 
-// RunStatus classifies a parsed run (columns of expected.tsv in case
+// runStatus classifies a parsed run (columns of expected.tsv in case
 // sysbench-run-with-errors).
-type RunStatus string
+type runStatus string
 
 const (
-	// StatusOK is a run with a final report, no failure line, and an
+	// statusOK is a run with a final report, no failure line, and an
 	// ignored-error ratio at or below the threshold.
-	StatusOK RunStatus = "ok"
-	// StatusOKWithErrors is a completed run whose ignored errors per
+	statusOK runStatus = "ok"
+	// statusOKWithErrors is a completed run whose ignored errors per
 	// transaction exceed the threshold: keep the score, but flag it.
-	StatusOKWithErrors RunStatus = "ok_with_errors"
-	// StatusOKWithWarnings is a completed run from which implausible
-	// interval lines were discarded (Output.Discarded): the score (the
+	statusOKWithErrors runStatus = "ok_with_errors"
+	// statusOKWithWarnings is a completed run from which implausible
+	// interval lines were discarded (Output.discarded): the score (the
 	// final report) stands.
-	StatusOKWithWarnings RunStatus = "ok_with_warnings"
-	// StatusFailed is a run with any failure line (even after intervals
+	statusOKWithWarnings runStatus = "ok_with_warnings"
+	// statusFailed is a run with any failure line (even after intervals
 	// or a report), or one that never ran (no interval, no report).
 	// Never score it as tps=0.
-	StatusFailed RunStatus = "failed"
-	// StatusIncomplete is a run that measured (intervals) but printed no
+	statusFailed runStatus = "failed"
+	// statusIncomplete is a run that measured (intervals) but printed no
 	// final report and no failure line: it was killed or cut off, e.g.
 	// threads stuck in the server past --time (see Output.StuckThreads).
 	// Like a failed run it has no score.
-	StatusIncomplete RunStatus = "incomplete"
+	statusIncomplete runStatus = "incomplete"
 )
 
-// DefaultMaxIgnoredErrorRatio is the ignored errors per transaction above
-// which Status reports StatusOKWithErrors. It is a policy choice: 1 %
+// defaultMaxIgnoredErrorRatio is the ignored errors per transaction above
+// which Status reports statusOKWithErrors. It is a policy choice: 1 %
 // keeps the cases' 1/59880 and 21/4484 (0.47 %) runs "ok" and flags
 // 28512/218215 (13 %) (cases sysbench-1x-intervals-summary and
 // sysbench-run-with-errors, e).
-const DefaultMaxIgnoredErrorRatio = 0.01
+const defaultMaxIgnoredErrorRatio = 0.01
 
-// Failed reports whether the run failed: any failure line, or no final
+// failed reports whether the run failed: any failure line, or no final
 // report.
-func (o Output) Failed() bool {
+func (o Output) failed() bool {
 	return len(o.Failures) > 0 || o.Summary == nil
 }
 
-// Status classifies the run with DefaultMaxIgnoredErrorRatio.
-func (o Output) Status() RunStatus {
-	return o.StatusWithMaxErrorRatio(DefaultMaxIgnoredErrorRatio)
+// status classifies the run with defaultMaxIgnoredErrorRatio.
+func (o Output) status() runStatus {
+	return o.statusWithMaxErrorRatio(defaultMaxIgnoredErrorRatio)
 }
 
-// StatusWithMaxErrorRatio classifies the run: StatusIncomplete when it
-// measured but has neither a final report nor a failure line, StatusFailed
-// when otherwise Failed,
-// StatusOKWithErrors when ignored errors per transaction exceed
+// statusWithMaxErrorRatio classifies the run: statusIncomplete when it
+// measured but has neither a final report nor a failure line, statusFailed
+// when otherwise failed, statusOKWithErrors when ignored errors per transaction exceed
 // maxRatio (or there are ignored errors but no transactions),
-// StatusOKWithWarnings when interval lines were discarded, else StatusOK.
-func (o Output) StatusWithMaxErrorRatio(maxRatio float64) RunStatus {
-	if o.Failed() {
-		if len(o.Failures) == 0 && (len(o.Intervals) > 0 || len(o.Tail) > 0) {
-			return StatusIncomplete
+// statusOKWithWarnings when interval lines were discarded, else statusOK.
+func (o Output) statusWithMaxErrorRatio(maxRatio float64) runStatus {
+	if o.failed() {
+		if len(o.Failures) == 0 && (len(o.intervals) > 0 || len(o.tail) > 0) {
+			return statusIncomplete
 		}
-		return StatusFailed
+		return statusFailed
 	}
 	s := o.Summary
 	if s.IgnoredErrors > 0 {
 		if s.Transactions <= 0 || float64(s.IgnoredErrors)/float64(s.Transactions) > maxRatio {
-			return StatusOKWithErrors
+			return statusOKWithErrors
 		}
 	}
-	if len(o.Discarded) > 0 {
-		return StatusOKWithWarnings
+	if len(o.discarded) > 0 {
+		return statusOKWithWarnings
 	}
-	return StatusOK
+	return statusOK
 }
 
-// UsableAsScore reports whether the run's Summary.TPS may be used as a
-// score: the run did not fail. Callers should still store the error rate
-// of StatusOKWithErrors runs.
-func (o Output) UsableAsScore() bool { return !o.Failed() }
-
-// MySQLErrno returns the MySQL error number of the first failure that
+// mysqlErrno returns the MySQL error number of the first failure that
 // carries one; ok is false when no failure does. 0 with ok=true means
 // sysbench reported "error 0" (a server or proxy error without a code).
-func (o Output) MySQLErrno() (errno int, ok bool) {
+func (o Output) mysqlErrno() (errno int, ok bool) {
 	for _, f := range o.Failures {
-		if f.HasErrno {
-			return f.MySQLErrno, true
+		if f.hasErrno {
+			return f.mysqlErrno, true
 		}
 	}
 	return 0, false
 }
 
-// StuckThreads reports, for a run whose threads wound down before it
-// ended (Output.Tail), how many were still running in its last interval
+// stuckThreads reports, for a run whose threads wound down before it
+// ended (Output.tail), how many were still running in its last interval
 // and how many it had; ok is false when no interval shows fewer threads.
-func (o Output) StuckThreads() (running, of int, ok bool) {
-	of = o.Threads
-	for _, iv := range o.Intervals {
+func (o Output) stuckThreads() (running, of int, ok bool) {
+	of = o.threads
+	for _, iv := range o.intervals {
 		of = max(of, iv.Threads)
 	}
-	if len(o.Tail) == 0 {
+	if len(o.tail) == 0 {
 		return 0, of, false
 	}
-	last := o.Tail[len(o.Tail)-1].Threads
+	last := o.tail[len(o.tail)-1].Threads
 	return last, of, last > 0 && last < of
 }
 
@@ -463,7 +453,7 @@ var connectionLost = map[int]bool{2002: true, 2003: true, 2006: true, 2013: true
 // (max_user_connections), ER_CANT_CREATE_THREAD 1135.
 var serverLimit = map[int]string{1461: "max_prepared_stmt_count", 1040: "max_connections", 1203: "max_user_connections", 1135: "threads the server can create"}
 
-// Explain says why a run has no score, in one line for a trial's failure
+// explain says why a run has no score, in one line for a trial's failure
 // text: the phase (the workload never ran, or failed while running), the
 // MySQL error number and SQLSTATE the failure lines carry (errno 0 is "an
 // error without a code"), the failure line itself, and what it points to:
@@ -471,42 +461,42 @@ var serverLimit = map[int]string{1461: "max_prepared_stmt_count", 1040: "max_con
 // 1040, ...), a lost connection (2013, ..., or reconnects in the last
 // intervals: the server restarted or went away), or threads stuck past
 // the end. It returns "" for a run with a score.
-func (o Output) Explain() string {
-	if !o.Failed() {
+func (o Output) explain() string {
+	if !o.failed() {
 		return ""
 	}
 	if len(o.Failures) == 0 {
 		msg := "no final report"
-		if len(o.Intervals)+len(o.Tail) == 0 {
+		if len(o.intervals)+len(o.tail) == 0 {
 			return msg + " and no interval: the workload never ran"
 		}
-		if run, of, ok := o.StuckThreads(); ok {
+		if run, of, ok := o.stuckThreads(); ok {
 			return fmt.Sprintf("%s: %d of %d threads were still running after the run's end (stuck in the server)", msg, run, of)
 		}
 		return msg + ": the run was cut off"
 	}
 	first := o.Failures[0]
 	for _, f := range o.Failures {
-		if f.HasErrno {
+		if f.hasErrno {
 			first = f
 			break
 		}
 	}
 	var b strings.Builder
-	switch ph := o.Phase(); ph {
-	case PhaseInit, PhaseThreadInit:
+	switch ph := o.phase(); ph {
+	case phaseInit, phaseThreadInit:
 		b.WriteString("failed in " + ph + " (the workload never ran)")
-	case PhaseRun:
+	case phaseRun:
 		b.WriteString("failed while running")
 	default:
 		b.WriteString("failed before the workload started")
 	}
-	errno, hasErrno := o.MySQLErrno()
+	errno, hasErrno := o.mysqlErrno()
 	if hasErrno {
 		fmt.Fprintf(&b, ", MySQL error %d", errno)
 		for _, f := range o.Failures {
-			if f.SQLState != "" {
-				fmt.Fprintf(&b, " (SQLSTATE %s)", f.SQLState)
+			if f.sqlState != "" {
+				fmt.Fprintf(&b, " (SQLSTATE %s)", f.sqlState)
 				break
 			}
 		}
@@ -516,11 +506,11 @@ func (o Output) Explain() string {
 	}
 	b.WriteString(": " + first.Text)
 	reconnects := false
-	for _, iv := range append(append([]Interval(nil), o.Intervals...), o.Tail...) {
+	for _, iv := range append(append([]runner.Interval(nil), o.intervals...), o.tail...) {
 		reconnects = reconnects || iv.ReconnPS > 0
 	}
 	switch {
-	case hasErrno && o.Phase() == PhaseThreadInit && serverLimit[errno] != "":
+	case hasErrno && o.phase() == phaseThreadInit && serverLimit[errno] != "":
 		b.WriteString("; a server limit (" + serverLimit[errno] + ") is too low for this workload's threads: the configuration is invalid for the workload, not slow")
 	case hasErrno && connectionLost[errno], reconnects:
 		b.WriteString("; the connection to the server was lost during the run (the server restarted, crashed or dropped connections)")
@@ -528,46 +518,46 @@ func (o Output) Explain() string {
 	return b.String()
 }
 
-// Run phases returned by Output.Phase.
+// Run phases returned by Output.phase.
 const (
-	// PhaseInit is a failure of the script's global init hook.
-	PhaseInit = "init"
-	// PhaseThreadInit is a failure while worker threads initialised
+	// phaseInit is a failure of the script's global init hook.
+	phaseInit = "init"
+	// phaseThreadInit is a failure while worker threads initialised
 	// (connect, prepare): the workload never ran; often the candidate
 	// configuration is invalid for it (e.g. max_prepared_stmt_count,
 	// max_connections).
-	PhaseThreadInit = "thread_init"
-	// PhaseRun means the workload ran (threads started, intervals or a
+	phaseThreadInit = "thread_init"
+	// phaseRun means the workload ran (threads started, intervals or a
 	// report), whether or not it later failed.
-	PhaseRun = "run"
+	phaseRun = "run"
 )
 
-// Phase returns how far the run got: PhaseInit or PhaseThreadInit when a
-// failure names that hook (or "Thread initialization failed!"), PhaseRun
+// phase returns how far the run got: phaseInit or phaseThreadInit when a
+// failure names that hook (or "Thread initialization failed!"), phaseRun
 // when the workload started, and "" when the output shows neither (e.g.
 // "invalid option:" before anything ran).
-func (o Output) Phase() string {
+func (o Output) phase() string {
 	for _, f := range o.Failures {
-		switch f.Phase {
-		case PhaseInit, PhaseThreadInit:
-			return f.Phase
+		switch f.phase {
+		case phaseInit, phaseThreadInit:
+			return f.phase
 		}
 	}
-	if o.ThreadsStarted || len(o.Intervals) > 0 || len(o.Tail) > 0 || o.Summary != nil || len(o.Checkpoints) > 0 {
-		return PhaseRun
+	if o.threadsStarted || len(o.intervals) > 0 || len(o.tail) > 0 || o.Summary != nil || len(o.checkpoints) > 0 {
+		return phaseRun
 	}
 	for _, f := range o.Failures {
-		if f.Phase != "" {
-			return PhaseRun
+		if f.phase != "" {
+			return phaseRun
 		}
 	}
 	return ""
 }
 
-// MalformedLineError reports a line that has the shape of a known sysbench
+// malformedLineError reports a line that has the shape of a known sysbench
 // line (an interval report, a queue-length line, a report or option line)
 // but whose values cannot be parsed. Such lines are never silently dropped.
-type MalformedLineError struct {
+type malformedLineError struct {
 	// Line is the 1-based line number.
 	Line int
 	// Text is the whole line.
@@ -577,7 +567,7 @@ type MalformedLineError struct {
 }
 
 // Error implements error.
-func (e *MalformedLineError) Error() string {
+func (e *malformedLineError) Error() string {
 	return fmt.Sprintf("sysbench output line %d: %s: %q", e.Line, e.Reason, e.Text)
 }
 
@@ -604,7 +594,7 @@ const (
 type Parser struct {
 	line int
 	out  Output
-	inv  Invocation
+	inv  invocation
 	tail bool // the run passed its time limit or its threads wound down
 
 	section, sub int
@@ -621,23 +611,23 @@ func NewParser() *Parser {
 	return &Parser{}
 }
 
-// Invocation is what sysbench was asked to do, as far as reading its
+// invocation is what sysbench was asked to do, as far as reading its
 // output needs it. Zero fields are unknown.
-type Invocation struct {
-	// Threads is --threads; when 0, "Number of threads: N" of the output
+type invocation struct {
+	// threads is --threads; when 0, "Number of threads: N" of the output
 	// stands in.
-	Threads int
-	// TimeS is --time in seconds: intervals after it are tail.
-	TimeS float64
-	// Percentile is --percentile, the rank of the latency column of CSV
+	threads int
+	// timeS is --time in seconds: intervals after it are tail.
+	timeS float64
+	// percentile is --percentile, the rank of the latency column of CSV
 	// reports (which do not print it); 0 means sysbench's default, 95.
-	Percentile float64
+	percentile float64
 }
 
-// NewParserFor returns a parser for the output of a run launched as inv:
+// newParserFor returns a parser for the output of a run launched as inv:
 // interval lines after inv.TimeS, or with fewer threads than asked for,
-// are the run's tail (Output.Tail), not measurements.
-func NewParserFor(inv Invocation) *Parser {
+// are the run's tail (Output.tail), not measurements.
+func newParserFor(inv invocation) *Parser {
 	return &Parser{inv: inv}
 }
 
@@ -673,24 +663,24 @@ var (
 	sbReInitFailed  = regexp.MustCompile(`Thread initialization failed!|Worker threads failed to initialize`)
 )
 
-// Feed consumes one line (without trailing newline). It returns a non-nil *Interval
-// when the line is an interval report that is a measurement (not one
-// discarded as implausible, Output.Discarded, nor one past the run's
-// --time, Output.Tail); an error for a malformed interval line.
+// Feed consumes one line (without trailing newline). It returns a
+// non-nil *runner.Interval when the line is an interval report that is a measurement (not one
+// discarded as implausible, Output.discarded, nor one past the run's
+// --time, Output.tail); an error for a malformed interval line.
 //
-// The returned Interval is a copy. A following "[ Ns ] queue length: ..."
+// The returned interval is a copy. A following "[ Ns ] queue length: ..."
 // line (--rate) is added to the stored interval of the same timestamp and
 // Feed returns nil for it. A line that is not an interval report (banner,
 // report, failure, unknown Lua output) returns nil, nil, as does a line with
-// a timestamp but no known interval label. Errors are *MalformedLineError;
+// a timestamp but no known interval label. Errors are *malformedLineError;
 // parsing may continue after one.
-func (p *Parser) Feed(line string) (*Interval, error) {
+func (p *Parser) Feed(line string) (*runner.Interval, error) {
 	p.line++
 	line = strings.TrimRight(line, "\r\n")
 	return p.feed(line)
 }
 
-func (p *Parser) feed(line string) (*Interval, error) {
+func (p *Parser) feed(line string) (*runner.Interval, error) {
 	trimmed := strings.TrimSpace(line)
 	if trimmed == "" {
 		p.section, p.sub = sbSecNone, sbSubNone
@@ -713,7 +703,7 @@ func (p *Parser) feed(line string) (*Interval, error) {
 		return nil, nil
 	}
 	if strings.HasPrefix(trimmed, "WARNING:") || strings.HasPrefix(trimmed, "Error in my_thread_global_end()") {
-		p.out.Warnings = append(p.out.Warnings, p.failure(trimmed))
+		p.out.warnings = append(p.out.warnings, p.failure(trimmed))
 		return nil, nil
 	}
 	if strings.HasPrefix(trimmed, "DEBUG:") {
@@ -730,11 +720,11 @@ func (p *Parser) feed(line string) (*Interval, error) {
 	}
 
 	if sbReCSVStart.MatchString(trimmed) {
-		iv, err := sbParseCSV(trimmed, cmp.Or(p.inv.Percentile, 95))
+		iv, err := sbParseCSV(trimmed, cmp.Or(p.inv.percentile, 95))
 		if err != nil {
 			return nil, p.malformed(trimmed, "malformed CSV report row: %v", err)
 		}
-		return p.addInterval(iv.Time, iv, LayoutCSV), nil
+		return p.addInterval(iv.Time, iv, layoutCSV), nil
 	}
 
 	if m := sbReBanner.FindStringSubmatch(trimmed); m != nil {
@@ -771,13 +761,13 @@ func sbIndexFailure(line string) int {
 }
 
 func (p *Parser) unrecognized(text string) {
-	if len(p.out.Unrecognized) < MaxUnrecognizedLines {
-		p.out.Unrecognized = append(p.out.Unrecognized, OutputLine{Line: p.line, Text: text})
+	if len(p.out.unrecognized) < maxUnrecognizedLines {
+		p.out.unrecognized = append(p.out.unrecognized, outputLine{Line: p.line, Text: text})
 	}
 }
 
-func (p *Parser) malformed(text, format string, args ...any) *MalformedLineError {
-	return &MalformedLineError{Line: p.line, Text: text, Reason: fmt.Sprintf(format, args...)}
+func (p *Parser) malformed(text, format string, args ...any) *malformedLineError {
+	return &malformedLineError{Line: p.line, Text: text, Reason: fmt.Sprintf(format, args...)}
 }
 
 func (p *Parser) addFailure(text string) {
@@ -786,22 +776,22 @@ func (p *Parser) addFailure(text string) {
 
 // failure extracts the error number, SQLSTATE and phase of a failure line.
 func (p *Parser) failure(text string) Failure {
-	f := Failure{Line: p.line, Text: text}
+	f := Failure{line: p.line, Text: text}
 	for _, re := range []*regexp.Regexp{sbReErrReturned, sbReErrErrno, sbReErrMySQL, sbReErrGeneric} {
 		if m := re.FindStringSubmatch(text); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil {
-				f.MySQLErrno, f.HasErrno = n, true
+				f.mysqlErrno, f.hasErrno = n, true
 			}
 			break
 		}
 	}
 	if m := sbReErrState.FindStringSubmatch(text); m != nil {
-		f.SQLState = m[1]
+		f.sqlState = m[1]
 	}
 	if m := sbRePhase.FindStringSubmatch(text); m != nil {
-		f.Phase = m[1]
+		f.phase = m[1]
 	} else if sbReInitFailed.MatchString(text) {
-		f.Phase = PhaseThreadInit
+		f.phase = phaseThreadInit
 	}
 	return f
 }
@@ -809,7 +799,7 @@ func (p *Parser) failure(text string) Failure {
 // timestamped handles a line that starts with "[ Ns ]". handled is false
 // when the body is no known timestamped line (the caller records it as
 // unrecognized).
-func (p *Parser) timestamped(line, ts, body string) (*Interval, bool, error) {
+func (p *Parser) timestamped(line, ts, body string) (*runner.Interval, bool, error) {
 	t, err := strconv.ParseFloat(ts, 64)
 	if err != nil {
 		return nil, true, p.malformed(line, "bad timestamp %q", ts)
@@ -820,7 +810,7 @@ func (p *Parser) timestamped(line, ts, body string) (*Interval, bool, error) {
 		if err != nil {
 			return nil, true, p.malformed(line, "malformed interval line: %v", err)
 		}
-		return p.addInterval(t, iv, Layout1x), true, nil
+		return p.addInterval(t, iv, layout1x), true, nil
 	case strings.HasPrefix(body, "threads:"):
 		iv, layout, err := sbParseInterval05(body)
 		if err != nil {
@@ -837,12 +827,12 @@ func (p *Parser) timestamped(line, ts, body string) (*Interval, bool, error) {
 		if err1 != nil || err2 != nil {
 			return nil, true, p.malformed(line, "queue length or concurrency out of range")
 		}
-		n := len(p.out.Intervals)
-		if n == 0 || p.out.Intervals[n-1].Time != t || p.out.Intervals[n-1].QueueLength != nil {
+		n := len(p.out.intervals)
+		if n == 0 || p.out.intervals[n-1].Time != t || p.out.intervals[n-1].QueueLength != nil {
 			return nil, true, p.malformed(line, "queue length line without an interval line of the same time")
 		}
-		p.out.Intervals[n-1].QueueLength = &q
-		p.out.Intervals[n-1].Concurrency = &c
+		p.out.intervals[n-1].QueueLength = &q
+		p.out.intervals[n-1].Concurrency = &c
 		return nil, true, nil
 	case body == "Checkpoint report:":
 		p.closeReport()
@@ -857,30 +847,30 @@ func (p *Parser) timestamped(line, ts, body string) (*Interval, bool, error) {
 // printed one after "OLTP test statistics:" at the end of a run) is
 // interleaved and leaves the report open; otherwise it ends any report (a
 // checkpoint report is followed by more intervals). An interval with an
-// implausible value is discarded (Output.Discarded) and not returned.
-func (p *Parser) addInterval(t float64, iv Interval, layout string) *Interval {
+// implausible value is discarded (Output.discarded) and not returned.
+func (p *Parser) addInterval(t float64, iv runner.Interval, layout string) *runner.Interval {
 	inReport := p.cur != nil && p.section != sbSecNone
 	if !inReport {
 		p.closeReport()
 	}
 	iv.Time = t
 	iv.Line = p.line
-	if p.out.IntervalLayout == "" {
-		p.out.IntervalLayout = layout
+	if p.out.intervalLayout == "" {
+		p.out.intervalLayout = layout
 	}
 	if why := sbImplausible(iv); why != "" {
 		if inReport {
 			why += "; printed after the final report started"
 		}
-		p.out.Discarded = append(p.out.Discarded, DiscardedInterval{Time: t, Line: p.line, Reason: why, Interval: iv})
+		p.out.discarded = append(p.out.discarded, discardedInterval{Time: t, Line: p.line, Reason: why, Interval: iv})
 		return nil
 	}
-	if p.tail || (p.inv.TimeS > 0 && t > p.inv.TimeS) {
+	if p.tail || (p.inv.timeS > 0 && t > p.inv.timeS) {
 		p.tail = true
-		p.out.Tail = append(p.out.Tail, iv)
+		p.out.tail = append(p.out.tail, iv)
 		return nil
 	}
-	p.out.Intervals = append(p.out.Intervals, iv)
+	p.out.intervals = append(p.out.intervals, iv)
 	cp := iv
 	return &cp
 }
@@ -892,7 +882,7 @@ func (p *Parser) addInterval(t float64, iv Interval, layout string) *Interval {
 // normal end of a run (a thread finished its last event early, seen at
 // the last second of real 1.0.20 runs); intervals that go on with fewer
 // threads are threads stuck in the server after the others exited.
-func sbWoundDown(ivs []Interval, threads int) int {
+func sbWoundDown(ivs []runner.Interval, threads int) int {
 	most := threads
 	for i, iv := range ivs {
 		if most > 0 && iv.Threads > 0 && iv.Threads < most {
@@ -916,8 +906,8 @@ var sbCSVColumns = []string{"time", "threads", "tps", "qps", "reads/s", "writes/
 
 // sbParseCSV parses a --report-csv row by position into the same Interval
 // as the text reporters give; pct is the latency column's percentile rank.
-func sbParseCSV(line string, pct float64) (Interval, error) {
-	var iv Interval
+func sbParseCSV(line string, pct float64) (runner.Interval, error) {
+	var iv runner.Interval
 	f := strings.Split(line, ",")
 	if len(f) != len(sbCSVColumns) {
 		return iv, fmt.Errorf("%d columns, want %d (%s)", len(f), len(sbCSVColumns), strings.Join(sbCSVColumns, ","))
@@ -934,25 +924,25 @@ func sbParseCSV(line string, pct float64) (Interval, error) {
 		return iv, fmt.Errorf("threads: %q is not a thread count", f[1])
 	}
 	lat := v[7]
-	iv = Interval{Time: v[0], Threads: int(v[1]), TPS: v[2], QPS: v[3], Reads: v[4], Writes: v[5], Other: v[6],
+	iv = runner.Interval{Time: v[0], Threads: int(v[1]), TPS: v[2], QPS: v[3], Reads: v[4], Writes: v[5], Other: v[6],
 		LatPct: pct, LatMS: &lat, ErrPS: v[8], ReconnPS: v[9]}
 	return iv, nil
 }
 
-// MaxPlausibleRate bounds every per-second rate of an interval line (tps,
+// maxPlausibleRate bounds every per-second rate of an interval line (tps,
 // qps, reads, writes, other, errors, reconnects): no server runs 10^12
 // transactions per second. sysbench 0.5 printed ~1.8e19 tps at the end of
 // a run (an unsigned counter that went below zero, akopytov/sysbench #14).
-const MaxPlausibleRate = 1e12
+const maxPlausibleRate = 1e12
 
 // sbImplausible returns why an interval cannot be a measurement, or "".
-func sbImplausible(iv Interval) string {
+func sbImplausible(iv runner.Interval) string {
 	for _, f := range []struct {
 		name string
 		v    float64
 	}{{"tps", iv.TPS}, {"qps", iv.QPS}, {"reads", iv.Reads}, {"writes", iv.Writes}, {"other", iv.Other}, {"err/s", iv.ErrPS}, {"reconn/s", iv.ReconnPS}} {
-		if !(f.v >= 0 && f.v <= MaxPlausibleRate) {
-			return fmt.Sprintf("implausible value: %s %.3g per second (more than %.0e: a counter that went below zero)", f.name, f.v, MaxPlausibleRate)
+		if !(f.v >= 0 && f.v <= maxPlausibleRate) {
+			return fmt.Sprintf("implausible value: %s %.3g per second (more than %.0e: a counter that went below zero)", f.name, f.v, maxPlausibleRate)
 		}
 	}
 	return ""
@@ -961,8 +951,8 @@ func sbImplausible(iv Interval) string {
 // sbParseInterval1x parses the body of a 1.x interval line by its labels:
 // "thds: N tps: X qps: X (r/w/o: R/W/O) lat (ms,P%): X err/s[:] X
 // reconn/s: X", or the non-SQL "thds: N eps: X lat (ms,P%): X".
-func sbParseInterval1x(body string) (Interval, error) {
-	var iv Interval
+func sbParseInterval1x(body string) (runner.Interval, error) {
+	var iv runner.Interval
 	sc := &sbScanner{s: body}
 	seen := map[string]bool{}
 	for {
@@ -1087,8 +1077,8 @@ var sbRe05Label = regexp.MustCompile(`(?:^|[\s,])(threads|tps|reads/s|reads|writ
 // per-second labels, no comma before the response time, no errors or
 // reconnects, which are then not reported: NoErrorRates). The layout is
 // returned as "0.5-late" or "0.5-early".
-func sbParseInterval05(body string) (Interval, string, error) {
-	var iv Interval
+func sbParseInterval05(body string) (runner.Interval, string, error) {
+	var iv runner.Interval
 	locs := sbRe05Label.FindAllStringSubmatchIndex(body, -1)
 	if len(locs) == 0 || strings.TrimSpace(body[:locs[0][2]]) != "" {
 		return iv, "", fmt.Errorf("want \"threads: N, tps: X, ...\", got %q", body)
@@ -1151,9 +1141,9 @@ func sbParseInterval05(body string) (Interval, string, error) {
 	}
 	iv.NoErrorRates = !seen["errors"]
 	if perSecond || iv.NoErrorRates {
-		return iv, Layout05Early, nil
+		return iv, layout05Early, nil
 	}
-	return iv, Layout05Late, nil
+	return iv, layout05Late, nil
 }
 
 // sbScanner walks an interval line body.
@@ -1303,7 +1293,7 @@ func (p *Parser) headerLine(line string) (bool, error) {
 		"Using \"LOCK TABLES READ\" for starting transactions":
 		return true, nil
 	case "Threads started!":
-		p.out.ThreadsStarted = true
+		p.out.threadsStarted = true
 		return true, nil
 	case "Doing OLTP test.":
 		p.legacy().Test = "oltp"
@@ -1323,7 +1313,7 @@ func (p *Parser) headerLine(line string) (bool, error) {
 		if err != nil {
 			return true, p.malformed(line, "number of threads: %v", err)
 		}
-		p.out.Threads = n
+		p.out.threads = n
 		return true, nil
 	}
 	if m := sbReRate.FindStringSubmatch(line); m != nil {
@@ -1331,7 +1321,7 @@ func (p *Parser) headerLine(line string) (bool, error) {
 		if err != nil {
 			return true, p.malformed(line, "target transaction rate: %v", err)
 		}
-		p.out.TargetRateTPS = n
+		p.out.targetRateTPS = n
 		return true, nil
 	}
 	if m := sbReReportEvery.FindStringSubmatch(line); m != nil {
@@ -1339,7 +1329,7 @@ func (p *Parser) headerLine(line string) (bool, error) {
 		if err != nil {
 			return true, p.malformed(line, "report interval: %v", err)
 		}
-		p.out.ReportIntervalS = n
+		p.out.reportIntervalS = n
 		return true, nil
 	}
 	if m := sbReLegacyRun.FindStringSubmatch(line); m != nil {
@@ -1363,11 +1353,11 @@ func (p *Parser) headerLine(line string) (bool, error) {
 	return false, nil
 }
 
-func (p *Parser) legacy() *LegacyTestMode {
-	if p.out.LegacyMode == nil {
-		p.out.LegacyMode = &LegacyTestMode{}
+func (p *Parser) legacy() *legacyTestMode {
+	if p.out.legacyMode == nil {
+		p.out.legacyMode = &legacyTestMode{}
 	}
-	return p.out.LegacyMode
+	return p.out.legacyMode
 }
 
 // reportLine handles report headers and "label: value" lines inside a
@@ -1582,7 +1572,7 @@ func (p *Parser) closeReport() {
 		return
 	}
 	if p.curCkpt != nil {
-		p.out.Checkpoints = append(p.out.Checkpoints, Checkpoint{TimeS: *p.curCkpt, Summary: *p.cur})
+		p.out.checkpoints = append(p.out.checkpoints, checkpoint{TimeS: *p.curCkpt, Summary: *p.cur})
 	} else {
 		s := *p.cur
 		p.out.Summary = &s
@@ -1594,26 +1584,26 @@ func (p *Parser) closeReport() {
 // memory with the parser; a report still being read is included. Two
 // judgements need what came later, so Output makes them, not Feed: when
 // the run's threads wound down and more than one interval followed (see
-// Output.Tail), those intervals move to Tail; once a final report gives
-// the run's total events, intervals whose tps exceeds it move to
-// Discarded.
+// Output.tail), those intervals move to the tail; once a final report
+// gives the run's total events, intervals whose tps exceeds it move to
+// Output.discarded.
 func (p *Parser) Output() Output {
 	o := p.out
-	o.Intervals = append([]Interval{}, p.out.Intervals...)
+	o.intervals = append([]runner.Interval{}, p.out.intervals...)
 	o.Failures = append([]Failure{}, p.out.Failures...)
-	o.Checkpoints = append([]Checkpoint(nil), p.out.Checkpoints...)
-	o.Warnings = append([]Failure(nil), p.out.Warnings...)
-	o.Unrecognized = append([]OutputLine(nil), p.out.Unrecognized...)
-	o.Discarded = append([]DiscardedInterval(nil), p.out.Discarded...)
-	o.Tail = append([]Interval(nil), p.out.Tail...)
-	for i := range o.Tail {
-		o.Tail[i].LatMS = sbCopyPtr(o.Tail[i].LatMS)
-		o.Tail[i].QueueLength = sbCopyPtr(o.Tail[i].QueueLength)
-		o.Tail[i].Concurrency = sbCopyPtr(o.Tail[i].Concurrency)
+	o.checkpoints = append([]checkpoint(nil), p.out.checkpoints...)
+	o.warnings = append([]Failure(nil), p.out.warnings...)
+	o.unrecognized = append([]outputLine(nil), p.out.unrecognized...)
+	o.discarded = append([]discardedInterval(nil), p.out.discarded...)
+	o.tail = append([]runner.Interval(nil), p.out.tail...)
+	for i := range o.tail {
+		o.tail[i].LatMS = sbCopyPtr(o.tail[i].LatMS)
+		o.tail[i].QueueLength = sbCopyPtr(o.tail[i].QueueLength)
+		o.tail[i].Concurrency = sbCopyPtr(o.tail[i].Concurrency)
 	}
-	if p.out.LegacyMode != nil {
-		m := *p.out.LegacyMode
-		o.LegacyMode = &m
+	if p.out.legacyMode != nil {
+		m := *p.out.legacyMode
+		o.legacyMode = &m
 	}
 	if p.out.Summary != nil {
 		s := *p.out.Summary
@@ -1622,45 +1612,45 @@ func (p *Parser) Output() Output {
 	if p.cur != nil {
 		s := *p.cur
 		if p.curCkpt != nil {
-			o.Checkpoints = append(o.Checkpoints, Checkpoint{TimeS: *p.curCkpt, Summary: s})
+			o.checkpoints = append(o.checkpoints, checkpoint{TimeS: *p.curCkpt, Summary: s})
 		} else {
 			o.Summary = &s
 		}
 	}
-	if i := sbWoundDown(o.Intervals, cmp.Or(p.inv.Threads, o.Threads)); i < len(o.Intervals) {
-		o.Tail = append(append([]Interval(nil), o.Intervals[i:]...), o.Tail...)
-		o.Intervals = o.Intervals[:i]
+	if i := sbWoundDown(o.intervals, cmp.Or(p.inv.threads, o.threads)); i < len(o.intervals) {
+		o.tail = append(append([]runner.Interval(nil), o.intervals[i:]...), o.tail...)
+		o.intervals = o.intervals[:i]
 	}
 	// A per-second rate above the run's total number of events cannot be
 	// (known only once the final report is read; a final report after
 	// checkpoints covers only the time since the last one, so not then).
-	if s := o.Summary; s != nil && s.Events > 0 && len(o.Checkpoints) == 0 {
-		kept := o.Intervals[:0]
-		for _, iv := range o.Intervals {
+	if s := o.Summary; s != nil && s.Events > 0 && len(o.checkpoints) == 0 {
+		kept := o.intervals[:0]
+		for _, iv := range o.intervals {
 			if iv.TPS > float64(s.Events) {
-				o.Discarded = append(o.Discarded, DiscardedInterval{Time: iv.Time, Line: iv.Line, Interval: iv,
+				o.discarded = append(o.discarded, discardedInterval{Time: iv.Time, Line: iv.Line, Interval: iv,
 					Reason: fmt.Sprintf("implausible value: tps %.6g per second, more than the %d events of the whole run", iv.TPS, s.Events)})
 				continue
 			}
 			kept = append(kept, iv)
 		}
-		o.Intervals = kept
+		o.intervals = kept
 	}
 	// Deep-copy pointer fields so callers cannot modify parser state.
-	for i := range o.Intervals {
-		o.Intervals[i].LatMS = sbCopyPtr(o.Intervals[i].LatMS)
-		o.Intervals[i].QueueLength = sbCopyPtr(o.Intervals[i].QueueLength)
-		o.Intervals[i].Concurrency = sbCopyPtr(o.Intervals[i].Concurrency)
+	for i := range o.intervals {
+		o.intervals[i].LatMS = sbCopyPtr(o.intervals[i].LatMS)
+		o.intervals[i].QueueLength = sbCopyPtr(o.intervals[i].QueueLength)
+		o.intervals[i].Concurrency = sbCopyPtr(o.intervals[i].Concurrency)
 	}
-	for i := range o.Discarded {
-		iv := &o.Discarded[i].Interval
+	for i := range o.discarded {
+		iv := &o.discarded[i].Interval
 		iv.LatMS, iv.QueueLength, iv.Concurrency = sbCopyPtr(iv.LatMS), sbCopyPtr(iv.QueueLength), sbCopyPtr(iv.Concurrency)
 	}
 	if o.Summary != nil {
 		o.Summary.LatPctMS = sbCopyPtr(o.Summary.LatPctMS)
 	}
-	for i := range o.Checkpoints {
-		o.Checkpoints[i].Summary.LatPctMS = sbCopyPtr(o.Checkpoints[i].Summary.LatPctMS)
+	for i := range o.checkpoints {
+		o.checkpoints[i].Summary.LatPctMS = sbCopyPtr(o.checkpoints[i].Summary.LatPctMS)
 	}
 	return o
 }
@@ -1671,18 +1661,4 @@ func sbCopyPtr[T any](p *T) *T {
 	}
 	v := *p
 	return &v
-}
-
-// Parse parses a whole output.
-//
-// It reads to the end even after malformed lines; the error then joins one
-// *MalformedLineError per such line (use errors.As), or reports a read
-// error. The returned output is valid in both cases.
-func Parse(r io.Reader) (Output, error) {
-	p := NewParser()
-	err := runner.FeedLines(r, "sysbench", func(line string) error {
-		_, err := p.Feed(line)
-		return err
-	})
-	return p.Output(), err
 }

@@ -1,7 +1,7 @@
 // Package sysbench is the sysbench benchmark driver: it loads the sbtest
 // dataset (sysbench prepare), runs an OLTP workload with per-second
 // interval reports, and parses sysbench's output of every version seen in
-// the field (Parser, Parse).
+// the field (Parser).
 package sysbench
 
 import (
@@ -175,9 +175,9 @@ func (s Bench) Dataset() runner.Dataset {
 // Run runs the workload for r.Duration (rounded up to whole seconds) at
 // r.Threads with --report-interval=1 and calls onSample for each interval
 // line as it arrives (not the tail after the run's end, see
-// Output.Tail). It returns the final report in the result's Summary
+// Output.tail). It returns the final report in the result's Summary
 // (*Summary); a *runner.BenchError when the run failed, saying why
-// (Output.Explain: phase, MySQL error number, cause), or when sysbench
+// (Output.explain: phase, MySQL error number, cause), or when sysbench
 // did not exit within its --time plus DeadlineGrace (it is killed: threads
 // stuck in the server keep it printing zero-throughput lines forever,
 // akopytov/sysbench #279, #280); ctx.Err() when cancelled (sysbench gets
@@ -237,7 +237,7 @@ func (s Bench) run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 	dctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := s.command(dctx, r.Binary, r.Launch, s.runArgs(srv, r.TCP, r.Threads, secs))
-	p := NewParserFor(Invocation{Threads: r.Threads, TimeS: float64(secs), Percentile: 95})
+	p := newParserFor(invocation{threads: r.Threads, timeS: float64(secs), percentile: 95})
 	var parseErr error
 	text, err := runner.StreamLines(cmd, func(line string) {
 		iv, ferr := p.Feed(line)
@@ -254,22 +254,22 @@ func (s Bench) run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 	}
 	switch {
 	case dctx.Err() != nil:
-		return out, &runner.BenchError{Reason: fmt.Sprintf("sysbench did not exit within %s of its --time=%d and was killed: %s", limit-time.Duration(secs)*time.Second, secs, out.Explain()), Output: text}
+		return out, &runner.BenchError{Reason: fmt.Sprintf("sysbench did not exit within %s of its --time=%d and was killed: %s", limit-time.Duration(secs)*time.Second, secs, out.explain()), Output: text}
 	case err != nil:
 		var ee *exec.ExitError
 		reason := err.Error()
 		if errors.As(err, &ee) {
 			reason = "sysbench " + ee.ProcessState.String()
 		}
-		if why := out.Explain(); why != "" {
+		if why := out.explain(); why != "" {
 			reason += ": " + why
 		}
 		return out, &runner.BenchError{Reason: reason, Output: text}
 	case len(out.Failures) > 0:
-		return out, &runner.BenchError{Reason: "sysbench " + out.Explain(), Output: text}
+		return out, &runner.BenchError{Reason: "sysbench " + out.explain(), Output: text}
 	case parseErr != nil:
 		return out, &runner.BenchError{Reason: "unparseable output: " + parseErr.Error(), Output: text}
-	case len(out.Intervals) == 0:
+	case len(out.intervals) == 0:
 		return out, &runner.BenchError{Reason: "no interval reports in sysbench output", Output: text}
 	}
 	return out, nil
