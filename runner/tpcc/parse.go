@@ -255,20 +255,6 @@ func num(r map[string]string, key string) (float64, error) {
 // Output returns what was parsed so far.
 func (p *Parser) Output() Output { return p.out }
 
-// Parse parses a whole go-tpc run output with the given report interval
-// in seconds; the error is the first line's error (parsing goes on after
-// it).
-func Parse(text string, intervalS float64) (Output, error) {
-	p := NewParser(intervalS)
-	var first error
-	for _, l := range strings.Split(text, "\n") {
-		if _, err := p.Feed(l); err != nil && first == nil {
-			first = err
-		}
-	}
-	return p.Output(), first
-}
-
 // Explain says why a run failed from its output: the number of error
 // lines and the first of them that quotes a server error ("Error 1146
 // (42S02): ..."), else the first; "" when there were none.

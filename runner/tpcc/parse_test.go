@@ -15,6 +15,20 @@ import (
 // --time 8s --interval 1s --output json; the failures against a stopped
 // server and an empty schema) parses into the result golden file next to
 // it (-update rewrites).
+// parse parses a whole go-tpc run output with the given report interval
+// in seconds; the error is the first line's error (parsing goes on after
+// it).
+func parse(text string, intervalS float64) (Output, error) {
+	p := NewParser(intervalS)
+	var first error
+	for _, l := range strings.Split(text, "\n") {
+		if _, err := p.Feed(l); err != nil && first == nil {
+			first = err
+		}
+	}
+	return p.Output(), first
+}
+
 func TestParseRealOutputs(t *testing.T) {
 	files, err := filepath.Glob("testdata/run-*.txt")
 	if err != nil || len(files) == 0 {
@@ -26,7 +40,7 @@ func TestParseRealOutputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, perr := Parse(string(b), 1)
+			out, perr := parse(string(b), 1)
 			res := struct {
 				Output
 				ParseError string `json:"parse_error,omitempty"`
@@ -50,7 +64,7 @@ func TestParseRealRunFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Parse(string(b), 1)
+	out, err := parse(string(b), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
