@@ -18,9 +18,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ instead of comparing")
 
-// Update reports whether the test binary runs with -update.
-func Update() bool { return *update }
-
 // Check compares got with testdata/name, or rewrites the file with -update.
 func Check(t testing.TB, name string, got []byte) {
 	t.Helper()
