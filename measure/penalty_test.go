@@ -206,8 +206,9 @@ func TestSlowVariability(t *testing.T) {
 			t.Errorf("%s: %.2f, want %.0f..%.0f", tc.name, got, tc.lo, tc.hi)
 		}
 	}
-	// A warm-up ramp no longer costs the score: the 4.5G-pool case scored
-	// 256-446 for a 607-621 tps mean with the raw standard deviation.
+	// A warm-up ramp does not cost the score (with the raw standard
+	// deviation the 4.5G-pool case would score 256-446 for a 607-621 tps
+	// mean).
 	var w []Sample
 	for _, x := range ramp {
 		w = append(w, Sample{TPS: x, QPS: 20 * x})

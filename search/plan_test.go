@@ -113,8 +113,7 @@ func repeat(c space.Config, n int) []space.Config {
 }
 
 // Without a confirmation policy nothing is reserved: the search uses the
-// whole budget and never stops for a reserve (it used to reserve for
-// confirmation runs that would never come).
+// whole budget and never stops for a reserve.
 func TestStudyWithoutConfirmationReservesNothing(t *testing.T) {
 	var plans []Plan
 	s := clockStudy(repeat(cfg("2"), 50), map[string][]float64{"base": {500}, "2": {600}}, 10*time.Minute, time.Hour, nil, &plans)
@@ -235,8 +234,8 @@ func TestStudyStopsForTheReserve(t *testing.T) {
 	}
 }
 
-// OnPlan is called as the terminal plan used to be printed: not before a
-// new study's first trial, once two trials give a cost estimate, again
+// OnPlan is called not before a new study's first trial, once two trials
+// give a cost estimate, again
 // when the planned total moves by more than a fifth; a resumed study
 // reports its plan at once. A Horizoner strategy learns the planned total.
 func TestStudyReportsItsPlan(t *testing.T) {

@@ -50,7 +50,7 @@ type Manifest struct {
 	// Definition is the benchmark's full definition: its program's
 	// version and every option that changes what it measures (for a
 	// replay: the workload file's and the dump's SHA-256, the speed,
-	// read-only); nil in studies made before it was recorded.
+	// read-only); nil when not recorded.
 	Definition *benchdef.Definition `json:"definition,omitempty"`
 	// HostProfile is the limit the sandboxed server ran under (nil: the
 	// whole host). Scores under different profiles never compare: a
@@ -91,8 +91,7 @@ type Build struct {
 	// Version is a server build's version (the word after "Ver" in its
 	// --version text); "" for a benchmark build. SHA256 is the binary's
 	// digest (hex), so a binary replaced at the same path is a change of
-	// the study's fingerprint; both "" in studies made before they were
-	// recorded.
+	// the study's fingerprint; both "" when not recorded.
 	Version string `json:"version,omitempty"`
 	SHA256  string `json:"sha256,omitempty"`
 }
@@ -129,7 +128,7 @@ type MeasureManifest struct {
 	SteadySpread float64 `json:"steady_spread"`
 	SteadyTrend  float64 `json:"steady_trend"`
 	// WarmupMaxS is the longest warm-up in seconds when the series still
-	// moves at the cap (0 in studies made before it existed).
+	// moves at the cap (0 when not recorded).
 	WarmupMaxS float64 `json:"warmup_max_s,omitempty"`
 	// ColdStart is set when trials start with an empty buffer pool
 	// (sandbox trials load the snapshot's page list otherwise).

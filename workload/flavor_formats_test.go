@@ -14,8 +14,8 @@ import (
 	"github.com/autotune/autotune/internal/golden"
 )
 
-// flavorCase is the case slowlog-flavor-formats, copied unchanged from
-// /work/shared/cases: five slow log excerpts (MariaDB 10.8 with tabs in
+// flavorCase is the reference case slowlog-flavor-formats, copied
+// unchanged: five slow log excerpts (MariaDB 10.8 with tabs in
 // its header and a restart, MariaDB 10.3, MariaDB with an administrator
 // command, Percona 5.6, MySQL 8.0 constructed from the documented
 // layout) and expected.md, the rules a reader of them must keep.

@@ -161,9 +161,9 @@ func describeSkipped(m map[string]int) string {
 // Definition is what makes two replays measure the same thing, for the
 // study's manifest: the workload file's content (SHA-256), the dump's,
 // the speed, read-only, the statement timeout, and "prepared" when the
-// statements run as prepared statements (absent, as in the definitions
-// of studies made before it existed, for text). The file names are left
-// out: the same content under another name is the same benchmark.
+// statements run as prepared statements (absent for text). The file
+// names are left out: the same content under another name is the same
+// benchmark.
 // The client is autotune itself, so the definition has no program
 // version of its own. It never fails.
 func (r *Replay) Definition(ctx context.Context) (benchdef.Definition, error) {
