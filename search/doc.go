@@ -18,11 +18,14 @@
 // live or told again from the history.
 //
 // Re-measurement has one owner, the study loop's Confirmation policy
-// (confirm.go): it confirms winners, races a close pair, re-measures the
-// two best near the end of the horizon, rechecks the baseline and runs
-// the final interleaved A/B phase; strategies only propose. Welch gives
-// the gain with its 95 % confidence interval (abtest.go). What a trial's
-// measurement is (samples, warm-up, score) is package measure's.
+// (confirm.go): it confirms winners, races a close pair (race.go),
+// re-measures the two best near the end of the horizon, rechecks the
+// baseline and runs the final interleaved A/B phase (ab.go); strategies
+// only propose. A configuration's estimate pools its measurements
+// (estimate.go) and the best is chosen on shrunk estimates
+// (incumbent.go). Welch gives the gain with its 95 % confidence interval
+// (abtest.go). What a trial's measurement is (samples, warm-up, score) is
+// package measure's.
 //
 // Minimisation (minimize.go) is the study's last phase: the Minimization
 // policy reverts the best trial's changes that do not pay, in dependency
