@@ -10,14 +10,16 @@
 //     server's differences of `diff --dsn` (WriteServerDiff) with the SET
 //     GLOBAL statements and option lines that apply them, the trial page
 //     of `show`, the `noise` lines and summary, the knob importance;
-//   - the export formats (WriteExport: my.cnf, SET GLOBAL, SET PERSIST,
-//     JSON);
 //   - pictures: PNG plots drawn with gonum.org/v1/plot (the score of each
 //     trial with the study's confirmed best so far, the per-second throughput of the
 //     baseline and of the best trial, knob importance, and the score
 //     against each important knob) and one self-contained HTML page holding
 //     them as data URIs, with the top trials and their differences from the
 //     baseline.
+//
+// The export file (my.cnf, SET GLOBAL, SET PERSIST, JSON) is package
+// exportfile's, and so are the words report shares with it (ThroughputOf,
+// GainText, RulesText: report's names for exportfile's).
 //
 // It runs nothing and reads nothing itself: callers pass what the study
 // stored.

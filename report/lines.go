@@ -1,13 +1,13 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -92,29 +92,6 @@ func TrialLine(sp *space.Space, e search.Event, width int) string {
 	return b.String()
 }
 
-// ThroughputOf returns the name and value of a trial's throughput as the
-// trial lines and the trials table show it: "tpmC" and 60 × MeanTPS for a
-// TPC-C trial (its benchmark summary says "workload":"tpcc", and its tps
-// are New-Order transactions per second, runner/tpcc), else "tps" and
-// MeanTPS.
-func ThroughputOf(t search.Trial) (unit string, value float64) {
-	if isTPCC(t) {
-		return "tpmC", 60 * t.MeanTPS
-	}
-	return "tps", t.MeanTPS
-}
-
-// isTPCC reports whether t's benchmark summary is a TPC-C run's.
-func isTPCC(t search.Trial) bool {
-	if !strings.Contains(t.Summary, `"tpcc"`) {
-		return false
-	}
-	var s struct {
-		Workload string `json:"workload"`
-	}
-	return json.Unmarshal([]byte(t.Summary), &s) == nil && s.Workload == "tpcc"
-}
-
 // knobLine is the second line of a trial report: the knobs the trial set
 // differently from the baseline ("vs baseline: name=value ..."); for the
 // baseline itself, and when there is no baseline (a worker), the knobs set
@@ -197,105 +174,6 @@ func WriteOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 	}
 }
 
-// GainText is the one headline gain of a study: the paired A/B comparison
-// of the best trial with the baseline on the objective (search.ABGain),
-// or why there is none. ok is false when there is no interval.
-func GainText(goal measure.Goal, trials []search.Trial, best search.Trial) (text string, ok bool) {
-	if best.Number < 0 || best.Kind == search.Baseline {
-		return "none: the baseline is the best configuration", false
-	}
-	g, ok := search.ABGain(goal, trials, best.Number)
-	if !ok {
-		return abShortfall(trials, best.Number), false
-	}
-	g.Unit = gainUnit(goal, best)
-	return g.String(), true
-}
-
-// gainUnit names goal in a gain's text as the trial lines name best's
-// throughput: "tpmC" for a TPC-C trial's tps (ThroughputOf), else "" (the
-// goal's name).
-func gainUnit(goal measure.Goal, best search.Trial) string {
-	if u, _ := ThroughputOf(best); goal == measure.GoalTPS && u != "tps" {
-		return u
-	}
-	return ""
-}
-
-// RulesText is the best's gain over the study's expert warm start (the
-// rules: search.WarmStartGain) from the rounds of the final A/B phase, or
-// why there is none: the study had no warm start, it failed, it is the
-// best itself, or too few rounds measured it. ok is false when there is
-// no interval.
-func RulesText(goal measure.Goal, trials []search.Trial, best search.Trial) (text string, ok bool) {
-	if best.Number < 0 {
-		return "none: no trial completed", false
-	}
-	r := search.WarmStartGain(goal, trials, best)
-	r.Gain.Unit = gainUnit(goal, best)
-	switch r.Status {
-	case search.RulesNone:
-		return "none: the study measured no expert warm start (--warm-start=false, or no rule applied to this host and dataset): it has no rules to compare with", false
-	case search.RulesFailed:
-		return fmt.Sprintf("none: the expert warm start (trial %d) %s, so the rules gave no configuration to compare with", r.Warm.Number, failedHow(r.Warm)), false
-	case search.RulesAreBest:
-		if sb, _ := search.Best(trials); sb.Number >= 0 && sb.Number != best.Number {
-			// A chosen trial (export --trial), not the study's best.
-			return fmt.Sprintf("none: trial %d is the expert warm start itself", best.Number), false
-		}
-		return fmt.Sprintf("none: the best is the expert warm start itself (trial %d): the search found nothing better than the rules", r.Warm.Number), false
-	}
-	if best.Kind == search.Baseline {
-		return fmt.Sprintf("none: the baseline is the best configuration; the expert warm start (trial %d) did not beat it", r.Warm.Number), false
-	}
-	switch r.Status {
-	case search.RulesAreBaseline:
-		if r.Rounds < 2 {
-			return fmt.Sprintf("the gain over the baseline (the expert warm start, trial %d, is the baseline's configuration): %s", r.Warm.Number, abShortfall(trials, best.Number)), false
-		}
-		return r.Gain.String() + fmt.Sprintf(" (the expert warm start, trial %d, is the baseline's configuration)", r.Warm.Number), true
-	case search.RulesShort:
-		if !r.Warm.State.Finished() {
-			return fmt.Sprintf("not measured yet: the expert warm start (trial %d) has not finished", r.Warm.Number), false
-		}
-		if r.Rounds == 0 && abPairsRan(trials, best.Number) {
-			return fmt.Sprintf("not measured: the final A/B phase ran in pairs of the best and the baseline, without the expert warm start (trial %d): the rest of the budget did not hold a third arm, or its runs failed; autotune verify measures them side by side", r.Warm.Number), false
-		}
-		if r.Rounds == 0 {
-			return fmt.Sprintf("not measured: the expert warm start (trial %d) is measured in the rounds of the final A/B phase (at the end of the budget or trial cap)", r.Warm.Number), false
-		}
-		return fmt.Sprintf("only %d complete rounds measured the best and the expert warm start (trial %d), too few for a confidence interval (2 needed)", r.Rounds, r.Warm.Number), false
-	}
-	return r.Gain.String(), true
-}
-
-// abPairsRan reports whether the final A/B phase of trial best measured
-// the best and the baseline at least once each.
-func abPairsRan(trials []search.Trial, best int) bool {
-	var a, b bool
-	for _, t := range trials {
-		if t.RepeatLink.RepeatOf == best && t.State.Finished() {
-			a = a || t.Kind == search.ABBest
-			b = b || t.Kind == search.ABBase
-		}
-	}
-	return a && b
-}
-
-// failedHow says how a finished trial that gave no usable measurement
-// ended: "was rejected", "was pruned", "was infeasible" or "failed".
-func failedHow(t search.Trial) string {
-	switch {
-	case t.State == search.Rejected:
-		return "was rejected"
-	case t.State == search.Pruned:
-		return "was pruned (stopped early, clearly below the best)"
-	case t.State == search.Complete && t.Infeasible:
-		return "was infeasible"
-	}
-	return "failed"
-}
-
 // BestDespiteTPS says why best is the best although its mean tps is below
 // the baseline's (as printed, to 0.1 %): the score penalty by which the
 // baseline lost most more than the best, "but the baseline was penalised
@@ -375,7 +253,7 @@ func WriteConclusion(out io.Writer, goal measure.Goal, trials []search.Trial, be
 		fmt.Fprintln(out, "conclusion: no gain was shown (too few interleaved pairs); do not change anything on this result: run a longer study or autotune verify on the export")
 	case g.LoPct > 0:
 		what := string(g.Goal)
-		if u := gainUnit(goal, best); u != "" {
+		if u := exportfile.GainUnit(goal, best); u != "" {
 			what = u
 		}
 		fmt.Fprintf(out, "conclusion: trial %d is faster than the baseline by %+.1f %% %s (95 %% CI %+.1f .. %+.1f %%): %s\n",
@@ -401,46 +279,6 @@ func LevelsText(t search.Trial) string {
 	return strings.Join(parts, ", ")
 }
 
-// SteadyNote says how the windows that found no steady start entered
-// estimate e (search.Estimate.NotSteadyLeft, NotSteadyKept): "; 1 more
-// measurement left out: its window was NOT STEADY", "; its windows were
-// all NOT STEADY", or "" when every window was steady.
-func SteadyNote(e search.Estimate) string {
-	switch {
-	case e.NotSteadyLeft > 0:
-		return fmt.Sprintf("; %d more measurement(s) left out: window NOT STEADY", e.NotSteadyLeft)
-	case e.NotSteadyKept > 0:
-		return fmt.Sprintf("; %d of them NOT STEADY (no steady window to prefer)", e.NotSteadyKept)
-	}
-	return ""
-}
-
-// WriteGainComment writes the final A/B result of the best trial as my.cnf
-// comments: the gain over the baseline with its 95 % interval, plainly
-// whether it is significant, and the gain over the expert warm start
-// (RulesText).
-func WriteGainComment(w io.Writer, goal measure.Goal, trials []search.Trial, best search.Trial) {
-	if best.Number < 0 || best.Kind == search.Baseline {
-		return
-	}
-	if e := search.EstimateOf(trials, best); e.N > 1 {
-		unit, _ := ThroughputOf(best)
-		fmt.Fprintf(w, "# estimate from %d measurements of this configuration (score and %s above are their mean)%s\n", e.N, unit, SteadyNote(e))
-	}
-	switch g, ok := search.ABGain(goal, trials, best.Number); {
-	case !ok:
-		fmt.Fprintf(w, "# gain over the baseline: %s; no gain is claimed\n", abShortfall(trials, best.Number))
-	default:
-		g.Unit = gainUnit(goal, best)
-		fmt.Fprintf(w, "# gain over the baseline: %s\n", g)
-		if !g.Significant {
-			fmt.Fprintln(w, "# WARNING: this gain is NOT statistically significant; the configuration may be no better than the defaults")
-		}
-	}
-	text, _ := RulesText(goal, trials, best)
-	fmt.Fprintf(w, "# gain over the expert warm start: %s\n", text)
-}
-
 // KindText is the kind column of a trial line: "confirm#3" for a
 // re-measurement of trial 3, "seed(prod.cnf)" for the seed of
 // --seed-from prod.cnf.
@@ -452,26 +290,6 @@ func KindText(t search.Trial) string {
 		return fmt.Sprintf("%s(%s)", t.Kind, t.Source)
 	}
 	return string(t.Kind)
-}
-
-// abShortfall says why there is no A/B interval for the best trial.
-func abShortfall(trials []search.Trial, best int) string {
-	a, b := 0, 0
-	for _, t := range trials {
-		if t.RepeatOf != best || t.State != search.Complete {
-			continue
-		}
-		switch t.Kind {
-		case search.ABBest:
-			a++
-		case search.ABBase:
-			b++
-		}
-	}
-	if a+b == 0 {
-		return "not measured by interleaved A/B runs (they run at the end of the budget or trial cap)"
-	}
-	return fmt.Sprintf("only %d vs %d interleaved A/B runs, too few for a confidence interval (2 complete pairs needed, --ab-pairs 2)", a, b)
 }
 
 // WriteImportance prints the importance ranking of n complete trials

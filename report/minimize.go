@@ -1,14 +1,13 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
 	"strings"
 
-	"github.com/autotune/autotune/measure"
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
@@ -32,75 +31,11 @@ func WriteMinimization(out io.Writer, sp *space.Space, m search.Minimized) {
 	case m.Check != nil:
 		fmt.Fprintf(out, "  %s\n", strings.TrimPrefix(search.CheckText(m, m.Goal), "minimize: "))
 	}
-	kept := KeptChanges(sp, m)
+	kept := exportfile.KeptChanges(sp, m)
 	fmt.Fprintf(out, "minimal configuration: %d of the %d changes\n", len(kept), m.Changes)
 	for _, k := range kept {
 		fmt.Fprintf(out, "  %s = %s  # %s\n", k.Name, k.Value, k.Comment)
 	}
-}
-
-// KeptChange is one change of a minimal configuration with its measured
-// contribution.
-type KeptChange struct {
-	// Name is the knob, Value its value as written to my.cnf.
-	Name, Value string
-	// Comment is the contribution as an export comment: "+48 % tps
-	// (±6 %)", the ± the half-width of the step's 95 % interval; for the
-	// knobs of a dependency group other than its lead (MinStep.Lead) "reverts together with
-	// innodb_io_capacity (one contribution)"; for a change not tried or
-	// not measured, why it was kept.
-	Comment string
-	// Step is the minimisation step that decided it.
-	Step search.MinStep
-}
-
-// KeptChanges returns the changes the minimal configuration of m keeps,
-// in the order of the steps that kept them, each with its contribution.
-// A group's contribution is written on its lead knob (MinStep.Lead); the
-// others say they revert together with it.
-func KeptChanges(sp *space.Space, m search.Minimized) []KeptChange {
-	var out []KeptChange
-	for _, s := range m.KeptSteps() {
-		lead := cmp.Or(s.Lead, s.Knobs[0])
-		var others []string
-		for _, n := range s.Knobs {
-			if n != lead {
-				others = append(others, n)
-			}
-		}
-		for _, n := range s.Knobs {
-			v := s.Values[n]
-			if k, ok := sp.Knob(n); ok {
-				v = space.FormatOptionValue(k.Render(v))
-			}
-			c := KeptChange{Name: n, Value: v, Step: s, Comment: Contribution(s, m.Goal)}
-			if n != lead {
-				c.Comment = "reverts together with " + lead + " (one contribution)"
-			} else if len(others) > 0 && s.Status == search.MinKept {
-				c.Comment += ", with " + strings.Join(others, ", ")
-			}
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// Contribution renders what a kept step's changes are worth: "+48 % tps
-// (±6 %)", the ± the half-width of the 95 % interval (rounded to whole
-// percent; the interval is symmetric in log-ratio, so nearly so in
-// percent); for a step without measurement, why its changes were kept.
-func Contribution(s search.MinStep, goal measure.Goal) string {
-	switch s.Status {
-	case search.MinUntested:
-		return "kept untried: the minimisation's budget ran out"
-	case search.MinUnmeasured:
-		return "kept: the configuration without it could not be measured"
-	}
-	what := string(goal)
-	if goal == measure.GoalP95 {
-		what = "lower p95 latency"
-	}
-	return fmt.Sprintf("%+.0f %% %s (±%.0f %%)", s.Pct, what, (s.HiPct-s.LoPct)/2)
 }
 
 // waterfall geometry (SVG user units = pixels).

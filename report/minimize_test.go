@@ -10,6 +10,7 @@ import (
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/storage"
 	"github.com/autotune/autotune/study/result"
 )
 
@@ -86,22 +87,37 @@ func TestWriteMinimization(t *testing.T) {
 	}
 }
 
-// TestKeptChangesWriteTheContributionOnTheLead: a kept group's
-// contribution sits on its lead knob, not on its first in catalogue
-// order.
-func TestKeptChangesWriteTheContributionOnTheLead(t *testing.T) {
-	m := search.Minimized{Goal: measure.GoalTPS, Steps: []search.MinStep{{
-		Knobs: []string{"innodb_log_file_size", "innodb_buffer_pool_size"}, Lead: "innodb_buffer_pool_size",
-		Values: space.Config{"innodb_log_file_size": "335544320", "innodb_buffer_pool_size": "1342177280"},
-		Status: search.MinKept, Pct: 98.8, LoPct: 80, HiPct: 118, Pairs: 2}}}
-	got := map[string]string{}
-	for _, c := range KeptChanges(space.Lookup(), m) {
-		got[c.Name] = c.Comment
-	}
-	if want := "+99 % tps (±19 %), with innodb_log_file_size"; got["innodb_buffer_pool_size"] != want {
-		t.Errorf("pool: %q, want %q", got["innodb_buffer_pool_size"], want)
-	}
-	if want := "reverts together with innodb_buffer_pool_size (one contribution)"; got["innodb_log_file_size"] != want {
-		t.Errorf("redo log: %q, want %q", got["innodb_log_file_size"], want)
-	}
+// exportCase is a study with its best trial and its baseline.
+type exportCase struct {
+	name       string
+	st         storage.Study
+	best, base search.Trial
+}
+
+// minimizedCase is a minimised study on a MariaDB 10.11 sandbox with the
+// server defaults as the baseline: of the best's five changes, the buffer
+// pool and the io capacity pair (one dependency group) were kept,
+// innodb_flush_neighbors reverted, the log file size left untried.
+func minimizedCase() (exportCase, search.Minimized) {
+	pins := space.Config{"innodb_doublewrite": "ON", "innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1"}
+	best := pins.Merge(space.Config{"innodb_buffer_pool_size": "4294967296", "innodb_io_capacity": "2000", "innodb_io_capacity_max": "4000",
+		"innodb_flush_neighbors": "0", "innodb_log_file_size": "268435456"})
+	m := storage.Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 500000, WarmupS: 30, DurationS: 60, Lambda: 0.5,
+		Space: &storage.SpaceManifest{Durability: "strict"}}
+	c := exportCase{name: "minimal", st: storage.Study{Name: "min", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: m.JSON()},
+		best: search.Trial{Number: 7, Kind: search.Sampled, State: search.Complete, Params: best, Outcome: measure.Outcome{Score: 1150, MeanTPS: 1210, P95MS: 12.5}},
+		base: search.Trial{Number: 0, Kind: search.Baseline, State: search.Complete, Params: pins, Outcome: measure.Outcome{Score: 950, MeanTPS: 1000, P95MS: 20}}}
+	cfg := best.Clone()
+	delete(cfg, "innodb_flush_neighbors")
+	return c, search.Minimized{Best: 7, Goal: measure.GoalTPS, Changes: 5, Config: cfg, Runs: 20, Done: true, Accepted: true,
+		Steps: []search.MinStep{
+			{Knobs: []string{"innodb_flush_neighbors", "innodb_log_file_size"}, Values: space.Config{"innodb_flush_neighbors": "0", "innodb_log_file_size": "268435456"},
+				Status: search.MinSplit, Pct: 9.1, LoPct: 1.2, HiPct: 17.6, Pairs: 2},
+			{Knobs: []string{"innodb_flush_neighbors"}, Values: space.Config{"innodb_flush_neighbors": "0"}, Status: search.MinReverted, Pct: 1.4, LoPct: -6.1, HiPct: 9.4, Pairs: 2},
+			{Knobs: []string{"innodb_io_capacity", "innodb_io_capacity_max"}, Values: space.Config{"innodb_io_capacity": "2000", "innodb_io_capacity_max": "4000"},
+				Status: search.MinKept, Pct: 8.3, LoPct: 1.1, HiPct: 16.0, Pairs: 2},
+			{Knobs: []string{"innodb_buffer_pool_size"}, Values: space.Config{"innodb_buffer_pool_size": "4294967296"}, Status: search.MinKept, Pct: 48.2, LoPct: 40.1, HiPct: 56.9, Pairs: 2},
+			{Knobs: []string{"innodb_log_file_size"}, Values: space.Config{"innodb_log_file_size": "268435456"}, Status: search.MinUntested},
+		},
+		Check: &search.MinCheck{Pct: -1.2, LoPct: -8.0, HiPct: 6.1, Pairs: 2}}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -236,7 +237,7 @@ type minimalSection struct {
 	// Steps are the steps in order.
 	Steps []minStepRow
 	// Kept are the kept changes with their contributions.
-	Kept []KeptChange
+	Kept []exportfile.KeptChange
 }
 
 type minStepRow struct {
@@ -250,7 +251,7 @@ func minimalPage(sp *space.Space, m search.Minimized, best search.Trial) *minima
 	if m.Best < 0 || m.Best != best.Number {
 		return nil
 	}
-	kept := KeptChanges(sp, m)
+	kept := exportfile.KeptChanges(sp, m)
 	sec := &minimalSection{Waterfall: waterfallSVG(sp, m), Kept: kept}
 	switch {
 	case !m.Done:

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/study/result"
 )
@@ -90,13 +91,13 @@ func optionValue(r result.ServerDiffRow) string {
 	return r.Value
 }
 
-// sqlLiteral renders a wanted value for SET GLOBAL: a knob's as sqlValue
-// does; a value of a variable the catalogue does not know bare when it is
-// a number or ON/OFF (a size with a K/M/G suffix as its number of bytes:
-// SET takes no suffix), else single-quoted.
+// sqlLiteral renders a wanted value for SET GLOBAL: a knob's as
+// exportfile.SQLValue does; a value of a variable the catalogue does not
+// know bare when it is a number or ON/OFF (a size with a K/M/G suffix as
+// its number of bytes: SET takes no suffix), else single-quoted.
 func sqlLiteral(k *space.Knob, v string) string {
 	if k != nil {
-		return sqlValue(*k, v)
+		return exportfile.SQLValue(*k, v)
 	}
 	if n, err := space.ParseBytes(v); err == nil {
 		return strconv.FormatInt(n, 10)

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/study/result"
@@ -49,7 +50,7 @@ func WriteShow(out io.Writer, sp *space.Space, d result.TrialDetail) {
 		}
 		fmt.Fprintf(tw, "  score\t%s\t%s\n", f1(t.Score), what)
 		if e := search.EstimateOf(trials, t); t.State == search.Complete && e.N > 1 {
-			fmt.Fprintf(tw, "  configuration estimate\t%s\t(score, mean of %d measurements of this configuration, standard error %s%s)\n", f1(e.Score), e.N, f1(e.SE), SteadyNote(e))
+			fmt.Fprintf(tw, "  configuration estimate\t%s\t(score, mean of %d measurements of this configuration, standard error %s%s)\n", f1(e.Score), e.N, f1(e.SE), exportfile.SteadyNote(e))
 		}
 		vs := ""
 		if base.Number >= 0 && base.Number != t.Number {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/study/result"
 )
@@ -125,7 +126,7 @@ func minimizationEvent(m result.Minimization) progressEvent {
 func minimizationJSON(m result.Minimization) *progressMinimization {
 	pm := &progressMinimization{Trial: m.Result.Best, Changes: m.Result.Changes, Runs: m.Result.Runs, Done: m.Result.Done, Kept: []progressKept{}}
 	if m.Result.Best >= 0 {
-		for _, k := range KeptChanges(m.Space, m.Result) {
+		for _, k := range exportfile.KeptChanges(m.Space, m.Result) {
 			pm.Kept = append(pm.Kept, progressKept{Knob: k.Name, Value: k.Value, Comment: k.Comment})
 		}
 	}

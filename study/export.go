@@ -8,8 +8,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/internal/atomicfile"
-	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -74,7 +74,7 @@ func segmentOf(ctx context.Context, db *storage.DB, st storage.Study) (own []sea
 
 // ExportRequest is what `autotune export` writes: the study, the trial
 // (−1: the best), the full best instead of its accepted minimisation, the
-// format (report.ExportFormats), the file (""; standard output) and the
+// format (exportfile.Formats), the file (""; standard output) and the
 // time stamped in the header.
 type ExportRequest struct {
 	DB, Study, Format, Out string
@@ -87,7 +87,7 @@ type ExportRequest struct {
 // on: trial number when it is >= 0, else (−1) the study's best
 // (search.Best); and the study's baseline. Errors: a number below −1 (a
 // UsageError), no complete trial yet, or number not a complete trial
-// (report.CompleteTrial).
+// (exportfile.CompleteTrial).
 func ChosenTrial(trials []search.Trial, name string, number int) (chosen, base search.Trial, err error) {
 	if number < -1 {
 		return search.Trial{}, search.Trial{}, Usagef("--trial %d: want a trial number (0, 1, ...), or -1 for the best", number)
@@ -97,14 +97,14 @@ func ChosenTrial(trials []search.Trial, name string, number int) (chosen, base s
 		return best, base, fmt.Errorf("study %q has no complete trial yet under its current conditions", name)
 	}
 	if number >= 0 && number != best.Number {
-		best, err = report.CompleteTrial(trials, number)
+		best, err = exportfile.CompleteTrial(trials, number)
 	}
 	return best, base, err
 }
 
 // Export writes the configuration o asks for: the minimal configuration
 // of the study's best when a finished minimisation of it was accepted
-// (report.MinimalResult), else the full best or o.Trial; to o.Out
+// (exportfile.MinimalResult), else the full best or o.Trial; to o.Out
 // (atomically, mode 0644) or to stdout, and returns what it wrote (the
 // file's line and the paired gain: report.WriteExported). --full without
 // an accepted minimisation is a UsageError.
@@ -122,7 +122,7 @@ func Export(ctx context.Context, o ExportRequest, stdout io.Writer) (result.Expo
 	if err != nil {
 		return result.Exported{}, err
 	}
-	m, minimal := report.MinimalResult(m, found && o.Trial < 0, best)
+	m, minimal := exportfile.MinimalResult(m, found && o.Trial < 0, best)
 	if o.Full && !minimal {
 		return result.Exported{}, Usagef("--full: study %q has no accepted minimisation of its best trial: the export is the full best already", o.Study)
 	}
@@ -131,9 +131,9 @@ func Export(ctx context.Context, o ExportRequest, stdout io.Writer) (result.Expo
 	// measured them had), so they are rendered against the whole catalogue.
 	write := func(w io.Writer) error {
 		if minimal {
-			return report.WriteMinimalExport(w, o.Format, space.Lookup(), st, m, best, base, trials, o.Now)
+			return exportfile.WriteMinimal(w, o.Format, space.Lookup(), st, m, best, base, trials, o.Now)
 		}
-		return report.WriteExport(w, o.Format, space.Lookup(), st, best, base, trials, o.Now)
+		return exportfile.Write(w, o.Format, space.Lookup(), st, best, base, trials, o.Now)
 	}
 	if o.Out == "" {
 		return result.Exported{}, write(stdout)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/measure"
-	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -280,7 +280,7 @@ type exportClaim struct {
 var claimIgnores = []string{"durability", "score"}
 
 // exportClaims reads the fingerprint and the claimed gain of every file
-// written by autotune export (report.FingerprintHeader) and says, for
+// written by autotune export (exportfile.FingerprintHeader) and says, for
 // each, whether this run measures under the same conditions: the same
 // server and builds, target, host and host profile, benchmark and its
 // options, workload and dataset (storage.Fingerprint). Files without a
@@ -299,7 +299,7 @@ func (r *run) exportClaims(ctx context.Context, files []string) ([]exportClaim, 
 		var fp storage.Fingerprint
 		for _, line := range strings.Split(string(data), "\n") {
 			text := strings.TrimLeft(strings.TrimSpace(line), "#- ")
-			if rest, ok := strings.CutPrefix(text, report.FingerprintHeader); ok {
+			if rest, ok := strings.CutPrefix(text, exportfile.FingerprintHeader); ok {
 				if fp, err = storage.ParseFingerprintLine(rest); err != nil {
 					return nil, Usagef("verify %s: %v", f, err)
 				}
@@ -361,9 +361,9 @@ func baselineName(cfg Config) string {
 }
 
 // exportLine matches the header line `autotune export` writes for a knob
-// that is not a my.cnf option (report.environmentNotes):
+// that is not a my.cnf option (exportfile.environmentNotes):
 // "# not an option: allocator=tcmalloc (start the server with ...)".
-var exportLine = regexp.MustCompile(`^#\s*` + regexp.QuoteMeta(strings.TrimSpace(report.NotAnOption)) + `\s*([a-z_]+)=([^\s(]+)`)
+var exportLine = regexp.MustCompile(`^#\s*` + regexp.QuoteMeta(strings.TrimSpace(exportfile.NotAnOption)) + `\s*([a-z_]+)=([^\s(]+)`)
 
 // exportEnvironment returns the runtime knobs (allocator, CPU placement,
 // connection, builds) that the header of a file written by `autotune

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/runner"
@@ -55,7 +56,7 @@ func TestVerifyComparesClaimsOfTheSameConditionsOnly(t *testing.T) {
 			trials = append(trials, x)
 		}
 		var b bytes.Buffer
-		if err := report.WriteExport(&b, "cnf", space.Lookup(), st, best, trials[0], trials, t0); err != nil {
+		if err := exportfile.Write(&b, "cnf", space.Lookup(), st, best, trials[0], trials, t0); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, name)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/study"
 )
@@ -17,7 +18,7 @@ type exportOptions struct {
 	study  string
 	db     string
 	out    string
-	format string // one of report.ExportFormats
+	format string // one of exportfile.Formats
 	trial  int    // trial to export; -1: the best
 	full   bool   // the full best even when a minimisation is stored
 }
@@ -60,7 +61,7 @@ options and their notes, score and gain).`,
 	cmd.Flags().StringVar(&o.study, "study", "default", "study name")
 	cmd.Flags().StringVar(&o.db, "db", "trials.db", "study database")
 	cmd.Flags().StringVarP(&o.out, "output", "o", "", "file to write (mode 0644); default standard output")
-	cmd.Flags().StringVar(&o.format, "format", "cnf", "output form: "+strings.Join(report.ExportFormats, ", "))
+	cmd.Flags().StringVar(&o.format, "format", "cnf", "output form: "+strings.Join(exportfile.Formats, ", "))
 	cmd.Flags().IntVar(&o.trial, "trial", -1, "export this complete trial instead of the best")
 	cmd.Flags().BoolVar(&o.full, "full", false, "write the full best configuration even when its minimisation is stored (by default the minimal one: the changes that pay, with their contributions)")
 	return cmd
@@ -77,8 +78,8 @@ func runExport(ctx context.Context, o *exportOptions, stdout io.Writer, now time
 }
 
 func validateExportFormat(f string) error {
-	if !slices.Contains(report.ExportFormats, f) {
-		return usagef("--format %q: want one of %s", f, strings.Join(report.ExportFormats, ", "))
+	if !slices.Contains(exportfile.Formats, f) {
+		return usagef("--format %q: want one of %s", f, strings.Join(exportfile.Formats, ", "))
 	}
 	return nil
 }

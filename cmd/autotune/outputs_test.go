@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autotune/autotune/report"
+	"github.com/autotune/autotune/exportfile"
 )
 
 // exportNow is the fixed export date of the golden files.
@@ -95,7 +95,7 @@ func TestShowErrors(t *testing.T) {
 
 func TestExportFormatsGolden(t *testing.T) {
 	db := fixtureDB(t)
-	for _, f := range report.ExportFormats {
+	for _, f := range exportfile.Formats {
 		t.Run(f, func(t *testing.T) {
 			var out bytes.Buffer
 			if err := runExport(context.Background(), &exportOptions{study: "fix", db: db, format: f, trial: -1}, &out, exportNow); err != nil {

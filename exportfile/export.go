@@ -1,4 +1,4 @@
-package report
+package exportfile
 
 import (
 	"cmp"
@@ -10,21 +10,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
 )
 
-// ExportFormats are the values of `autotune export --format`.
-var ExportFormats = []string{"cnf", "sql", "persist", "json"}
+// Formats are the values of `autotune export --format`.
+var Formats = []string{"cnf", "sql", "persist", "json"}
 
-// WriteExport renders the best trial in format (one of ExportFormats).
+// Write renders the best trial in format (one of Formats).
 // Every format writes the same knobs: those whose value differs from the
 // baseline's (see exportSelection), each with a note on what it is.
-func WriteExport(w io.Writer, format string, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time) error {
-	if !slices.Contains(ExportFormats, format) {
-		return fmt.Errorf("export format %q: want one of %s", format, strings.Join(ExportFormats, ", "))
+func Write(w io.Writer, format string, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time) error {
+	if !slices.Contains(Formats, format) {
+		return fmt.Errorf("export format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}
 	best, base = forServer(st, best), forServer(st, base)
 	return writeExport(w, format, sp, st, best, base, trials, now, selectExport(sp, st, best, base))
@@ -41,15 +40,15 @@ func forServer(st storage.Study, t search.Trial) search.Trial {
 	return t
 }
 
-// WriteMinimalExport renders the minimal configuration of m, the done and
+// WriteMinimal renders the minimal configuration of m, the done and
 // accepted minimisation of best (search.Minimized), in format: the same
-// forms as WriteExport, over the knobs of m.Config that differ from the
+// forms as Write, over the knobs of m.Config that differ from the
 // baseline, each change the minimisation kept followed by its measured
 // contribution as a comment (KeptChanges: "+48 % tps (±6 %)"). It returns
 // an error when m is not a done, accepted minimisation of best.
-func WriteMinimalExport(w io.Writer, format string, sp *space.Space, st storage.Study, m search.Minimized, best, base search.Trial, trials []search.Trial, now time.Time) error {
-	if !slices.Contains(ExportFormats, format) {
-		return fmt.Errorf("export format %q: want one of %s", format, strings.Join(ExportFormats, ", "))
+func WriteMinimal(w io.Writer, format string, sp *space.Space, st storage.Study, m search.Minimized, best, base search.Trial, trials []search.Trial, now time.Time) error {
+	if !slices.Contains(Formats, format) {
+		return fmt.Errorf("export format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}
 	if m.Best != best.Number || !m.Done || !m.Accepted {
 		return fmt.Errorf("the minimisation of trial %d (done %v, accepted %v) is not a result for trial %d", m.Best, m.Done, m.Accepted, best.Number)
@@ -325,10 +324,10 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 		fmt.Fprintf(w, "-- %s\n", l)
 	}
 	if base.Number >= 0 {
-		text, _ := GainText(GoalOf(st), trials, best)
+		text, _ := GainText(st.Goal(), trials, best)
 		unit, value := ThroughputOf(base)
 		fmt.Fprintf(w, "-- baseline (server defaults): trial %d, %.1f %s\n-- gain over the baseline: %s\n", base.Number, value, unit, text)
-		text, _ = RulesText(GoalOf(st), trials, best)
+		text, _ = RulesText(st.Goal(), trials, best)
 		fmt.Fprintf(w, "-- gain over the expert warm start: %s\n", text)
 	}
 	version := best.ServerVersion
@@ -364,7 +363,7 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 			static = append(static, k)
 			continue
 		}
-		fmt.Fprintf(w, "-- %s\n%s %s = %s;%s\n", k.note(), verb, sel.variable(k.Name), sqlValue(k.Knob, k.Value), inline("  -- ", sel.comment(k.Name)))
+		fmt.Fprintf(w, "-- %s\n%s %s = %s;%s\n", k.note(), verb, sel.variable(k.Name), SQLValue(k.Knob, k.Value), inline("  -- ", sel.comment(k.Name)))
 	}
 	if len(opts) == 0 {
 		fmt.Fprintln(w, "-- nothing to change: the trial's options are the baseline's")
@@ -381,9 +380,10 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 	return nil
 }
 
-// sqlValue renders a canonical knob value as an SQL literal: numbers,
-// ON/OFF and numeric choices bare, other choices single-quoted.
-func sqlValue(k space.Knob, canonical string) string {
+// SQLValue renders canonical, a canonical value of knob k, as an SQL
+// literal: numbers, ON/OFF and numeric choices bare, other choices
+// single-quoted with any quote in them doubled.
+func SQLValue(k space.Knob, canonical string) string {
 	switch k.Kind {
 	case space.Int, space.Bytes, space.Float, space.Bool:
 		return canonical
@@ -414,13 +414,13 @@ func writeExportJSON(w io.Writer, st storage.Study, best, base search.Trial, tri
 	d.Durability = sel.Durability.doc()
 	if base.Number >= 0 {
 		d.Baseline = &exportBaseline{Number: base.Number, Score: base.Score, MeanTPS: base.MeanTPS}
-		if g, ok := search.ABGain(GoalOf(st), trials, best.Number); ok {
+		if g, ok := search.ABGain(st.Goal(), trials, best.Number); ok {
 			d.Gain = newExportGain(g)
 		}
-		if r := search.WarmStartGain(GoalOf(st), trials, best); r.Status == search.RulesMeasured || (r.Status == search.RulesAreBaseline && r.Rounds >= 2) {
+		if r := search.WarmStartGain(st.Goal(), trials, best); r.Status == search.RulesMeasured || (r.Status == search.RulesAreBaseline && r.Rounds >= 2) {
 			d.RulesGain = newExportGain(r.Gain)
 		}
-		d.Rules, _ = RulesText(GoalOf(st), trials, best)
+		d.Rules, _ = RulesText(st.Goal(), trials, best)
 	}
 	if m := sel.Minimal; m != nil {
 		d.Minimal = &exportMinimal{Trial: m.Best, Changes: m.Changes, Runs: m.Runs, Rule: search.MinimizeRule, Steps: []exportStep{}}
@@ -484,7 +484,7 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 		unit, value := ThroughputOf(base)
 		fmt.Fprintf(w, "# baseline (%s): trial %d, %.1f %s\n", what, base.Number, value, unit)
 	}
-	WriteGainComment(w, GoalOf(st), trials, best)
+	writeGainComment(w, st.Goal(), trials, best)
 	version := best.ServerVersion
 	if version == "" {
 		version = st.ServerVersion
@@ -688,10 +688,6 @@ type exportBaseline struct {
 	Score   float64 `json:"score"`
 	MeanTPS float64 `json:"mean_tps"`
 }
-
-// GoalOf returns the objective a study optimised (tps when its manifest
-// does not say).
-func GoalOf(st storage.Study) measure.Goal { return st.Goal() }
 
 // exportGain is the JSON form of search.Gain: percentages rounded to 0.1.
 type exportGain struct {

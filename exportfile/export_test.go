@@ -1,4 +1,4 @@
-package report
+package exportfile
 
 import (
 	"bytes"
@@ -65,7 +65,7 @@ func TestExportAgainstTheBaselineGolden(t *testing.T) {
 		}
 		for _, f := range formats {
 			fmt.Fprintf(&out, "==== %s, --format %s\n", c.name, f)
-			if err := WriteExport(&out, f, space.Lookup(), c.st, c.best, c.base, []search.Trial{c.base, c.best}, now); err != nil {
+			if err := Write(&out, f, space.Lookup(), c.st, c.best, c.base, []search.Trial{c.base, c.best}, now); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -113,7 +113,7 @@ func TestExportReproducesTheTrial(t *testing.T) {
 		// Every option format carries the same options.
 		for _, f := range []string{"cnf", "sql", "json"} {
 			var out bytes.Buffer
-			if err := WriteExport(&out, f, sp, c.st, c.best, c.base, nil, time.Time{}); err != nil {
+			if err := Write(&out, f, sp, c.st, c.best, c.base, nil, time.Time{}); err != nil {
 				t.Fatal(err)
 			}
 			v, _ := space.ParseVersion(c.st.ServerVersion, "")
@@ -174,7 +174,7 @@ func TestMinimalExportGolden(t *testing.T) {
 	var out bytes.Buffer
 	for _, f := range []string{"cnf", "sql", "json"} {
 		fmt.Fprintf(&out, "==== minimal, --format %s\n", f)
-		if err := WriteMinimalExport(&out, f, space.Lookup(), c.st, m, c.best, c.base, []search.Trial{c.base, c.best}, now); err != nil {
+		if err := WriteMinimal(&out, f, space.Lookup(), c.st, m, c.best, c.base, []search.Trial{c.base, c.best}, now); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -193,7 +193,7 @@ func TestMinimalExportGolden(t *testing.T) {
 	}
 	// Not a result: refused.
 	m.Accepted = false
-	if err := WriteMinimalExport(&out, "cnf", space.Lookup(), c.st, m, c.best, c.base, nil, now); err == nil {
+	if err := WriteMinimal(&out, "cnf", space.Lookup(), c.st, m, c.best, c.base, nil, now); err == nil {
 		t.Fatal("a minimisation not accepted must not be exported as the result")
 	}
 	if _, ok := MinimalResult(m, true, c.best); ok {

@@ -1,4 +1,4 @@
-package report
+package exportfile
 
 import (
 	"bytes"
@@ -67,8 +67,8 @@ func TestDurabilityTierConfound(t *testing.T) {
 	now := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
 
 	// A strict study's export of these values is refused, in every format.
-	for _, f := range ExportFormats {
-		err := WriteExport(new(bytes.Buffer), f, space.Lookup(), study("strict"), trials[1], trials[0], trials, now)
+	for _, f := range Formats {
+		err := Write(new(bytes.Buffer), f, space.Lookup(), study("strict"), trials[1], trials[0], trials, now)
 		if err == nil {
 			t.Fatalf("--format %s: a strict study exported innodb_doublewrite=OFF", f)
 		}
@@ -81,7 +81,7 @@ func TestDurabilityTierConfound(t *testing.T) {
 
 	// Relaxed: each knob's loss window and the share of the gain.
 	var out bytes.Buffer
-	if err := WriteExport(&out, "cnf", space.Lookup(), study("relaxed"), trials[1], trials[0], trials, now); err != nil {
+	if err := Write(&out, "cnf", space.Lookup(), study("relaxed"), trials[1], trials[0], trials, now); err != nil {
 		t.Fatal(err)
 	}
 	cnf := out.String()
@@ -102,7 +102,7 @@ func TestDurabilityTierConfound(t *testing.T) {
 
 	// Without the reset configuration measured, the export says so.
 	out.Reset()
-	if err := WriteExport(&out, "sql", space.Lookup(), study("relaxed"), trials[1], trials[0], trials[1:3], now); err != nil {
+	if err := Write(&out, "sql", space.Lookup(), study("relaxed"), trials[1], trials[0], trials[1:3], now); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "-- the gain with these knobs at their crash-safe values was not measured") {
@@ -110,7 +110,7 @@ func TestDurabilityTierConfound(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := WriteExport(&out, "json", space.Lookup(), study("relaxed"), trials[1], trials[0], trials, now); err != nil {
+	if err := Write(&out, "json", space.Lookup(), study("relaxed"), trials[1], trials[0], trials, now); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -127,7 +127,7 @@ func TestDurabilityTierConfound(t *testing.T) {
 	// A relaxed study whose best kept the crash-safe values is labelled
 	// strict, from its values.
 	out.Reset()
-	if err := WriteExport(&out, "cnf", space.Lookup(), study("relaxed"), trials[0], trials[0], trials, now); err != nil {
+	if err := Write(&out, "cnf", space.Lookup(), study("relaxed"), trials[0], trials[0], trials, now); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "# durability: strict: ") || !strings.Contains(out.String(), "the relaxed search kept them") {
