@@ -15,6 +15,13 @@
 // accepted minimisation kept with their measured contributions); both
 // refuse a strict study's export of relaxed durability values.
 //
+// Read and Parse read the comment header back (autotune verify): the
+// fingerprint of the conditions the gains were measured under (a
+// storage.Fingerprint; the text form of its line is this package's), the
+// claimed gain over the baseline, and the runtime knobs, each with its line
+// number. A header line autotune writes that does not read back as written
+// (an edited fingerprint line) is a *ParseError naming the file and line.
+//
 // The words the file shares with the terminal and the HTML report are
 // defined here and imported by package report: the unit of a trial's
 // throughput (ThroughputOf), the headline gains (GainText, RulesText) and

@@ -326,7 +326,7 @@ func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []s
 	if base.Number >= 0 {
 		text, _ := GainText(st.Goal(), trials, best)
 		unit, value := ThroughputOf(base)
-		fmt.Fprintf(w, "-- baseline (server defaults): trial %d, %.1f %s\n-- gain over the baseline: %s\n", base.Number, value, unit, text)
+		fmt.Fprintf(w, "-- baseline (server defaults): trial %d, %.1f %s\n-- %s%s\n", base.Number, value, unit, gainPrefix, text)
 		text, _ = RulesText(st.Goal(), trials, best)
 		fmt.Fprintf(w, "-- gain over the expert warm start: %s\n", text)
 	}
@@ -523,7 +523,9 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.
 
 // environmentNotes describes the trial's non-option knobs (runtime
 // environment, builds) for the exported file's header: they are not
-// my.cnf options, so they are comments saying how to reproduce them.
+// my.cnf options, so they are comments saying how to reproduce them, one
+// "not an option: name=value (how)" line each, which Parse reads back
+// (Header.Runtime).
 func environmentNotes(sp *space.Space, cfg space.Config) []string {
 	var out []string
 	for _, k := range sp.All() {
@@ -544,7 +546,7 @@ func environmentNotes(sp *space.Space, cfg space.Config) []string {
 		case "server_build", "benchmark_build":
 			how = " (the binary named in the study's --server-build/--benchmark-build list)"
 		}
-		out = append(out, NotAnOption+k.Name+"="+v+how)
+		out = append(out, notAnOption+k.Name+"="+v+how)
 	}
 	return out
 }
@@ -617,21 +619,6 @@ type exportFingerprint struct {
 	Fields map[string]string `json:"fields"`
 }
 
-// fingerprintLine is the header line naming the conditions study st's
-// gains were measured under (storage.Fingerprint.Line), which autotune
-// verify compares with its own; "" when the study's manifest is unreadable.
-func fingerprintLine(st storage.Study) string {
-	fp, err := storage.StudyFingerprint(st)
-	if err != nil {
-		return ""
-	}
-	return FingerprintHeader + fp.Line()
-}
-
-// FingerprintHeader starts the export header line that holds the
-// fingerprint, after the comment mark ("# " or "-- ").
-const FingerprintHeader = "measured under fingerprint "
-
 // exportKnob is one knob of the JSON export.
 type exportKnob struct {
 	Name    string `json:"name"`
@@ -699,11 +686,6 @@ type exportGain struct {
 	P           float64 `json:"p"`
 	Significant bool    `json:"significant"`
 }
-
-// NotAnOption starts the export header's comment for a knob that is not a
-// my.cnf option ("# not an option: allocator=tcmalloc (...)"); verify reads
-// those lines back (study.Verify).
-const NotAnOption = "not an option: "
 
 // hostProfileText describes a study's host profile for an export header:
 // "the server ran under a memory limit of 512M, page cache counted".

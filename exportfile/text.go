@@ -163,10 +163,10 @@ func writeGainComment(w io.Writer, goal measure.Goal, trials []search.Trial, bes
 	}
 	switch g, ok := search.ABGain(goal, trials, best.Number); {
 	case !ok:
-		fmt.Fprintf(w, "# gain over the baseline: %s; no gain is claimed\n", abShortfall(trials, best.Number))
+		fmt.Fprintf(w, "# %s%s; no gain is claimed\n", gainPrefix, abShortfall(trials, best.Number))
 	default:
 		g.Unit = GainUnit(goal, best)
-		fmt.Fprintf(w, "# gain over the baseline: %s\n", g)
+		fmt.Fprintf(w, "# %s%s\n", gainPrefix, g)
 		if !g.Significant {
 			fmt.Fprintln(w, "# WARNING: this gain is NOT statistically significant; the configuration may be no better than the defaults")
 		}

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,52 +151,6 @@ func DiffText(d []ManifestChange) string {
 }
 
 func noneIfEmpty(s string) string { return cmp.Or(s, "(none)") }
-
-// Line renders f for a file's header, every field that is set quoted (Go
-// syntax) after the key: `0123456789abcdef server="10.11.19-MariaDB" target="sandbox"
-// ...`. ParseFingerprintLine reads it back.
-func (f Fingerprint) Line() string {
-	var b strings.Builder
-	b.WriteString(f.Key())
-	for _, kv := range f {
-		if kv[1] != "" {
-			fmt.Fprintf(&b, " %s=%s", kv[0], strconv.Quote(kv[1]))
-		}
-	}
-	return b.String()
-}
-
-// fieldRE matches one field of Line's text.
-var fieldRE = regexp.MustCompile(`^\s+([a-z_]+)=("(?:[^"\\]|\\.)*")`)
-
-// ParseFingerprintLine reads a fingerprint written by Fingerprint.Line.
-// It returns an error naming what is wrong when the text is not one, or
-// when its fields do not give its key (the line was edited).
-func ParseFingerprintLine(s string) (Fingerprint, error) {
-	s = strings.TrimSpace(s)
-	key, rest, _ := strings.Cut(s, " ")
-	if len(key) != 16 {
-		return nil, fmt.Errorf("fingerprint %q: want a 16-digit key and name=\"value\" fields", s)
-	}
-	rest = " " + rest
-	var f Fingerprint
-	for strings.TrimSpace(rest) != "" {
-		m := fieldRE.FindStringSubmatch(rest)
-		if m == nil {
-			return nil, fmt.Errorf("fingerprint %s: cannot read %q: want name=\"value\"", key, strings.TrimSpace(rest))
-		}
-		v, err := strconv.Unquote(m[2])
-		if err != nil {
-			return nil, fmt.Errorf("fingerprint %s: field %s: %w", key, m[1], err)
-		}
-		f = append(f, [2]string{m[1], v})
-		rest = rest[len(m[0]):]
-	}
-	if f.Key() != key {
-		return nil, fmt.Errorf("fingerprint %s: its fields give key %s: the line was edited", key, f.Key())
-	}
-	return f, nil
-}
 
 // Without returns f without the fields named.
 func (f Fingerprint) Without(fields ...string) Fingerprint {

@@ -2,9 +2,8 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -44,8 +43,9 @@ func (e NotVerified) Error() string { return "not verified: " + e.Reason }
 // completed, or a run of it exceeded cfg.Measure.MaxP95 (such a run does
 // not count, as in a study's final A/B runs: search.ABPairs), a UsageError
 // for a file the server would refuse, that sets nothing autotune can
-// measure or that repeats another, and other errors when the sandbox fails.
-// Nothing is written to a study database.
+// measure, that repeats another or whose export header does not read back
+// (an edited fingerprint line: exportHeaders), and other errors when the
+// sandbox fails. Nothing is written to a study database.
 func Verify(ctx context.Context, cfg Config, files []string, rounds int, reference string, prog Progress) (v result.Verification, err error) {
 	if rounds < 2 {
 		return v, Usagef("--pairs %d: want at least 2 (an interval needs two rounds)", rounds)
@@ -72,6 +72,10 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 			return v, Usagef("verify %s: %v", f, err)
 		}
 	}
+	headers, err := exportHeaders(files)
+	if err != nil {
+		return v, err
+	}
 	r, err := newRun(ctx, cfg, prog, "verify")
 	defer r.closeInto(&err)
 	if err != nil {
@@ -79,8 +83,8 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 	}
 	base := r.base
 	arms := make([]verifyArm, 0, len(files)+1)
-	for _, f := range files {
-		cand, err := r.verifyConfig(ctx, f)
+	for i, f := range files {
+		cand, err := r.verifyConfig(ctx, f, headers[i])
 		if err != nil {
 			return v, err
 		}
@@ -93,7 +97,7 @@ func Verify(ctx context.Context, cfg Config, files []string, rounds int, referen
 	}
 	arms = append(arms, verifyArm{name: baselineName(cfg), cfg: base})
 	bi := len(arms) - 1
-	claims, err := r.exportClaims(ctx, files)
+	claims, err := r.exportClaims(ctx, headers)
 	if err != nil {
 		return v, err
 	}
@@ -237,18 +241,15 @@ type verifyArm struct {
 
 // verifyConfig reads the option file f against the run's server and
 // returns the configuration it measures: the baseline with the file's
-// knobs and the runtime knobs its export header names on top. A file
+// knobs and the runtime knobs its export header h names on top. A file
 // that changes nothing or does not validate is a UsageError.
-func (r *run) verifyConfig(ctx context.Context, f string) (space.Config, error) {
+func (r *run) verifyConfig(ctx context.Context, f string, h exportfile.Header) (space.Config, error) {
 	what := "verify " + f
 	fc, err := loadOptionFile(ctx, what, f, r.sp, r.info, r.bin)
 	if err != nil {
 		return nil, err
 	}
-	env, envNotes, err := exportEnvironment(f, r.sp)
-	if err != nil {
-		return nil, Usagef("%s: %v", what, err)
-	}
+	env, envNotes := exportEnvironment(h, r.sp)
 	fc.Config = fc.Config.Merge(env)
 	for _, n := range append(fc.Notes, envNotes...) {
 		r.logf("%s: %s", what, n)
@@ -279,38 +280,43 @@ type exportClaim struct {
 // was, and it compares objective values, not scores.
 var claimIgnores = []string{"durability", "score"}
 
-// exportClaims reads the fingerprint and the claimed gain of every file
-// written by autotune export (exportfile.FingerprintHeader) and says, for
-// each, whether this run measures under the same conditions: the same
-// server and builds, target, host and host profile, benchmark and its
-// options, workload and dataset (storage.Fingerprint). Files without a
-// fingerprint give none. Errors: a file cannot be read, its fingerprint
-// line was edited (a UsageError naming the file), or this run's
-// benchmark definition cannot be read.
-func (r *run) exportClaims(ctx context.Context, files []string) ([]exportClaim, error) {
+// exportHeaders reads the export header of every file (exportfile.Read):
+// the fingerprint, claimed gain and runtime knobs of the files autotune
+// export wrote; a file it did not write gives an empty header. Errors: a
+// file cannot be read, or a header line autotune writes does not read
+// back (an edited fingerprint line), a UsageError naming the file and
+// line.
+func exportHeaders(files []string) ([]exportfile.Header, error) {
+	out := make([]exportfile.Header, 0, len(files))
+	for _, f := range files {
+		h, err := exportfile.Read(f)
+		var pe *exportfile.ParseError
+		switch {
+		case errors.As(err, &pe):
+			return nil, Usagef("verify %v", err)
+		case err != nil:
+			return nil, Usagef("verify %s: %v", f, err)
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// exportClaims says, for the header of every file autotune export wrote
+// (exportHeaders), whether this run measures under the conditions of its
+// fingerprint: the same server and builds, target, host and host profile,
+// benchmark and its options, workload and dataset (storage.Fingerprint).
+// Files without a fingerprint give none. The error is this run's
+// benchmark definition's, when it cannot be read.
+func (r *run) exportClaims(ctx context.Context, headers []exportfile.Header) ([]exportClaim, error) {
 	var own storage.Fingerprint
 	var out []exportClaim
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		c := exportClaim{file: f}
-		var fp storage.Fingerprint
-		for _, line := range strings.Split(string(data), "\n") {
-			text := strings.TrimLeft(strings.TrimSpace(line), "#- ")
-			if rest, ok := strings.CutPrefix(text, exportfile.FingerprintHeader); ok {
-				if fp, err = storage.ParseFingerprintLine(rest); err != nil {
-					return nil, Usagef("verify %s: %v", f, err)
-				}
-			}
-			if rest, ok := strings.CutPrefix(text, "gain over the baseline: "); ok && c.gain == "" {
-				c.gain = rest
-			}
-		}
-		if fp == nil {
+	for _, h := range headers {
+		if h.Fingerprint == nil {
 			continue
 		}
+		f := h.File
+		c := exportClaim{file: f, gain: h.Gain}
 		if own == nil {
 			m, err := r.manifest(ctx)
 			if err != nil {
@@ -318,7 +324,7 @@ func (r *run) exportClaims(ctx context.Context, files []string) ([]exportClaim, 
 			}
 			own = storage.FingerprintOf(m, r.version, r.host.Cores, r.host.RAMBytes)
 		}
-		c.differs = storage.DiffText(fp.Without(claimIgnores...).Diff(own.Without(claimIgnores...)))
+		c.differs = storage.DiffText(h.Fingerprint.Without(claimIgnores...).Diff(own.Without(claimIgnores...)))
 		if c.differs == "" {
 			r.logf("verify %s: measured here under the conditions of its study (fingerprint fields match: server, host, benchmark, dataset)", f)
 		} else {
@@ -360,41 +366,28 @@ func baselineName(cfg Config) string {
 	return "the server defaults"
 }
 
-// exportLine matches the header line `autotune export` writes for a knob
-// that is not a my.cnf option (exportfile.environmentNotes):
-// "# not an option: allocator=tcmalloc (start the server with ...)".
-var exportLine = regexp.MustCompile(`^#\s*` + regexp.QuoteMeta(strings.TrimSpace(exportfile.NotAnOption)) + `\s*([a-z_]+)=([^\s(]+)`)
-
 // exportEnvironment returns the runtime knobs (allocator, CPU placement,
-// connection, builds) that the header of a file written by `autotune
-// export` names, so that verify measures the trial's configuration and
-// not only its my.cnf part; the notes say what it applies and what this
-// host's space does not offer, or a value it does not take (left out).
-// A file without such lines gives none. Errors: the file cannot be read.
-func exportEnvironment(path string, sp *space.Space) (space.Config, []string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
+// connection, builds) that the header h of a file written by `autotune
+// export` names (exportfile.Header.Runtime), so that verify measures the
+// trial's configuration and not only its my.cnf part; the notes say what
+// it applies and what this host's space does not offer, or a value it
+// does not take (left out). A header without such lines gives none.
+func exportEnvironment(h exportfile.Header, sp *space.Space) (space.Config, []string) {
 	cfg := space.Config{}
 	var notes []string
-	for i, line := range strings.Split(string(data), "\n") {
-		m := exportLine.FindStringSubmatch(strings.TrimSpace(line))
-		if m == nil {
-			continue
-		}
-		k, ok := sp.Knob(m[1])
+	for _, rk := range h.Runtime {
+		k, ok := sp.Knob(rk.Name)
 		if !ok || k.Layer == space.LayerServer {
-			notes = append(notes, fmt.Sprintf("line %d: %s=%s left out: not a runtime knob this host's space offers", i+1, m[1], m[2]))
+			notes = append(notes, fmt.Sprintf("line %d: %s=%s left out: not a runtime knob this host's space offers", rk.Line, rk.Name, rk.Value))
 			continue
 		}
-		v, err := k.Normalize(m[2])
+		v, err := k.Normalize(rk.Value)
 		if err != nil {
-			notes = append(notes, fmt.Sprintf("line %d: %s=%s left out: %v", i+1, m[1], m[2], err))
+			notes = append(notes, fmt.Sprintf("line %d: %s=%s left out: %v", rk.Line, rk.Name, rk.Value, err))
 			continue
 		}
 		cfg[k.Name] = v
-		notes = append(notes, fmt.Sprintf("line %d: applies %s=%s as the trial ran (not a my.cnf option: the export's header says how it was set)", i+1, k.Name, v))
+		notes = append(notes, fmt.Sprintf("line %d: applies %s=%s as the trial ran (not a my.cnf option: the export's header says how it was set)", rk.Line, k.Name, v))
 	}
-	return cfg, notes, nil
+	return cfg, notes
 }

@@ -3,6 +3,7 @@ package study
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,7 +69,11 @@ func TestVerifyComparesClaimsOfTheSameConditionsOnly(t *testing.T) {
 	relaxed := man
 	relaxed.Space = &storage.SpaceManifest{Durability: "relaxed"}
 	here, far, rel := export("here.cnf", man, 2), export("far.cnf", man, 16), export("relaxed.cnf", relaxed, 2)
-	claims, err := r.exportClaims(ctx, []string{here, far, rel})
+	headers, err := exportHeaders([]string{here, far, rel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := r.exportClaims(ctx, headers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +94,12 @@ func TestVerifyComparesClaimsOfTheSameConditionsOnly(t *testing.T) {
 	if !strings.Contains(log, "verify "+far+": its study measured it under other conditions (host 16 cores") {
 		t.Errorf("the run does not say far.cnf was measured elsewhere:\n%s", log)
 	}
-	// An edited fingerprint is refused, naming the file.
+	// An edited fingerprint is refused, naming the file and the line.
 	b, _ := os.ReadFile(here)
 	edited := filepath.Join(dir, "edited.cnf")
 	os.WriteFile(edited, bytes.Replace(b, []byte(`host="2 cores`), []byte(`host="4 cores`), 1), 0o644)
-	if _, err := r.exportClaims(ctx, []string{edited}); !IsUsage(err) || !strings.Contains(err.Error(), "edited.cnf") || !strings.Contains(err.Error(), "the line was edited") {
+	line := 1 + bytes.Count(b[:bytes.Index(b, []byte("# measured under fingerprint "))], []byte("\n"))
+	if _, err := exportHeaders([]string{here, edited}); !IsUsage(err) || !strings.Contains(err.Error(), fmt.Sprintf("verify %s:%d: ", edited, line)) || !strings.Contains(err.Error(), "the line was edited") {
 		t.Errorf("edited fingerprint: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/space"
 )
 
@@ -33,10 +34,11 @@ func TestExportEnvironment(t *testing.T) {
 			if err := os.WriteFile(f, []byte(tc.header+"[mysqld]\ninnodb_buffer_pool_size = 1280M\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, notes, err := exportEnvironment(f, sp)
+			h, err := exportfile.Read(f)
 			if err != nil {
 				t.Fatal(err)
 			}
+			got, notes := exportEnvironment(h, sp)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("config %v, want %v", got, tc.want)
 			}
