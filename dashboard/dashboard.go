@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
@@ -191,13 +192,13 @@ func (h *Handler) studyRow(st storage.Study, trials []search.Trial) studyRow {
 	best, _ := search.Best(trials)
 	if best.Number >= 0 {
 		row.Best = fmt.Sprintf("#%d, score %s", best.Number, f1(best.Score))
-		goal := report.GoalOf(st)
-		if text, ok := report.GainText(goal, trials, best); ok {
+		goal := st.Goal()
+		if text, ok := exportfile.GainText(goal, trials, best); ok {
 			row.Gain = text
 		} else {
 			row.GainWhy = text
 		}
-		if text, ok := report.RulesText(goal, trials, best); ok {
+		if text, ok := exportfile.RulesText(goal, trials, best); ok {
 			row.Rules = text
 		} else {
 			row.RulesWhy = text
@@ -372,7 +373,7 @@ func (h *Handler) studyPage(st storage.Study, trials []search.Trial, running []s
 		p.Imp = pngURL(png)
 	}
 	best, base := search.Best(trials)
-	goal := report.GoalOf(st)
+	goal := st.Goal()
 	if best.Number >= 0 {
 		for i, pr := range search.ABPairs(goal, trials, best.Number) {
 			p.Pairs = append(p.Pairs, pairRow{Round: i + 1, Best: f1(pr.A), Base: f1(pr.B), Ratio: fmt.Sprintf("%+.1f %%", (pr.A/pr.B-1)*100)})
@@ -427,7 +428,7 @@ func (h *Handler) trialsTable(name string, trials []search.Trial, best, base sea
 			Changes: strings.Join(ch, " "), NotSteady: t.State == search.Complete && t.WarmupCapped, Pruned: t.State == search.Pruned,
 			Best: t.Number == best.Number, Baseline: t.Number == base.Number}
 		if t.State == search.Complete || t.State == search.Pruned {
-			_, tps := report.ThroughputOf(t)
+			_, tps := exportfile.ThroughputOf(t)
 			row.TPS, row.Score = f1(tps), f1(t.Score)
 			row.Warmup = strconv.FormatFloat(t.WarmupS, 'f', -1, 64)
 		}
@@ -459,8 +460,8 @@ func (h *Handler) trialsTable(name string, trials []search.Trial, best, base sea
 		case "state":
 			c = strings.Compare(a.State, b.State)
 		case "tps":
-			_, x := report.ThroughputOf(ta)
-			_, y := report.ThroughputOf(tb)
+			_, x := exportfile.ThroughputOf(ta)
+			_, y := exportfile.ThroughputOf(tb)
 			if !scored(ta) {
 				x = math.NaN()
 			}

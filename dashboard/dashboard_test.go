@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/report"
 	"github.com/autotune/autotune/search"
@@ -97,7 +98,7 @@ func TestDashboardPages(t *testing.T) {
 		t.Fatalf("/: %d %s", code, body)
 	}
 	best, _ := search.Best(trials)
-	gain, _ := report.GainText(measure.GoalTPS, trials, best)
+	gain, _ := exportfile.GainText(measure.GoalTPS, trials, best)
 	for _, want := range []string{`<a href="/study?s=demo">demo</a>`, "oltp_read_write/16t/8x100000", "11.4.2-MariaDB", "8 cores, 16.0G RAM",
 		"41 (38 complete, 1 running, 1 failed)", "3h40m0s", esc(gain), "#" + itoa(best.Number) + ", score"} {
 		if !strings.Contains(body, want) {

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -70,7 +71,7 @@ func WriteCompare(out io.Writer, studies []result.ComparedStudy) {
 
 	fmt.Fprintln(out, "\ngain of the best over its own baseline (paired A/B runs):")
 	for i, s := range studies {
-		text, _ := GainText(GoalOf(s.Study), s.Trials, bests[i])
+		text, _ := exportfile.GainText(s.Study.Goal(), s.Trials, bests[i])
 		fmt.Fprintf(out, "  %s: %s\n", s.Label, text)
 	}
 	fmt.Fprintln(out, "(the rank orders the bests' pooled estimates; across hosts it ranks host and configuration together)")

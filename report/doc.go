@@ -18,9 +18,10 @@
 //     baseline.
 //
 // The export file (my.cnf, SET GLOBAL, SET PERSIST, JSON) is package
-// exportfile's, and so are the words report shares with it (ThroughputOf,
-// GainText, RulesText: report's names for exportfile's).
+// exportfile's, and so are the words report prints the same way
+// (exportfile.ThroughputOf, GainText, RulesText).
 //
 // It runs nothing and reads nothing itself: callers pass what the study
-// stored.
+// stored and what the modes return (package study/result); it never
+// imports package study.
 package report

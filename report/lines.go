@@ -44,7 +44,7 @@ func TrialLine(sp *space.Space, e search.Event, width int) string {
 		kind = string(t.Kind) // its source gets a line of its own
 	}
 	fmt.Fprintf(&b, "trial %3d %-10s ", t.Number, kind)
-	unit, rate := ThroughputOf(t)
+	unit, rate := exportfile.ThroughputOf(t)
 	switch {
 	case t.State == search.Complete && t.WarmupCapped:
 		fmt.Fprintf(&b, "%s %8.1f  score %8.1f  NOT STEADY ", unit, rate, t.Score)
@@ -58,7 +58,7 @@ func TrialLine(sp *space.Space, e search.Event, width int) string {
 	if e.Best.Number >= 0 {
 		fmt.Fprintf(&b, " | best %.1f (#%d", e.Best.Score, e.Best.Number)
 		if e.Baseline.Number >= 0 {
-			bestUnit, _ := ThroughputOf(e.Best)
+			bestUnit, _ := exportfile.ThroughputOf(e.Best)
 			fmt.Fprintf(&b, ", %+.1f %% %s vs baseline", Gain(e.Best.MeanTPS, e.Baseline.MeanTPS), bestUnit)
 		}
 		if why := BestDespiteTPS(e.Best, e.Baseline); why != "" {
@@ -150,12 +150,12 @@ func WriteOutcome(out io.Writer, sp *space.Space, best, base search.Trial) {
 		fmt.Fprintln(out, "no trial completed yet")
 		return
 	}
-	unit, rate := ThroughputOf(best)
+	unit, rate := exportfile.ThroughputOf(best)
 	fmt.Fprintf(out, "\nbest: trial %d, score %.1f, %.1f %s", best.Number, best.Score, rate, unit)
 	if base.Number >= 0 {
 		// Not a gain: the two were measured at different times (the gain
 		// is the paired A/B comparison, WriteGain).
-		_, baseRate := ThroughputOf(base)
+		_, baseRate := exportfile.ThroughputOf(base)
 		fmt.Fprintf(out, "; baseline %.1f %s", baseRate, unit)
 	}
 	if why := BestDespiteTPS(best, base); why != "" {
@@ -218,9 +218,9 @@ func WriteGain(out io.Writer, goal measure.Goal, trials []search.Trial, best sea
 	if best.Number < 0 || best.Kind == search.Baseline {
 		return
 	}
-	text, _ := GainText(goal, trials, best)
+	text, _ := exportfile.GainText(goal, trials, best)
 	fmt.Fprintf(out, "gain over the baseline: %s\n", text)
-	text, _ = RulesText(goal, trials, best)
+	text, _ = exportfile.RulesText(goal, trials, best)
 	fmt.Fprintf(out, "gain over the expert warm start: %s\n", text)
 }
 
@@ -231,7 +231,7 @@ func WriteExported(out io.Writer, e result.Exported) {
 	if e.Minimal {
 		what = "the minimal configuration of trial"
 	}
-	unit, value := ThroughputOf(e.Trial)
+	unit, value := exportfile.ThroughputOf(e.Trial)
 	fmt.Fprintf(out, "wrote %s: %s %d, %.1f %s\n", e.File, what, e.Trial.Number, value, unit)
 	WriteGain(out, e.Goal, e.Trials, e.Trial)
 }

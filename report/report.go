@@ -93,8 +93,8 @@ func Build(in result.StudyReport) (*Report, error) {
 	}
 	page.Best = trialRow(in.Space, best, base, 1)
 	page.HasBaseline = base.Number >= 0
-	page.Gain, _ = GainText(cmp.Or(in.Goal, measure.GoalTPS), in.Trials, best)
-	page.RulesGain, _ = RulesText(cmp.Or(in.Goal, measure.GoalTPS), in.Trials, best)
+	page.Gain, _ = exportfile.GainText(cmp.Or(in.Goal, measure.GoalTPS), in.Trials, best)
+	page.RulesGain, _ = exportfile.RulesText(cmp.Or(in.Goal, measure.GoalTPS), in.Trials, best)
 	if page.HasBaseline {
 		page.Baseline = trialRow(in.Space, base, base, 0)
 	}

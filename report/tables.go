@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
@@ -49,16 +50,16 @@ func WriteTrials(out io.Writer, sp *space.Space, study string, goal measure.Goal
 	best, _ := search.Best(trials)
 	fmt.Fprintf(out, "study %s: %d trials\n", study, len(trials))
 	if best.Number >= 0 {
-		text, _ := GainText(goal, trials, best)
+		text, _ := exportfile.GainText(goal, trials, best)
 		fmt.Fprintf(out, "best: trial %d; gain over the baseline: %s\n", best.Number, text)
-		text, _ = RulesText(goal, trials, best)
+		text, _ = exportfile.RulesText(goal, trials, best)
 		fmt.Fprintf(out, "gain over the expert warm start: %s\n", text)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	// A TPC-C study shows tpmC (60 × New-Order per second) for tps.
 	unit, scale := "tps", 1.0
 	for _, t := range trials {
-		if u, _ := ThroughputOf(t); u == "tpmC" {
+		if u, _ := exportfile.ThroughputOf(t); u == "tpmC" {
 			unit, scale = u, 60
 		}
 	}
@@ -120,7 +121,7 @@ func WriteStudies(out io.Writer, dbPath string, studies []storage.Study, trials 
 		bn, score, tps, vs := "-", "-", "-", "-"
 		if best.Number >= 0 {
 			bn, score, tps = fmt.Sprintf("#%d", best.Number), f1(best.Score), f1(best.MeanTPS)
-			if g, ok := search.ABGain(GoalOf(st), trials[i], best.Number); ok {
+			if g, ok := search.ABGain(st.Goal(), trials[i], best.Number); ok {
 				vs = fmt.Sprintf("%+.1f%% [%+.1f, %+.1f]", g.Pct, g.LoPct, g.HiPct)
 			}
 		}

@@ -37,6 +37,6 @@ func runTrials(ctx context.Context, o *trialsOptions, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	report.WriteTrials(out, space.Lookup(), st.Name, report.GoalOf(st), trials)
+	report.WriteTrials(out, space.Lookup(), st.Name, st.Goal(), trials)
 	return nil
 }
