@@ -107,6 +107,17 @@ type BenchRun struct {
 	Launch Launch
 }
 
+// MinExitGrace is the shortest ExitGrace.
+const MinExitGrace = 15 * time.Second
+
+// ExitGrace is how long a benchmark client asked to run for run may take
+// beyond it to exit before its driver kills it as overrun: a tenth of run,
+// at least MinExitGrace. The final report of 512 sysbench threads takes a
+// few seconds; threads stuck in the server keep a client printing
+// zero-throughput lines forever (akopytov/sysbench #279, #280). Case
+// sysbench-overrun-and-csv: --time=30, killed at 45 s.
+func ExitGrace(run time.Duration) time.Duration { return max(MinExitGrace, run/10) }
+
 // BenchResult is what a finished benchmark run reports besides its
 // per-interval samples.
 type BenchResult struct {

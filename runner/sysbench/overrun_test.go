@@ -44,7 +44,7 @@ func TestSysbenchCaseOverrunAndCSV(t *testing.T) {
 		t.Fatalf("invocation %v", inv.Args)
 	}
 	// Rule 1: the tool's own deadline is --time plus the grace: 45 s.
-	if got := time.Duration(timeS)*time.Second + DeadlineGrace(time.Duration(timeS)*time.Second); got.Seconds() != inv.KilledAfterS {
+	if got := time.Duration(timeS)*time.Second + runner.ExitGrace(time.Duration(timeS)*time.Second); got.Seconds() != inv.KilledAfterS {
 		t.Errorf("deadline %s, the case's tool killed it at %gs", got, inv.KilledAfterS)
 	}
 
@@ -142,8 +142,6 @@ func fakeSysbench(t *testing.T, body string) string {
 // Bench.Run does not wait for a sysbench that outlives its --time: it is
 // killed at --time plus the grace, and the error says which threads stayed.
 func TestRunKillsOverrunningSysbench(t *testing.T) {
-	defer func(g time.Duration) { minGrace = g }(minGrace)
-	minGrace = 500 * time.Millisecond
 	line := func(s, thds int, tps float64) string {
 		return fmt.Sprintf("echo '[ %ds ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/0.00/0.00) lat (ms,95%%): 6.21 err/s: 0.00 reconn/s: 0.00'\n", s, thds, tps, tps, tps)
 	}
@@ -151,7 +149,7 @@ func TestRunKillsOverrunningSysbench(t *testing.T) {
 		line(1, 8, 100)+line(2, 3, 0)+line(3, 3, 0)+"exec sleep 60\n")
 	var samples []runner.Interval
 	t0 := time.Now()
-	_, err := Bench{Path: script, Workload: "oltp_point_select"}.Run(context.Background(), &runner.Server{Socket: "/nonexistent.sock"},
+	_, err := Bench{Path: script, Workload: "oltp_point_select", exitGrace: 500 * time.Millisecond}.Run(context.Background(), &runner.Server{Socket: "/nonexistent.sock"},
 		runner.BenchRun{Threads: 8, Duration: time.Second}, func(iv runner.Interval) { samples = append(samples, iv) })
 	var be *runner.BenchError
 	if !errors.As(err, &be) || !strings.Contains(be.Reason, "did not exit") || !strings.Contains(be.Reason, "3 of 8 threads") {

@@ -29,6 +29,10 @@ type Bench struct {
 	Workload string
 	// Tables is --tables; TableSize is --table-size (rows per table).
 	Tables, TableSize int
+
+	// exitGrace, when > 0, replaces runner.ExitGrace as the time a run
+	// may take beyond its --time (tests shorten it).
+	exitGrace time.Duration
 }
 
 // Options are the sysbench options that define what an OLTP run measures,
@@ -178,10 +182,10 @@ func (s Bench) Dataset() runner.Dataset {
 // Output.tail). It returns the final report in the result's Summary
 // (*Summary); a *runner.BenchError when the run failed, saying why
 // (Output.explain: phase, MySQL error number, cause), or when sysbench
-// did not exit within its --time plus DeadlineGrace (it is killed: threads
-// stuck in the server keep it printing zero-throughput lines forever,
-// akopytov/sysbench #279, #280); ctx.Err() when cancelled (sysbench gets
-// SIGTERM, then SIGKILL after 5 s).
+// did not exit within its --time plus runner.ExitGrace (it is killed:
+// threads stuck in the server keep it printing zero-throughput lines
+// forever, akopytov/sysbench #279, #280); ctx.Err() when cancelled
+// (sysbench gets SIGTERM, then SIGKILL after 5 s).
 func (s Bench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {
 	out, err := s.run(ctx, srv, r, onSample)
 	res := runner.BenchResult{Version: out.Version}
@@ -190,15 +194,6 @@ func (s Bench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, o
 	}
 	return res, err
 }
-
-// DeadlineGrace is how long after its --time a sysbench run may take to
-// exit (the final report of 512 threads takes a few seconds): at least
-// 15 s, or a tenth of --time. (Case sysbench-overrun-and-csv: --time=30,
-// killed at 45 s.)
-func DeadlineGrace(run time.Duration) time.Duration { return max(minGrace, run/10) }
-
-// minGrace is DeadlineGrace's minimum (tests shorten it).
-var minGrace = 15 * time.Second
 
 // runArgs returns sysbench's arguments of a run of secs seconds at
 // threads on srv (over TCP when tcp), reporting every second.
@@ -233,7 +228,11 @@ func (s Bench) Probe(ctx context.Context) error {
 
 func (s Bench) run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (Output, error) {
 	secs := int((r.Duration + time.Second - 1) / time.Second)
-	limit := time.Duration(secs)*time.Second + DeadlineGrace(time.Duration(secs)*time.Second)
+	grace := runner.ExitGrace(time.Duration(secs) * time.Second)
+	if s.exitGrace > 0 {
+		grace = s.exitGrace
+	}
+	limit := time.Duration(secs)*time.Second + grace
 	dctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := s.command(dctx, r.Binary, r.Launch, s.runArgs(srv, r.TCP, r.Threads, secs))

@@ -21,7 +21,6 @@ import (
 
 	"github.com/autotune/autotune/internal/benchdef"
 	"github.com/autotune/autotune/runner"
-	"github.com/autotune/autotune/runner/sysbench"
 )
 
 // ProgramVersion is the go-tpc release autotune is tested with and
@@ -291,12 +290,12 @@ func exitText(err error) string {
 // (*Summary) and its version; a *runner.BenchError when go-tpc failed
 // (non-zero exit, no report, not one New-Order transaction completed,
 // unparseable output) or did not exit within its --time plus
-// sysbench.DeadlineGrace (it is killed); ctx.Err() when cancelled (go-tpc
+// runner.ExitGrace (it is killed); ctx.Err() when cancelled (go-tpc
 // gets SIGTERM, then SIGKILL after 5 s). r.TCP is moot: go-tpc always
 // connects over TCP.
 func (b Bench) Run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (runner.BenchResult, error) {
 	secs := int((r.Duration + time.Second - 1) / time.Second)
-	limit := time.Duration(secs)*time.Second + sysbench.DeadlineGrace(time.Duration(secs)*time.Second)
+	limit := time.Duration(secs)*time.Second + runner.ExitGrace(time.Duration(secs)*time.Second)
 	dctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd, err := b.command(dctx, r.Binary, r.Launch, b.runArgs(srv, r.Threads, secs))
