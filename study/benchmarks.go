@@ -12,63 +12,54 @@ import (
 	"github.com/autotune/autotune/trial"
 )
 
-// Drivers are the benchmark drivers by name (--benchmark NAME). A new
-// driver is one package (implementing trial.Benchmark) plus one line here;
-// its constructor reads what it needs from Bench and returns an error
-// naming the flag for a setting it cannot take.
-var Drivers = map[string]func(Bench) (trial.Benchmark, error){
-	"sysbench": newSysbench,
-	"command":  newCommand,
-	"replay":   newReplay,
-	"tpcc":     newTPCC,
+// The built-in benchmark drivers, one line each. A new driver is one
+// package (its benchmark implementing trial.Benchmark) plus one line here
+// and an adapter from Bench below.
+func init() {
+	Register("sysbench", sysbenchDriver{})
+	Register("command", commandDriver{})
+	Register("replay", replayDriver{})
+	Register("tpcc", tpccDriver{})
 }
+
+// DefaultDriver is --benchmark's default.
+const DefaultDriver = "sysbench"
 
 // ReplayPrefix starts a --workload that names a captured workload file
 // (replay:FILE): it selects the replay driver.
 const ReplayPrefix = "replay:"
 
 // DriverFor returns the driver that runs workload when the command line
-// names driver (--benchmark, "sysbench" by default): --workload
+// names driver (--benchmark, DefaultDriver by default): --workload
 // replay:FILE selects the replay driver, --workload tpcc the tpcc driver;
 // sysbench's workload names keep driver.
 func DriverFor(driver, workload string) string {
 	switch {
 	case strings.HasPrefix(workload, ReplayPrefix):
 		return "replay"
-	case workload == "tpcc" && driver == "sysbench":
+	case workload == "tpcc" && driver == DefaultDriver:
 		return "tpcc"
 	}
 	return driver
 }
 
-// NewBenchmark returns the benchmark b describes, or an error naming the
-// unknown driver or the bad setting.
-func NewBenchmark(b Bench) (trial.Benchmark, error) {
-	d, ok := Drivers[b.Driver]
-	if !ok {
-		return nil, fmt.Errorf("--benchmark %q: want one of %s", b.Driver, strings.Join(DriverNames(), ", "))
-	}
-	return d(b)
-}
+// sysbenchDriver runs a sysbench OLTP workload (runner/sysbench).
+type sysbenchDriver struct{}
 
-// DriverNames are the names of Drivers, sorted (--benchmark).
-func DriverNames() []string {
-	names := make([]string, 0, len(Drivers))
-	for n := range Drivers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
-func newSysbench(b Bench) (trial.Benchmark, error) {
+// Open refuses a --workload that is not one of sysbench.Workloads.
+func (sysbenchDriver) Open(b Bench) (trial.Benchmark, error) {
 	if !slices.Contains(sysbench.Workloads, b.Workload) {
 		return nil, fmt.Errorf("--workload %q: want one of %s", b.Workload, strings.Join(sysbench.Workloads, ", "))
 	}
 	return sysbench.Bench{Path: b.Path, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize}, nil
 }
 
-func newTPCC(b Bench) (trial.Benchmark, error) {
+// tpccDriver runs TPC-C with go-tpc (runner/tpcc).
+type tpccDriver struct{}
+
+// Open refuses another --workload than tpcc, a warehouse count outside
+// 1..10000 and a go-tpc it cannot find (tpcc.Find).
+func (tpccDriver) Open(b Bench) (trial.Benchmark, error) {
 	switch {
 	case b.Workload != "tpcc":
 		return nil, fmt.Errorf("--benchmark tpcc runs --workload tpcc, not %q", b.Workload)
@@ -81,7 +72,13 @@ func newTPCC(b Bench) (trial.Benchmark, error) {
 	return tpcc.Bench{Path: b.TPCCPath, Warehouses: b.Warehouses}, nil
 }
 
-func newCommand(b Bench) (trial.Benchmark, error) {
+// commandDriver runs the --bench-cmd command on a sysbench dataset
+// (runner/benchcmd).
+type commandDriver struct{}
+
+// Open refuses a missing or malformed --bench-cmd and, as the sysbench
+// driver, a --workload sysbench cannot load.
+func (commandDriver) Open(b Bench) (trial.Benchmark, error) {
 	if b.Command == "" {
 		return nil, fmt.Errorf("--benchmark command needs --bench-cmd 'COMMAND'")
 	}
@@ -89,14 +86,20 @@ func newCommand(b Bench) (trial.Benchmark, error) {
 	if err != nil {
 		return nil, err
 	}
-	loader, err := newSysbench(Bench{Path: b.Path, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize})
+	loader, err := sysbenchDriver{}.Open(Bench{Path: b.Path, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize})
 	if err != nil {
 		return nil, err
 	}
 	return benchcmd.Command{Args: args, Tables: b.Tables, TableSize: b.TableSize, Loader: loader.(sysbench.Bench)}, nil
 }
 
-func newReplay(b Bench) (trial.Benchmark, error) {
+// replayDriver replays a workload file of autotune capture
+// (runner/replay).
+type replayDriver struct{}
+
+// Open reads the workload file and hashes the dump (replay.New and its
+// errors); it refuses a --workload without replay:FILE.
+func (replayDriver) Open(b Bench) (trial.Benchmark, error) {
 	file, ok := strings.CutPrefix(b.Workload, ReplayPrefix)
 	if !ok || file == "" {
 		return nil, fmt.Errorf("--workload %q: the replay driver wants replay:FILE, a workload file written by autotune capture", b.Workload)

@@ -71,8 +71,8 @@ func (c Config) minimization(sp *space.Space) *search.Minimization {
 
 // Bench is the benchmark of a study.
 type Bench struct {
-	// Driver names the driver in Drivers ("sysbench", "command",
-	// "replay").
+	// Driver names a registered driver (Register: "sysbench",
+	// "command", "replay", "tpcc").
 	Driver string
 	// Path is the sysbench executable.
 	Path string
@@ -145,7 +145,7 @@ type Space struct {
 	BaselineCnf string
 
 	// benchTCPOnly is space.Env.BenchTCPOnly, set by the run from its
-	// benchmark driver.
+	// benchmark (TCPOnly).
 	benchTCPOnly string
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/storage"
 	"github.com/autotune/autotune/study/result"
-	"github.com/autotune/autotune/trial"
 )
 
 // scripted is a benchmark that prints the same per-second series whatever
@@ -64,8 +63,6 @@ func (silent) Emit(result.Event) {}
 // score: one measurement path, one scoring path, whatever the mode.
 func TestOneEngineForEveryMode(t *testing.T) {
 	realtest.Require(t)
-	Drivers["scripted"] = func(Bench) (trial.Benchmark, error) { return scripted{}, nil }
-	defer delete(Drivers, "scripted")
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "at-modes")
 	if err != nil {

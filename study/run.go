@@ -173,42 +173,28 @@ func (r *run) build(ctx context.Context) error {
 	return nil
 }
 
-// fixedConcurrency is a benchmark whose concurrency is its own (the
-// replay: one connection per captured connection), not --threads.
-type fixedConcurrency interface{ Connections() int }
-
-// noted is a benchmark with lines to print before the study (what it
-// runs, what it leaves out).
-type noted interface{ Notes() []string }
-
-// errorChecked is a benchmark whose trials are invalid when their error
-// rate moves from the baseline's by more than its limit
-// (search.Study.MaxErrorShift).
-type errorChecked interface{ ErrorShiftLimit() float64 }
-
 // errorShiftLimit returns the error-rate limit of the run's benchmark (0:
 // none).
 func (r *run) errorShiftLimit() float64 {
-	if ec, ok := r.engine.Bench.(errorChecked); ok {
+	if ec, ok := r.engine.Bench.(ErrorShiftLimiter); ok {
 		return ec.ErrorShiftLimit()
 	}
 	return 0
 }
 
 // fitBenchmark adapts the run's settings to a benchmark that brings its
-// own concurrency (its connection count becomes the only thread level)
-// and prints its notes. A replay at a fixed pace needs --objective p95:
-// its throughput is the captured workload's, whatever the configuration.
+// own concurrency (FixedConcurrency: its connection count becomes the only
+// thread level) and prints its notes (Noter). A replay at a fixed pace
+// needs --objective p95: its throughput is the captured workload's,
+// whatever the configuration.
 func (r *run) fitBenchmark(b trial.Benchmark) error {
-	fc, ok := b.(fixedConcurrency)
-	if !ok {
-		return nil
+	if fc, ok := b.(FixedConcurrency); ok {
+		r.cfg.Bench.Threads = []int{fc.Connections()}
+		if r.cfg.Bench.Speed > 0 && r.cfg.Measure.Objective != string(measure.GoalP95) {
+			return Usagef("--speed %g replays at the captured pace, a fixed load whose throughput is the workload's: score it on latency with --objective p95 (or replay as fast as possible with --speed max)", r.cfg.Bench.Speed)
+		}
 	}
-	r.cfg.Bench.Threads = []int{fc.Connections()}
-	if r.cfg.Bench.Speed > 0 && r.cfg.Measure.Objective != string(measure.GoalP95) {
-		return Usagef("--speed %g replays at the captured pace, a fixed load whose throughput is the workload's: score it on latency with --objective p95 (or replay as fast as possible with --speed max)", r.cfg.Bench.Speed)
-	}
-	if n, ok := b.(noted); ok {
+	if n, ok := b.(Noter); ok {
 		for _, l := range n.Notes() {
 			r.logf("%s", l)
 		}
@@ -233,8 +219,8 @@ func (r *run) onSandbox(ctx context.Context) error {
 		return err
 	}
 	r.undo = append(r.undo, func() error { lock.Release(); return nil })
-	if cfg.Bench.Driver == "tpcc" {
-		cfg.Space.benchTCPOnly = "go-tpc connects over TCP only"
+	if t, ok := r.engine.Bench.(TCPOnly); ok {
+		cfg.Space.benchTCPOnly = t.TCPOnly()
 	}
 	// What the host must offer, before the first server starts (the
 	// probe below): disk for the dataset's copies, I/O events for the
@@ -320,19 +306,12 @@ func (r *run) onSandbox(ctx context.Context) error {
 	return nil
 }
 
-// prober is a benchmark that checks, before any work starts, that its
-// binary accepts every option its definition passes (sysbench.Bench,
-// tpcc.Bench).
-type prober interface {
-	Probe(ctx context.Context) error
-}
-
 // probeBenchmarks checks the benchmark b of bench and every other
-// --benchmark-build with it (prober): a binary that cannot honour the
+// --benchmark-build with it (Prober): a binary that cannot honour the
 // definition is a UsageError naming it and what it lacks, before the
 // sandbox or the dataset costs anything.
 func probeBenchmarks(ctx context.Context, b trial.Benchmark, bench Bench, builds []storage.Build) error {
-	p, ok := b.(prober)
+	p, ok := b.(Prober)
 	if !ok {
 		return nil
 	}
@@ -349,7 +328,7 @@ func probeBenchmarks(ctx context.Context, b trial.Benchmark, bench Bench, builds
 		if err != nil {
 			return UsageError{Err: fmt.Errorf("--benchmark-build %s: %w", build.Name, err)}
 		}
-		if p, ok := nb.(prober); ok {
+		if p, ok := nb.(Prober); ok {
 			if err := p.Probe(ctx); err != nil {
 				return UsageError{Err: fmt.Errorf("--benchmark-build %s: %w", build.Name, err)}
 			}

@@ -14,7 +14,6 @@ import (
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
-	"github.com/autotune/autotune/trial"
 )
 
 // TestSearchSeededFromCnfAndStudy runs a sandboxed study (the scripted
@@ -24,8 +23,6 @@ import (
 // buffer pool rescaled to this host; then the strategy's proposals.
 func TestSearchSeededFromCnfAndStudy(t *testing.T) {
 	realtest.Require(t)
-	Drivers["scripted"] = func(Bench) (trial.Benchmark, error) { return scripted{}, nil }
-	defer delete(Drivers, "scripted")
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "at-seed")
 	if err != nil {

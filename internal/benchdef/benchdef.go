@@ -15,7 +15,7 @@ import (
 // Definition is what a benchmark measures. Two runs with equal
 // definitions run the same benchmark program with the same options.
 type Definition struct {
-	// Driver is the benchmark driver (study.Drivers: "sysbench", "tpcc",
+	// Driver is the benchmark driver (study.Register: "sysbench", "tpcc",
 	// "command", ...).
 	Driver string `json:"driver"`
 	// Version is the benchmark program's version as it reports it

@@ -142,6 +142,10 @@ func (b Bench) Definition(ctx context.Context) (benchdef.Definition, error) {
 	return d, nil
 }
 
+// TCPOnly says why a run never uses the server's unix socket: go-tpc
+// has no option for one (Bench.Run ignores runner.BenchRun.TCP).
+func (b Bench) TCPOnly() string { return "go-tpc connects over TCP only" }
+
 // Dataset identifies the data Prepare loads.
 func (b Bench) Dataset() runner.Dataset {
 	return runner.Dataset{Workload: "tpcc", Warehouses: b.Warehouses}
