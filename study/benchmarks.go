@@ -29,18 +29,32 @@ const DefaultDriver = "sysbench"
 // (replay:FILE): it selects the replay driver.
 const ReplayPrefix = "replay:"
 
-// DriverFor returns the driver that runs workload when the command line
-// names driver (--benchmark, DefaultDriver by default): --workload
-// replay:FILE selects the replay driver, --workload tpcc the tpcc driver;
-// sysbench's workload names keep driver.
-func DriverFor(driver, workload string) string {
+// DriverFor returns the driver that runs a command line's benchmark:
+// --workload replay:FILE selects the replay driver, --workload tpcc the
+// tpcc driver and --bench-cmd (benchCmd) the command driver, unless
+// --benchmark (benchmark, DefaultDriver when not given) names another;
+// else the driver benchmark names. The error refuses a --benchmark other
+// than replay with --workload replay:FILE, and a --bench-cmd with a
+// --benchmark that is not registered or would ignore it (does not refuse
+// it).
+func DriverFor(benchmark, workload, benchCmd string) (string, error) {
 	switch {
 	case strings.HasPrefix(workload, ReplayPrefix):
-		return "replay"
-	case workload == "tpcc" && driver == DefaultDriver:
-		return "tpcc"
+		if benchmark != DefaultDriver && benchmark != "replay" {
+			return "", fmt.Errorf("--benchmark %s: not with --workload %s (the workload file is the benchmark)", benchmark, workload)
+		}
+		return "replay", nil
+	case workload == "tpcc" && benchmark == DefaultDriver:
+		return "tpcc", nil
+	case benchCmd != "" && (benchmark == DefaultDriver || benchmark == "command"):
+		return "command", nil
+	case benchCmd != "":
+		// A driver that refuses --bench-cmd says why (CheckFlags).
+		if _, err := lookupDriver(benchmark); err != nil || HonoursFlag(benchmark, "bench-cmd") {
+			return "", fmt.Errorf("--bench-cmd: not with --benchmark %s (the command is the benchmark)", benchmark)
+		}
 	}
-	return driver
+	return benchmark, nil
 }
 
 // sysbenchDriver runs a sysbench OLTP workload (runner/sysbench).
@@ -58,18 +72,34 @@ func (sysbenchDriver) Open(b Bench) (trial.Benchmark, error) {
 type tpccDriver struct{}
 
 // Open refuses another --workload than tpcc, a warehouse count outside
-// 1..10000 and a go-tpc it cannot find (tpcc.Find).
+// 1..10000, a server autotune did not start and a go-tpc it cannot find
+// (tpcc.Find).
 func (tpccDriver) Open(b Bench) (trial.Benchmark, error) {
 	switch {
 	case b.Workload != "tpcc":
 		return nil, fmt.Errorf("--benchmark tpcc runs --workload tpcc, not %q", b.Workload)
 	case b.Warehouses < 1 || b.Warehouses > 10000:
 		return nil, fmt.Errorf("--warehouses %d: want 1..10000", b.Warehouses)
+	case b.ExistingServer:
+		return nil, fmt.Errorf("--workload tpcc: not with --dsn (go-tpc takes a password on its command line, which autotune does not do: TPC-C runs on the sandbox)")
 	}
 	if _, err := tpcc.Find(b.TPCCPath); err != nil {
 		return nil, err
 	}
 	return tpcc.Bench{Path: b.TPCCPath, Warehouses: b.Warehouses}, nil
+}
+
+// RefusedFlags are the sysbench dataset and program flags.
+func (tpccDriver) RefusedFlags() []Refusal {
+	const why = "not with --workload tpcc (its dataset is sized by --warehouses, and go-tpc runs it)"
+	return []Refusal{{"tables", why}, {"table-size", why}, {"sysbench", why}, {"bench-cmd", why},
+		{"benchmark-build", "not with --workload tpcc (go-tpc is found by --tpcc-path)"}}
+}
+
+// OwnFlags are --warehouses and --tpcc-path.
+func (tpccDriver) OwnFlags() []Refusal {
+	const why = "only with --workload tpcc"
+	return []Refusal{{"warehouses", why}, {"tpcc-path", why}}
 }
 
 // commandDriver runs the --bench-cmd command on a sysbench dataset
@@ -93,6 +123,11 @@ func (commandDriver) Open(b Bench) (trial.Benchmark, error) {
 	return benchcmd.Command{Args: args, Tables: b.Tables, TableSize: b.TableSize, Loader: loader.(sysbench.Bench)}, nil
 }
 
+// RefusedFlags is --benchmark-build: sysbench only loads the dataset.
+func (commandDriver) RefusedFlags() []Refusal {
+	return []Refusal{{"benchmark-build", "not with --bench-cmd (the command is the benchmark; sysbench only loads its dataset)"}}
+}
+
 // replayDriver replays a workload file of autotune capture
 // (runner/replay).
 type replayDriver struct{}
@@ -104,5 +139,22 @@ func (replayDriver) Open(b Bench) (trial.Benchmark, error) {
 	if !ok || file == "" {
 		return nil, fmt.Errorf("--workload %q: the replay driver wants replay:FILE, a workload file written by autotune capture", b.Workload)
 	}
-	return replay.New(replay.Options{File: file, Dump: b.Data, Speed: b.Speed, ReadOnly: b.ReadOnly, Prepared: b.Prepared})
+	return replay.New(replay.Options{File: file, Dump: b.Data, Speed: b.Speed, ReadOnly: b.ExistingServer, Prepared: b.Prepared})
+}
+
+// RefusedFlags are the flags of a sysbench dataset, its program and its
+// concurrency: the workload file is the benchmark.
+func (replayDriver) RefusedFlags() []Refusal {
+	const why = "not with --workload " + ReplayPrefix + "FILE: the workload file is the benchmark (its connections are the concurrency, the --data dump the dataset)"
+	var out []Refusal
+	for _, f := range []string{"threads", "tables", "table-size", "sysbench", "bench-cmd", "benchmark-build"} {
+		out = append(out, Refusal{f, why})
+	}
+	return out
+}
+
+// OwnFlags are --data, --speed and --prepared.
+func (replayDriver) OwnFlags() []Refusal {
+	const why = "needs --workload " + ReplayPrefix + "FILE (a replay)"
+	return []Refusal{{"data", why}, {"speed", why}, {"prepared", why}}
 }

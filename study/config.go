@@ -87,13 +87,15 @@ type Bench struct {
 	Command string
 	// Data is the logical dump a replay loads (--data; driver "replay");
 	// Speed its pace (0: as fast as possible, 1: the captured pace);
-	// ReadOnly replays only read-only statements (set for an existing
-	// server); Prepared runs them as server-side prepared statements
+	// Prepared runs the statements as server-side prepared statements
 	// (replay.Options.Prepared).
 	Data     string
 	Speed    float64
-	ReadOnly bool
 	Prepared bool
+	// ExistingServer is set when the run measures a server autotune did
+	// not start (Config.Existing, --dsn): a replay runs only its
+	// read-only statements there, and tpcc refuses it.
+	ExistingServer bool
 	// Threads are the client thread levels, measured in order.
 	Threads []int
 }

@@ -24,6 +24,32 @@ type Driver interface {
 	Open(b Bench) (trial.Benchmark, error)
 }
 
+// Refusal is a flag a run of a driver cannot honour, and why: the
+// command line's usage error reads "--Flag: Why".
+type Refusal struct {
+	// Flag is the flag's name without the dashes ("tables").
+	Flag string
+	// Why says why ("not with --workload tpcc (...)").
+	Why string
+}
+
+// FlagRefuser is a Driver whose runs cannot honour some of the flags
+// other drivers honour (--tables with tpcc).
+type FlagRefuser interface {
+	// RefusedFlags returns those flags, in the order the command line
+	// checks them.
+	RefusedFlags() []Refusal
+}
+
+// FlagOwner is a Driver with flags of its own, which no other driver
+// honours (--data, --speed and --prepared are the replay's): a run of
+// any other driver refuses them.
+type FlagOwner interface {
+	// OwnFlags returns those flags, each with why a run of another
+	// driver refuses it ("needs --workload replay:FILE (a replay)").
+	OwnFlags() []Refusal
+}
+
 // Prober is a benchmark that checks, before any work starts, that its
 // program accepts every option its definition passes (sysbench.Bench,
 // tpcc.Bench). A run probes it, and the same benchmark on every other
@@ -93,6 +119,12 @@ func Register(name string, d Driver) {
 func DriverNames() []string {
 	registry.RLock()
 	defer registry.RUnlock()
+	return sortedNames()
+}
+
+// sortedNames returns the registered names, sorted; the caller holds
+// the registry's lock.
+func sortedNames() []string {
 	names := make([]string, 0, len(registry.drivers))
 	for n := range registry.drivers {
 		names = append(names, n)
@@ -122,4 +154,50 @@ func NewBenchmark(b Bench) (trial.Benchmark, error) {
 		return nil, err
 	}
 	return d.Open(b)
+}
+
+// CheckFlags returns a UsageError for the first flag the command line
+// gives (given reports whether it gives the flag name, without the
+// dashes) that a run of the driver named driver cannot honour (refusals),
+// then the UsageError of an unknown driver.
+func CheckFlags(driver string, given func(name string) bool) error {
+	for _, r := range refusals(driver) {
+		if given(r.Flag) {
+			return UsageError{Err: fmt.Errorf("--%s: %s", r.Flag, r.Why)}
+		}
+	}
+	if _, err := lookupDriver(driver); err != nil {
+		return UsageError{Err: err}
+	}
+	return nil
+}
+
+// HonoursFlag reports whether a run of the driver named driver honours
+// the flag name (without the dashes): the driver is registered and the
+// flag is none of its refusals. A setting of a flag the driver does not
+// honour is none of its study's.
+func HonoursFlag(driver, name string) bool {
+	if _, err := lookupDriver(driver); err != nil {
+		return false
+	}
+	return !slices.ContainsFunc(refusals(driver), func(r Refusal) bool { return r.Flag == name })
+}
+
+// refusals returns the flags a run of the driver named driver cannot
+// honour, in the order they are checked: the other drivers' own flags
+// (FlagOwner; drivers by name), then those the driver refuses
+// (FlagRefuser). An unknown driver refuses the others' own flags.
+func refusals(driver string) []Refusal {
+	registry.RLock()
+	defer registry.RUnlock()
+	var out []Refusal
+	for _, name := range sortedNames() {
+		if o, ok := registry.drivers[name].(FlagOwner); ok && name != driver {
+			out = append(out, o.OwnFlags()...)
+		}
+	}
+	if r, ok := registry.drivers[driver].(FlagRefuser); ok {
+		out = append(out, r.RefusedFlags()...)
+	}
+	return out
 }

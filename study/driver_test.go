@@ -45,3 +45,80 @@ func TestUnknownDriverNamesTheRegisteredOnes(t *testing.T) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 }
+
+// The command line's --benchmark, --workload and --bench-cmd select one
+// driver; a --benchmark they contradict is refused.
+func TestDriverFor(t *testing.T) {
+	for _, tc := range []struct {
+		benchmark, workload, benchCmd string
+		want, err                     string
+	}{
+		{"sysbench", "oltp_read_write", "", "sysbench", ""},
+		{"sysbench", "tpcc", "", "tpcc", ""},
+		{"tpcc", "oltp_read_write", "", "tpcc", ""},
+		{"command", "tpcc", "", "command", ""},
+		{"sysbench", "replay:w.jsonl", "", "replay", ""},
+		{"replay", "replay:w.jsonl", "", "replay", ""},
+		{"replay", "oltp_read_write", "", "replay", ""},
+		{"command", "replay:w.jsonl", "", "", "--benchmark command: not with --workload replay:w.jsonl (the workload file is the benchmark)"},
+		{"sysbench", "replay:w.jsonl", "x", "replay", ""},
+		{"sysbench", "oltp_read_write", "x {threads}", "command", ""},
+		{"command", "oltp_read_write", "x {threads}", "command", ""},
+		{"tpcc", "tpcc", "x", "tpcc", ""}, // tpcc refuses --bench-cmd itself (CheckFlags)
+		{"hammerdb", "oltp_read_write", "x", "", "--bench-cmd: not with --benchmark hammerdb (the command is the benchmark)"},
+		{"hammerdb", "oltp_read_write", "", "hammerdb", ""}, // unknown: CheckFlags and Open say so
+	} {
+		got, err := DriverFor(tc.benchmark, tc.workload, tc.benchCmd)
+		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
+			t.Errorf("DriverFor(%q, %q, %q) = %q, %v; want %q, %q", tc.benchmark, tc.workload, tc.benchCmd, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// Each driver refuses, with its own reason, the flags its runs cannot
+// honour and the other drivers' own flags; what it does not refuse it
+// honours (HonoursFlag).
+func TestDriversRefuseFlagsTheyCannotHonour(t *testing.T) {
+	const (
+		replayOnly = "needs --workload replay:FILE (a replay)"
+		tpccOnly   = "only with --workload tpcc"
+		notTPCC    = "not with --workload tpcc (its dataset is sized by --warehouses, and go-tpc runs it)"
+		notReplay  = "not with --workload replay:FILE: the workload file is the benchmark (its connections are the concurrency, the --data dump the dataset)"
+	)
+	want := map[string]map[string]string{ // driver → flag → why ("": honoured)
+		"sysbench": {"threads": "", "tables": "", "table-size": "", "sysbench": "", "benchmark-build": "",
+			"data": replayOnly, "speed": replayOnly, "prepared": replayOnly, "warehouses": tpccOnly, "tpcc-path": tpccOnly},
+		"command": {"threads": "", "tables": "", "table-size": "", "sysbench": "", "bench-cmd": "",
+			"benchmark-build": "not with --bench-cmd (the command is the benchmark; sysbench only loads its dataset)",
+			"data":            replayOnly, "warehouses": tpccOnly},
+		"tpcc": {"threads": "", "warehouses": "", "tpcc-path": "", "tables": notTPCC, "table-size": notTPCC, "sysbench": notTPCC, "bench-cmd": notTPCC,
+			"benchmark-build": "not with --workload tpcc (go-tpc is found by --tpcc-path)", "data": replayOnly, "prepared": replayOnly},
+		"replay": {"data": "", "speed": "", "prepared": "", "threads": notReplay, "tables": notReplay, "table-size": notReplay,
+			"sysbench": notReplay, "bench-cmd": notReplay, "benchmark-build": notReplay, "warehouses": tpccOnly, "tpcc-path": tpccOnly},
+	}
+	for driver, flags := range want {
+		for flag, why := range flags {
+			err := CheckFlags(driver, func(name string) bool { return name == flag })
+			switch {
+			case why == "" && err != nil:
+				t.Errorf("%s --%s: %v, want it honoured", driver, flag, err)
+			case why != "" && (err == nil || err.Error() != "--"+flag+": "+why || !IsUsage(err)):
+				t.Errorf("%s --%s: %v, want a usage error --%s: %s", driver, flag, err, flag, why)
+			}
+			if HonoursFlag(driver, flag) != (why == "") {
+				t.Errorf("HonoursFlag(%s, %s) = %v", driver, flag, !(why == ""))
+			}
+		}
+	}
+	// An unknown driver refuses the drivers' own flags first, then
+	// itself.
+	if err := CheckFlags("hammerdb", func(n string) bool { return n == "warehouses" }); err == nil || err.Error() != "--warehouses: "+tpccOnly {
+		t.Errorf("hammerdb --warehouses: %v", err)
+	}
+	if err := CheckFlags("hammerdb", func(string) bool { return false }); !IsUsage(err) || !strings.Contains(err.Error(), `--benchmark "hammerdb": want one of`) {
+		t.Errorf("hammerdb: %v", err)
+	}
+	if HonoursFlag("hammerdb", "threads") {
+		t.Error("an unknown driver honours --threads")
+	}
+}

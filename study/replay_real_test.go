@@ -76,7 +76,7 @@ func testReplayThroughTheEngine(t *testing.T, srv realtest.Server) {
 		t.Fatal(err)
 	}
 	cfg := Config{Study: "replay", DB: filepath.Join(dir, "t.db"), Trials: 2, Workdir: filepath.Join(dir, "sb"), Strategy: "random",
-		Bench: Bench{Driver: DriverFor("sysbench", "replay:"+wl), Workload: "replay:" + wl, Data: dump, Threads: []int{16}},
+		Bench: Bench{Driver: "replay", Workload: "replay:" + wl, Data: dump, Threads: []int{16}},
 		Measure: Measure{Warmup: 2 * time.Second, Duration: 4 * time.Second, Lambda: 0.5, Objective: "tps", DipShare: 0.5,
 			SteadyBlock: time.Second, SteadySpread: 0.5, SteadyTrend: 0.5},
 		Space: Space{Durability: "strict", MemoryBudget: "75%", Apply: ApplyRestart, Mysqld: srv.Mysqld}}

@@ -143,7 +143,7 @@ func (r *run) build(ctx context.Context) error {
 		// The first --benchmark-build is the default benchmark binary.
 		bench.Path, bench.TPCCPath = cfg.Space.BenchBuilds[0].Path, cfg.Space.BenchBuilds[0].Path
 	}
-	bench.ReadOnly = cfg.Existing != nil
+	bench.ExistingServer = cfg.Existing != nil
 	b, err := NewBenchmark(bench)
 	if err != nil {
 		return UsageError{Err: err}

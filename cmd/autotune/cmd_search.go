@@ -63,17 +63,6 @@ func (o *searchOptions) config(fs *pflag.FlagSet) (study.Config, error) {
 			return c, err
 		}
 	}
-	if c.Bench.Driver == "command" && len(c.Space.BenchBuilds) > 0 {
-		return c, usagef("--benchmark-build: not with --bench-cmd (the command is the benchmark; sysbench only loads its dataset)")
-	}
-	if c.Bench.Driver == "tpcc" {
-		if err := refuse(fs, "not with --workload tpcc (go-tpc is found by --tpcc-path)", "benchmark-build"); err != nil {
-			return c, err
-		}
-		if c.Existing != nil {
-			return c, usagef("--workload tpcc: not with --dsn (go-tpc takes a password on its command line, which autotune does not do: TPC-C runs on the sandbox)")
-		}
-	}
 	if c.Existing == nil {
 		return c, refuse(fs, "needs --dsn (an existing server)", existingOnly...)
 	}

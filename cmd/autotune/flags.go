@@ -106,7 +106,7 @@ type benchFlags struct {
 }
 
 func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.benchmark, "benchmark", "sysbench", "benchmark driver: "+strings.Join(study.DriverNames(), ", ")+" (--bench-cmd implies command)")
+	fs.StringVar(&o.benchmark, "benchmark", study.DefaultDriver, "benchmark driver: "+strings.Join(study.DriverNames(), ", ")+" (--bench-cmd implies command)")
 	o.fs = fs
 	fs.StringVar(&o.workload, "workload", "oltp_read_write", "workload: tpcc (TPC-C with go-tpc), a sysbench workload: "+strings.Join(sysbench.Workloads, ", ")+"; or "+study.ReplayPrefix+"FILE to replay a workload file of autotune capture (with --data; docs/workloads.md)")
 	fs.StringVar(&o.data, "data", "", "replay: the logical dump (mariadb-dump/mysqldump --single-transaction output, .sql or .sql.gz) loaded into the sandbox once, taken when the capture started")
@@ -134,28 +134,57 @@ func (o *benchFlags) apply(c *study.Config) error {
 	if f := o.fs.Lookup("benchmark-build"); f != nil && f.Changed && o.fs.Changed("sysbench") {
 		return usagef("--sysbench and --benchmark-build: give one (the first --benchmark-build is the default sysbench)")
 	}
-	c.Bench = study.Bench{Driver: study.DriverFor(o.benchmark, o.workload), Path: o.sysbench, Workload: o.workload, Tables: o.tables, TableSize: o.tableSize,
-		Threads: o.threads, Command: o.benchCmd}
-	if c.Bench.Driver == "replay" {
-		if err := o.applyReplay(c); err != nil {
-			return err
-		}
-	} else if err := refuse(o.fs, "needs --workload "+study.ReplayPrefix+"FILE (a replay)", "data", "speed", "prepared"); err != nil {
+	driver, err := study.DriverFor(o.benchmark, o.workload, o.benchCmd)
+	if err != nil {
+		return usageError{Err: err}
+	}
+	// The driver refuses what its runs cannot honour.
+	if err := study.CheckFlags(driver, o.fs.Changed); err != nil {
 		return err
 	}
-	if c.Bench.Driver == "tpcc" {
-		if err := refuse(o.fs, "not with --workload tpcc (its dataset is sized by --warehouses, and go-tpc runs it)", "tables", "table-size", "sysbench", "bench-cmd"); err != nil {
-			return err
-		}
-		c.Bench.Tables, c.Bench.TableSize, c.Bench.Warehouses, c.Bench.TPCCPath = 0, 0, o.warehouses, o.tpccPath
-	} else if err := refuse(o.fs, "only with --workload tpcc", "warehouses", "tpcc-path"); err != nil {
-		return err
+	// A flag the driver does not honour leaves its setting zero: it is
+	// none of the study's (its manifest).
+	honours := func(flag string) bool { return study.HonoursFlag(driver, flag) }
+	c.Bench = study.Bench{Driver: driver, Workload: o.workload, Threads: o.threads}
+	b := &c.Bench
+	if honours("sysbench") {
+		b.Path = o.sysbench
 	}
-	if o.benchCmd != "" && c.Bench.Driver != "replay" {
-		if o.benchmark != "sysbench" && o.benchmark != "command" {
-			return usagef("--bench-cmd: not with --benchmark %s (the command is the benchmark)", o.benchmark)
+	if honours("tables") {
+		b.Tables = o.tables
+	}
+	if honours("table-size") {
+		b.TableSize = o.tableSize
+	}
+	if honours("bench-cmd") {
+		b.Command = o.benchCmd
+	}
+	if honours("warehouses") {
+		b.Warehouses = o.warehouses
+	}
+	if honours("tpcc-path") {
+		b.TPCCPath = o.tpccPath
+	}
+	if honours("data") {
+		b.Data = o.data
+	}
+	if honours("prepared") {
+		b.Prepared = o.prepared
+	}
+	if honours("speed") {
+		switch sp, err := strconv.ParseFloat(o.speed, 64); {
+		case o.speed == "max":
+		case err != nil || !(sp >= 0) || math.IsInf(sp, 0): // !(sp >= 0) also refuses NaN
+			return usagef("--speed %q: want max (or 0) for as fast as possible, or a pace factor > 0 such as 1", o.speed)
+		default:
+			b.Speed = sp
 		}
-		c.Bench.Driver = "command"
+	}
+	// A server autotune does not own, already for the driver's own check
+	// below (a replay there needs no --data, tpcc refuses it); the engine
+	// sets it again from the mode (study/run.go).
+	if f := o.fs.Lookup("dsn"); f != nil && f.Value.String() != "" {
+		b.ExistingServer = true
 	}
 	// The driver checks its own settings (workload, command line).
 	if _, err := study.NewBenchmark(c.Bench); err != nil {
@@ -172,35 +201,6 @@ func (o *benchFlags) apply(c *study.Config) error {
 	c.Measure.Warmup, c.Measure.Duration, c.Measure.WarmupMax, c.Measure.ColdStart = o.warmup, o.duration, o.warmupMax, o.coldStart
 	if o.warmupMax == 0 {
 		c.Measure.WarmupMax = 3 * o.warmup
-	}
-	return nil
-}
-
-// applyReplay writes the replay's flags into c: the dump, the pace, and
-// read-only for a server autotune does not own (--dsn). The sysbench
-// dataset and concurrency flags are refused: the workload file is the
-// benchmark.
-func (o *benchFlags) applyReplay(c *study.Config) error {
-	if o.benchmark != "sysbench" && o.benchmark != "replay" {
-		return usagef("--benchmark %s: not with --workload %s (the workload file is the benchmark)", o.benchmark, o.workload)
-	}
-	if err := refuse(o.fs, "not with --workload "+study.ReplayPrefix+"FILE: the workload file is the benchmark (its connections are the concurrency, the --data dump the dataset)",
-		"threads", "tables", "table-size", "sysbench", "bench-cmd", "benchmark-build"); err != nil {
-		return err
-	}
-	switch sp, err := strconv.ParseFloat(o.speed, 64); {
-	case o.speed == "max":
-	case err != nil || !(sp >= 0) || math.IsInf(sp, 0): // !(sp >= 0) also refuses NaN
-		return usagef("--speed %q: want max (or 0) for as fast as possible, or a pace factor > 0 such as 1", o.speed)
-	default:
-		c.Bench.Speed = sp
-	}
-	c.Bench.Data, c.Bench.Tables, c.Bench.TableSize, c.Bench.Prepared = o.data, 0, 0, o.prepared
-	// Read-only on a server autotune does not own, already for the
-	// driver's own check below (a replay there needs no --data); the
-	// engine sets it again from the mode (study/run.go).
-	if f := o.fs.Lookup("dsn"); f != nil && f.Value.String() != "" {
-		c.Bench.ReadOnly = true
 	}
 	return nil
 }

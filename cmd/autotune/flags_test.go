@@ -194,6 +194,13 @@ func TestSearchFlagValidation(t *testing.T) {
 		{[]string{"--workload", "tpcc", "--warehouses", "0"}, "--warehouses 0"},
 		{[]string{"--workload", "tpcc", "--tpcc-path", "/nonexistent/go-tpc"}, "--tpcc-path"},
 		{[]string{"--benchmark", "tpcc"}, "--benchmark tpcc runs --workload tpcc"},
+		{[]string{"--workload", "tpcc", "--bench-cmd", "x"}, "--bench-cmd: not with --workload tpcc (its dataset is sized by --warehouses, and go-tpc runs it)"},
+		{[]string{"--workload", "tpcc", "--benchmark-build", "a=/bin/true"}, "--benchmark-build: not with --workload tpcc (go-tpc is found by --tpcc-path)"},
+		{[]string{"--workload", "tpcc", "--dsn", "root@unix(/s)/", "--config-file", "x"}, "--workload tpcc: not with --dsn (go-tpc takes a password on its command line"},
+		{[]string{"--bench-cmd", "x {threads}", "--benchmark-build", "a=/bin/true"}, "--benchmark-build: not with --bench-cmd (the command is the benchmark; sysbench only loads its dataset)"},
+		{[]string{"--prepared"}, "--prepared: needs --workload replay:FILE (a replay)"},
+		{[]string{"--benchmark", "hammerdb"}, `--benchmark "hammerdb": want one of command, replay, sysbench, tpcc`},
+		{[]string{"--benchmark", "hammerdb", "--bench-cmd", "x"}, "--bench-cmd: not with --benchmark hammerdb (the command is the benchmark)"},
 	} {
 		cmd := newSearchCmd()
 		cmd.SetFlagErrorFunc(flagError) // as under the root command
@@ -386,6 +393,9 @@ func TestReplayFlags(t *testing.T) {
 		{append(replay, "--threads", "8"), "--threads: not with --workload replay:FILE"},
 		{append(replay, "--table-size", "10"), "--table-size: not with --workload replay:FILE"},
 		{append(replay, "--benchmark", "command"), "--benchmark command: not with --workload replay:"},
+		{append(replay, "--sysbench", "/x"), "--sysbench: not with --workload replay:FILE"},
+		{append(replay, "--benchmark-build", "a=/bin/true"), "--benchmark-build: not with --workload replay:FILE"},
+		{append(replay, "--warehouses", "2"), "--warehouses: only with --workload tpcc"},
 		{[]string{"--workload", "replay:" + wl}, "needs --data DUMP.sql"},
 		{[]string{"--workload", "replay:" + filepath.Join(dir, "none.jsonl"), "--data", dump}, "workload file"},
 		{[]string{"--workload", "replay:" + wl, "--data", filepath.Join(dir, "none.sql")}, "--data"},
