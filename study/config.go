@@ -9,10 +9,12 @@ import (
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
+	"github.com/autotune/autotune/trial"
 )
 
 // Config is everything a mode needs, built from the command line. It is
-// plain data: two runs with equal Configs do the same thing.
+// plain data, with the benchmark built from it: two runs with equal
+// Configs do the same thing.
 type Config struct {
 	// Study is the study name; DB the study store (an SQLite file or a
 	// mysql:// URL, see storage.Open).
@@ -36,6 +38,11 @@ type Config struct {
 	MemoryLimit int64
 	// Bench is the benchmark.
 	Bench Bench
+	// Benchmark is the benchmark OpenBenchmark built from this Config,
+	// which the run measures with, so a driver's work (a replay reads and
+	// hashes its workload file and dump) is done once; nil: the run
+	// builds it.
+	Benchmark trial.Benchmark
 	// Measure says how a trial is measured, scored and re-measured.
 	Measure Measure
 	// PolicyGiven says which re-measurement flags the user gave: a
@@ -92,9 +99,9 @@ type Bench struct {
 	Data     string
 	Speed    float64
 	Prepared bool
-	// ExistingServer is set when the run measures a server autotune did
-	// not start (Config.Existing, --dsn): a replay runs only its
-	// read-only statements there, and tpcc refuses it.
+	// ExistingServer says the run measures a server autotune did not
+	// start: a replay runs only its read-only statements there, and tpcc
+	// refuses it. OpenBenchmark sets it from Config.Existing (--dsn).
 	ExistingServer bool
 	// Threads are the client thread levels, measured in order.
 	Threads []int

@@ -38,7 +38,7 @@ func TestDriverDefinitions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := NewBenchmark(tt.bench)
+			b, err := newBenchmark(tt.bench)
 			if err != nil {
 				t.Fatal(err)
 			}

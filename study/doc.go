@@ -4,7 +4,8 @@
 // one configuration (Noise). Each mode turns a Config into the same parts,
 // in the same functions: the knob space resolved against the server, the
 // study opened or created (Open: seed, manifest check, stale trials, lock),
-// the benchmark from the driver registry (NewBenchmark), the dataset
-// prepared once, and the trial engine (package trial) that measures every
-// trial. The command line only builds the Config.
+// the benchmark from the driver registry (driver.go; built once, by the
+// command line: Config.Benchmark), the dataset prepared once, and the
+// trial engine (package trial) that measures every trial. The command
+// line only builds the Config.
 package study

@@ -145,15 +145,41 @@ func lookupDriver(name string) (Driver, error) {
 	return d, nil
 }
 
-// NewBenchmark returns the benchmark b describes, from the driver
-// b.Driver names; the error names the unknown driver (and the registered
-// ones) or the setting the driver cannot take.
-func NewBenchmark(b Bench) (trial.Benchmark, error) {
+// newBenchmark returns the benchmark of b from the driver b.Driver names;
+// the error names the unknown driver (and the registered ones) or the
+// setting the driver cannot take.
+func newBenchmark(b Bench) (trial.Benchmark, error) {
 	d, err := lookupDriver(b.Driver)
 	if err != nil {
 		return nil, err
 	}
 	return d.Open(b)
+}
+
+// runBench is the Bench a run of c measures with: c.Bench on the first
+// --benchmark-build (the default benchmark program), on a server autotune
+// did not start when c.Existing is set.
+func (c Config) runBench() Bench {
+	b := c.Bench
+	if len(c.Space.BenchBuilds) > 0 {
+		b.Path, b.TPCCPath = c.Space.BenchBuilds[0].Path, c.Space.BenchBuilds[0].Path
+	}
+	b.ExistingServer = c.Existing != nil
+	return b
+}
+
+// OpenBenchmark builds the benchmark a run of c measures with: the driver
+// c.Bench.Driver names opens c.Bench on the first --benchmark-build, on a
+// server autotune did not start when c.Existing is set. The command line
+// builds it once, when it checks its flags, and hands it to the run as
+// c.Benchmark. The error is a UsageError naming the unknown driver (and
+// the registered ones) or the setting the driver cannot take.
+func OpenBenchmark(c Config) (trial.Benchmark, error) {
+	b, err := newBenchmark(c.runBench())
+	if err != nil {
+		return nil, UsageError{Err: err}
+	}
+	return b, nil
 }
 
 // CheckFlags returns a UsageError for the first flag the command line

@@ -1,8 +1,12 @@
 package study
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/autotune/autotune/trial"
 )
@@ -11,6 +15,7 @@ import (
 // built-in driver is (benchmarks.go).
 func init() {
 	Register("scripted", scriptedDriver{})
+	Register("counting", &counting)
 }
 
 // scriptedDriver opens the scripted benchmark (modes_test.go) whatever
@@ -18,6 +23,53 @@ func init() {
 type scriptedDriver struct{}
 
 func (scriptedDriver) Open(Bench) (trial.Benchmark, error) { return scripted{}, nil }
+
+// countingDriver opens the scripted benchmark and counts its Opens.
+type countingDriver struct{ opens atomic.Int64 }
+
+func (d *countingDriver) Open(Bench) (trial.Benchmark, error) {
+	d.opens.Add(1)
+	return scripted{}, nil
+}
+
+// counting is the driver "counting".
+var counting countingDriver
+
+// A run measures with the benchmark the command line built while it
+// checked the flags (Config.Benchmark): the run's build step does not
+// open the driver again. Without one, the run opens it itself, once. The
+// run fails on the way (no server at the --dsn), after its build step.
+func TestRunUsesTheBenchmarkBuiltOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := Config{Study: "noise", Trials: 1, Space: MeasuredSpace("", ""),
+		Bench:    Bench{Driver: "counting", Workload: "scripted", Threads: []int{4}},
+		Measure:  Measure{Warmup: time.Second, Duration: time.Second, Objective: "tps", SteadyBlock: time.Second, SteadySpread: 0.1, SteadyTrend: 0.1},
+		Existing: &Existing{DSN: "root@unix(" + filepath.Join(dir, "none.sock") + ")/", ConfigFile: filepath.Join(dir, "include.cnf")}}
+	noise := func() {
+		t.Helper()
+		_, err := Noise(ctx, cfg, nil, 2, silent{})
+		if err == nil || !strings.Contains(err.Error(), "none.sock") {
+			t.Fatalf("Noise on no server: %v, want the failed connection", err)
+		}
+	}
+	n0 := counting.opens.Load()
+	b, err := OpenBenchmark(cfg) // as the command line does
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Benchmark = b
+	noise()
+	if got := counting.opens.Load() - n0; got != 1 {
+		t.Errorf("the flag check and the run opened the driver %d times, want once", got)
+	}
+	cfg.Benchmark = nil
+	n0 = counting.opens.Load()
+	noise()
+	if got := counting.opens.Load() - n0; got != 1 {
+		t.Errorf("a run without Config.Benchmark opened the driver %d times, want once", got)
+	}
+}
 
 // Register refuses a second driver under a taken name, a nameless and a
 // nil driver: drivers register once.
@@ -32,7 +84,7 @@ func TestRegisterRefusesTakenNamesAndNil(t *testing.T) {
 			Register(name, d)
 		}()
 	}
-	if got := strings.Join(DriverNames(), ","); got != "command,replay,scripted,sysbench,tpcc" {
+	if got := strings.Join(DriverNames(), ","); got != "command,counting,replay,scripted,sysbench,tpcc" {
 		t.Errorf("DriverNames = %s", got)
 	}
 }
@@ -40,8 +92,8 @@ func TestRegisterRefusesTakenNamesAndNil(t *testing.T) {
 // An unknown --benchmark is refused with its name and the registered
 // drivers' names, sorted.
 func TestUnknownDriverNamesTheRegisteredOnes(t *testing.T) {
-	_, err := NewBenchmark(Bench{Driver: "hammerdb"})
-	if want := `--benchmark "hammerdb": want one of command, replay, scripted, sysbench, tpcc`; err == nil || err.Error() != want {
+	_, err := OpenBenchmark(Config{Bench: Bench{Driver: "hammerdb"}})
+	if want := `--benchmark "hammerdb": want one of command, counting, replay, scripted, sysbench, tpcc`; !IsUsage(err) || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 }

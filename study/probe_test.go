@@ -28,7 +28,7 @@ func TestBenchmarkBuildsAreProbed(t *testing.T) {
 		t.Fatal(err)
 	}
 	bench := Bench{Driver: "sysbench", Workload: "oltp_read_write", Tables: 2, TableSize: 1000, Threads: []int{4}}
-	b, err := NewBenchmark(bench)
+	b, err := newBenchmark(bench)
 	if err != nil {
 		t.Fatal(err)
 	}

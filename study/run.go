@@ -138,20 +138,18 @@ func (r *run) build(ctx context.Context) error {
 		// the limit.
 		r.host.RAMBytes = min(r.host.RAMBytes, cfg.MemoryLimit)
 	}
-	bench := cfg.Bench
-	if len(cfg.Space.BenchBuilds) > 0 {
-		// The first --benchmark-build is the default benchmark binary.
-		bench.Path, bench.TPCCPath = cfg.Space.BenchBuilds[0].Path, cfg.Space.BenchBuilds[0].Path
-	}
-	bench.ExistingServer = cfg.Existing != nil
-	b, err := NewBenchmark(bench)
-	if err != nil {
-		return UsageError{Err: err}
+	// The benchmark the command line built while checking its flags, or
+	// one built here.
+	b := cfg.Benchmark
+	if b == nil {
+		if b, err = OpenBenchmark(cfg); err != nil {
+			return err
+		}
 	}
 	if err := r.fitBenchmark(b); err != nil {
 		return err
 	}
-	if err := probeBenchmarks(ctx, b, bench, cfg.Space.BenchBuilds); err != nil {
+	if err := probeBenchmarks(ctx, b, cfg.runBench(), cfg.Space.BenchBuilds); err != nil {
 		return err
 	}
 	cfg = r.cfg
@@ -324,7 +322,7 @@ func probeBenchmarks(ctx context.Context, b trial.Benchmark, bench Bench, builds
 		}
 		bb := bench
 		bb.Path, bb.TPCCPath = build.Path, build.Path
-		nb, err := NewBenchmark(bb)
+		nb, err := newBenchmark(bb)
 		if err != nil {
 			return UsageError{Err: fmt.Errorf("--benchmark-build %s: %w", build.Name, err)}
 		}

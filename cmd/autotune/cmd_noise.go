@@ -37,7 +37,10 @@ func (o *noiseOptions) config(*pflag.FlagSet) (study.Config, error) {
 	if err := o.benchFlags.apply(&c); err != nil {
 		return c, err
 	}
-	return c, o.measureFlags.apply(&c)
+	if err := o.measureFlags.apply(&c); err != nil {
+		return c, err
+	}
+	return c, openBenchmark(&c)
 }
 
 func newNoiseCmd() *cobra.Command { return newNoiseCmdWith(&noiseOptions{}) }

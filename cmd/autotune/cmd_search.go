@@ -63,6 +63,9 @@ func (o *searchOptions) config(fs *pflag.FlagSet) (study.Config, error) {
 			return c, err
 		}
 	}
+	if err := openBenchmark(&c); err != nil {
+		return c, err
+	}
 	if c.Existing == nil {
 		return c, refuse(fs, "needs --dsn (an existing server)", existingOnly...)
 	}

@@ -44,7 +44,10 @@ func (o *verifyOptions) config(*pflag.FlagSet) (study.Config, error) {
 	if err := o.benchFlags.apply(&c); err != nil {
 		return c, err
 	}
-	return c, o.measureFlags.apply(&c)
+	if err := o.measureFlags.apply(&c); err != nil {
+		return c, err
+	}
+	return c, openBenchmark(&c)
 }
 
 func newVerifyCmd() *cobra.Command { return newVerifyCmdWith(&verifyOptions{}) }

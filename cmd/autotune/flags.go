@@ -127,6 +127,10 @@ func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.memoryLimit, "memory-limit", "", "host profile: run the sandboxed server in a memory cgroup of this size (such as 2G), page cache counted, as on a host with this much RAM; a server over it is killed and its trial fails as out of memory (needs root and a writable cgroup memory controller; default: no limit)")
 }
 
+// apply writes the benchmark and sandbox flags into c, refusing those the
+// driver cannot honour; the driver checks the settings it reads when the
+// command opens the benchmark of the finished configuration
+// (openBenchmark).
 func (o *benchFlags) apply(c *study.Config) error {
 	if err := study.CheckRunSettings(o.tables, o.tableSize, o.threads, o.warmup, o.warmupMax, o.duration, o.workdir); err != nil {
 		return err
@@ -179,16 +183,6 @@ func (o *benchFlags) apply(c *study.Config) error {
 		default:
 			b.Speed = sp
 		}
-	}
-	// A server autotune does not own, already for the driver's own check
-	// below (a replay there needs no --data, tpcc refuses it); the engine
-	// sets it again from the mode (study/run.go).
-	if f := o.fs.Lookup("dsn"); f != nil && f.Value.String() != "" {
-		b.ExistingServer = true
-	}
-	// The driver checks its own settings (workload, command line).
-	if _, err := study.NewBenchmark(c.Bench); err != nil {
-		return usageError{Err: err}
 	}
 	c.Workdir = o.workdir
 	if o.memoryLimit != "" {
@@ -472,6 +466,20 @@ func (o *existingFlags) apply(c *study.Config) error {
 	}
 	c.Existing = &study.Existing{DSN: o.dsn, PasswordFile: o.passwordFile, ConfigFile: o.configFile, RestartCmd: argv,
 		AllowRestart: o.allowRestart, NotSandbox: o.notSandbox}
+	return nil
+}
+
+// openBenchmark builds the benchmark of the finished configuration c
+// (study.OpenBenchmark) into c.Benchmark, which the run measures with: the
+// driver checks the settings it reads (workload, command line, files), and
+// does its work (a replay reads and hashes its files) once. Its errors are
+// usage errors.
+func openBenchmark(c *study.Config) error {
+	b, err := study.OpenBenchmark(*c)
+	if err != nil {
+		return err
+	}
+	c.Benchmark = b
 	return nil
 }
 

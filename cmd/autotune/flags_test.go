@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/autotune/autotune/internal/realtest"
+	"github.com/autotune/autotune/runner/replay"
 	"github.com/autotune/autotune/study"
 )
 
@@ -416,6 +418,42 @@ func TestReplayFlags(t *testing.T) {
 		case tc.err != "" && (err == nil || !study.IsUsage(err) || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%v: error %v, want a usage error with %q", tc.args, err, tc.err)
 		}
+	}
+}
+
+// The benchmark the flag check builds is the one the run measures with:
+// a replay reads its workload file while the flags are checked, and the
+// run does not read it again. With the file gone after the check, the run
+// still gets as far as the server (which is not there).
+func TestBenchmarkIsBuiltOncePerRun(t *testing.T) {
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "w.jsonl")
+	if err := os.WriteFile(wl, []byte(`{"format":"autotune-workload","version":1,"source":"slow-log","duration_us":1000,"resolution_us":1,"masked":false,"schemas":["shop"],"connections":1,"statements":1}
+{"connection":1,"schema":"shop","statements":1}
+{"at_us":0,"sql":"SELECT 1"}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := &searchOptions{}
+	cmd := newSearchCmdWith(o)
+	sock := filepath.Join(dir, "none.sock")
+	if err := cmd.ParseFlags([]string{"--trials", "3", "--db", filepath.Join(dir, "t.db"), "--workload", "replay:" + wl,
+		"--dsn", "root@unix(" + sock + ")/", "--config-file", filepath.Join(dir, "include.cnf")}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := o.config(cmd.Flags())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Benchmark.(*replay.Replay); !ok {
+		t.Fatalf("the flag check built %T, want the replay", c.Benchmark)
+	}
+	if err := os.Remove(wl); err != nil {
+		t.Fatal(err)
+	}
+	err = runSearch(context.Background(), c, false, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), sock) {
+		t.Fatalf("run: %v; want the failed connection to %s, not a second read of the workload file", err, sock)
 	}
 }
 
