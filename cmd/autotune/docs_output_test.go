@@ -58,7 +58,7 @@ func productLiterals(t *testing.T) []string {
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if path != "../.." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "examples" || name == "lab" || strings.HasPrefix(name, "autotune-sandbox") || name == "fitfixture") {
+			if path != "../.." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "examples" || name == "lab" || name == "autotune-lab" || strings.HasPrefix(name, "autotune-sandbox") || name == "fitfixture") {
 				return filepath.SkipDir
 			}
 			return nil

@@ -9,9 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -273,9 +271,9 @@ func TestBudgetTakesDays(t *testing.T) {
 }
 
 // TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused walks every
-// flag of the commands that read a study (and of knobs, bench-search and
-// capture): set to another value, each must change what the command
-// prints or writes, or make it fail with an error naming the flag.
+// flag of the commands that read a study (and of knobs and capture): set
+// to another value, each must change what the command prints or writes, or
+// make it fail with an error naming the flag.
 func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
 	db := fixtureDB(t)
 	work := t.TempDir()
@@ -307,9 +305,6 @@ func TestEveryFlagOfTheOtherCommandsChangesTheOutputOrIsRefused(t *testing.T) {
 		{[]string{"compare", "--db", db, "fix", "small"}, study, false},
 		{[]string{"report", "--study", "fix", "--db", db, "--out", filepath.Join(work, "r1")}, with(study, "out", filepath.Join(work, "r2")), false},
 		{[]string{"diff", cnf, "--study", "fix", "--db", db}, with(study, "trial", "1", "dsn", "root@tcp(127.0.0.1:1)/", "password-file", "pw.cnf", "timeout", "5s"), false},
-		{[]string{"bench-search", "--objective-cmd", "wc -c", "--strategies", "random", "--seeds", "1", "--trials", "3", "--warm-start", "off"},
-			map[string]string{"best-known": "5000", "first-seed": "9", "fit-db": db, "fit-study": "fix", "landscape": "db-wide", "noise": "0.03", "objective-cmd": "echo 7", "objective-truth-cmd": "echo 6",
-				"parallel": strconv.Itoa(runtime.NumCPU() + 1), "seeds": "2", "strategies": "tpe", "trials": "4", "warm-start": "both", "confirm": "0"}, false},
 		{[]string{"capture", "--from-slow-log", "../../workload/testdata/mysql-8.0-slow.log", "--out", filepath.Join(work, "capture.jsonl")},
 			map[string]string{"from-slow-log": "../../workload/testdata/percona-8.0-slow.log", "from-general-log": "../../workload/testdata/mysql-8.0-general.log",
 				"out": filepath.Join(work, "capture2.jsonl.gz"), "mask-literals": "true", "dsn": "root@tcp(127.0.0.1:1)/", "for": "5s",
@@ -496,7 +491,6 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"bogus"}, `unknown command "bogus" for "autotune"`},
 		{[]string{"search", "--trials", "3", "--lambda", "NaN"}, "--lambda NaN: want a finite number"},
 		{[]string{"search", "--trials", "3", "--max-p95", "Inf"}, "--max-p95 +Inf: want a finite number"},
-		{[]string{"bench-search", "--best-known", "-Inf"}, "--best-known -Inf: want a finite number"},
 	} {
 		dir := t.TempDir()
 		out, err := runCommand(dir, tc.args)

@@ -24,7 +24,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 verify could not show a gain, 130 interrup
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd(), newKnobsCmd(), newWorkerCmd(), newBenchSearchCmd(), newDiffCmd(), newNoiseCmd(), newVerifyCmd(), newMinimizeCmd())
+	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd(), newKnobsCmd(), newWorkerCmd(), newDiffCmd(), newNoiseCmd(), newVerifyCmd(), newMinimizeCmd())
 	root.AddCommand(newReportCmd(), newStudiesCmd(), newShowCmd(), newCaptureCmd(), newGenDocsCmd())
 	root.AddCommand(newCompareCmd(), newDashboardCmd())
 	// No generated completion command: every command and flag is documented

@@ -1,5 +1,5 @@
 // Command fitfixture writes the trials of a real study as the fixture a
-// built-in fitted landscape of `autotune bench-search` is fitted to
+// built-in fitted landscape of `autotune-lab bench-search` is fitted to
 // (internal/lab/fits, docs/strategies.md):
 //
 //	go run ./cmd/fitfixture -db trials.db -study r60 -about "..." > internal/lab/fits/NAME.json
@@ -15,7 +15,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/autotune/autotune/study"
+	"github.com/autotune/autotune/internal/lab/labstudy"
 )
 
 func main() {
@@ -27,7 +27,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: fitfixture -db trials.db -study NAME -about TEXT > FILE.json")
 		os.Exit(2)
 	}
-	if err := study.WriteFitFixture(context.Background(), *db, *name, *about, os.Stdout); err != nil {
+	if err := labstudy.WriteFitFixture(context.Background(), *db, *name, *about, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "fitfixture:", err)
 		os.Exit(1)
 	}

@@ -41,6 +41,8 @@ var rules = []rule{
 		why: "the strategies propose configurations through search's Strategy interface; every re-measurement is the study loop's: never runner, storage, trial, study, report, os/exec"},
 	{pkg: "internal/lab", mayImport: []string{"space", "measure", "search", "strategy"},
 		why: "the lab compares strategies on synthetic objectives and command objectives (its processes); never runner, storage, trial, study, report"},
+	{pkg: "internal/lab/labstudy", mayImport: []string{"internal/lab", "storage", "search", "strategy", "space", "measure"},
+		why: "labstudy reads a study store for the lab (a landscape fitted to a study, a fit fixture) and runs bench-search over the lab's landscapes; never runner, trial, study, report"},
 	{pkg: "runner/...", mayImport: []string{"space", "runner/...", "internal/..."},
 		why: "runner runs processes and measures; it knows nothing of the search, storage, the engine or reports: never search, storage, trial, study, report"},
 	{pkg: "runner/replay", mayImport: []string{"space", "runner/...", "internal/...", "workload"},

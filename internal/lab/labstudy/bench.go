@@ -1,4 +1,4 @@
-package study
+package labstudy
 
 import (
 	"context"
@@ -9,43 +9,7 @@ import (
 	"github.com/autotune/autotune/strategy"
 )
 
-// FittedLandscape returns the bench-search landscape fitted to the trials
-// of study name in the store dbPath (lab.NewFitted over the space of
-// the study's host: its cores, RAM and settings). A study not in the store
-// is a UsageError naming --fit-study; a store that cannot be opened, or
-// too few trials to fit, an error.
-func FittedLandscape(ctx context.Context, dbPath, name string) (lab.Landscape, error) {
-	fix, err := fitFixture(ctx, dbPath, name, "", "--fit-db", "--fit-study")
-	if err != nil {
-		return nil, err
-	}
-	return lab.NewFitted(fix.Input("fitted to " + dbPath + " study " + name))
-}
-
-// fitFixture reads the trials of study name in the store dbPath (see
-// WriteFitFixture); dbFlag and studyFlag name the two in errors (the
-// caller's flags).
-func fitFixture(ctx context.Context, dbPath, name, about, dbFlag, studyFlag string) (lab.FitFixture, error) {
-	db, err := openExisting(dbFlag, dbPath)
-	if err != nil {
-		return lab.FitFixture{}, err
-	}
-	defer db.Close()
-	st, found, err := db.Study(ctx, name)
-	if err != nil {
-		return lab.FitFixture{}, err
-	}
-	if !found {
-		return lab.FitFixture{}, Usagef("%s %q: no such study in %s", studyFlag, name, dbPath)
-	}
-	trials, err := studyTrials(ctx, db, st)
-	if err != nil {
-		return lab.FitFixture{}, err
-	}
-	return lab.NewFitFixture(about, st.Cores, st.RAMBytes, st.Settings, trials), nil
-}
-
-// BenchSearch is what `autotune bench-search` compares: one landscape
+// BenchSearch is what `autotune-lab bench-search` compares: one landscape
 // (ObjectiveCmd, else FitDB, else the synthetic Landscape) and the
 // harness's runs over it.
 type BenchSearch struct {
@@ -124,7 +88,7 @@ func RunBenchSearch(ctx context.Context, b BenchSearch, out io.Writer) error {
 	fmt.Fprintf(out, "%d strategies x %d seeds x %d measurements, %d runs at a time\n", len(ho.Strategies), ho.Seeds, ho.Trials, max(1, ho.Parallel))
 	if b.Landscape == AllLandscapes {
 		if b.FitDB != "" || b.ObjectiveCmd != "" {
-			return Usagef("--landscape %s: the built-in landscapes only, not with --fit-db or --objective-cmd", AllLandscapes)
+			return lab.Usagef("--landscape %s: the built-in landscapes only, not with --fit-db or --objective-cmd", AllLandscapes)
 		}
 		var sums []lab.LandscapeSummary
 		for _, name := range lab.LandscapeNames() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -54,8 +55,8 @@ func TestBenchSearchFittedNeedsTheStudy(t *testing.T) {
 	db.Close()
 	o := &benchSearchOptions{landscape: "db", fitDB: path, fitStudy: "nope", strategies: []string{"random"}, seeds: 1, firstSeed: 1, trials: 3, warm: "off", parallel: 1}
 	err = runBenchSearch(context.Background(), o, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), `--fit-study "nope"`) {
-		t.Fatalf("err %v", err)
+	if !strings.Contains(fmt.Sprint(err), `--fit-study "nope"`) || exitCode(err) != 2 {
+		t.Fatalf("err %v (exit %d), want a usage error naming --fit-study", err, exitCode(err))
 	}
 	// A --fit-db that does not exist is named, and not created.
 	missing := t.TempDir() + "/missing.db"

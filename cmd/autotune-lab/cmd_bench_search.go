@@ -11,11 +11,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/autotune/autotune/internal/lab"
+	"github.com/autotune/autotune/internal/lab/labstudy"
 	"github.com/autotune/autotune/search"
-	"github.com/autotune/autotune/study"
 )
 
-// benchSearchOptions are the flags of `autotune bench-search`.
+// benchSearchOptions are the flags of `autotune-lab bench-search`.
 type benchSearchOptions struct {
 	landscape  string
 	fitDB      string
@@ -34,7 +34,7 @@ type benchSearchOptions struct {
 }
 
 func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.landscape, "landscape", "db", "built-in landscape: "+strings.Join(lab.LandscapeNames(), ", ")+", or "+study.AllLandscapes+" (each in turn, then a summary naming each strategy's worst landscape)")
+	fs.StringVar(&o.landscape, "landscape", "db", "built-in landscape: "+strings.Join(lab.LandscapeNames(), ", ")+", or "+labstudy.AllLandscapes+" (each in turn, then a summary naming each strategy's worst landscape)")
 	fs.StringVar(&o.fitDB, "fit-db", "", "fit the landscape to the trials of a real study in this trials.db instead")
 	fs.StringVar(&o.fitStudy, "fit-study", "default", "study of --fit-db to fit")
 	fs.StringVar(&o.objective, "objective-cmd", "", "measure with this shell command instead: one config as a JSON object on stdin, one number on stdout")
@@ -85,8 +85,8 @@ func (o *benchSearchOptions) validate(fs *pflag.FlagSet) error {
 	switch {
 	case len(o.strategies) == 0:
 		return usagef("--strategies: want at least one of %s", strings.Join(lab.Strategies(), ", "))
-	case o.landscape != study.AllLandscapes && !slices.Contains(lab.LandscapeNames(), o.landscape):
-		return usagef("--landscape %q: want one of %s, or %s", o.landscape, strings.Join(lab.LandscapeNames(), ", "), study.AllLandscapes)
+	case o.landscape != labstudy.AllLandscapes && !slices.Contains(lab.LandscapeNames(), o.landscape):
+		return usagef("--landscape %q: want one of %s, or %s", o.landscape, strings.Join(lab.LandscapeNames(), ", "), labstudy.AllLandscapes)
 	case o.fitDB != "" && o.objective != "":
 		return usagef("--fit-db and --objective-cmd: give one landscape, not both")
 	case o.seeds < 1 || o.seeds > 10000:
@@ -151,7 +151,7 @@ multivariate TPE run as peers with --strategies optuna-tpe,optuna-mtpe
 	return cmd
 }
 
-// runBenchSearch hands the options to study.RunBenchSearch.
+// runBenchSearch hands the options to labstudy.RunBenchSearch.
 func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) error {
 	ho := lab.Options{Strategies: o.strategies, Seeds: o.seeds, FirstSeed: o.firstSeed, Trials: o.trials, Parallel: o.parallel, Confirm: int(o.confirm)}
 	switch o.warm {
@@ -162,6 +162,6 @@ func runBenchSearch(ctx context.Context, o *benchSearchOptions, out io.Writer) e
 	default:
 		ho.Warm = []bool{false}
 	}
-	return study.RunBenchSearch(ctx, study.BenchSearch{Landscape: o.landscape, FitDB: o.fitDB, FitStudy: o.fitStudy,
+	return labstudy.RunBenchSearch(ctx, labstudy.BenchSearch{Landscape: o.landscape, FitDB: o.fitDB, FitStudy: o.fitStudy,
 		ObjectiveCmd: o.objective, TruthCmd: o.truth, Noise: o.noise, BestKnown: o.bestKnown, Runs: ho}, out)
 }
