@@ -17,4 +17,10 @@
 // study wires the engine to a store; workload reads query logs into
 // workload files; internal/ holds helpers; cmd/ wires
 // everything and nothing imports cmd/.
+//
+// The lab (internal/lab/...: landscapes, fitted fixtures, the Optuna peer,
+// shell-command objectives) is no part of the product: only the lab's
+// commands (cmd/autotune-lab, cmd/fitfixture) import it, and a second test
+// lists what each other command is built from (go list -deps) and fails
+// when a lab package, or an embedded Python file, is among it.
 package archtest
