@@ -5,6 +5,7 @@ export PATH := $(PATH):/usr/local/go/bin
 
 GO ?= go
 BIN := bin/autotune
+LAB := bin/autotune-lab
 DEMO_DB := demo.db
 
 # SERVER picks the server of `make demo`: mariadb-10.11 (the host's, the
@@ -19,7 +20,7 @@ SERVER_FLAG = --mysqld "$$(./scripts/install-servers.sh --path $(SERVER))" --wor
 DEMO_STUDY := demo-$(SERVER)
 endif
 
-.PHONY: all build deps servers demo test clean
+.PHONY: all build lab deps servers demo test clean
 
 all: build
 
@@ -33,6 +34,11 @@ servers:
 
 build:
 	$(GO) build -o $(BIN) ./cmd/autotune
+
+# The strategy lab (autotune-lab bench-search, docs/development.md), built
+# apart from autotune; make test runs its tests with the rest.
+lab:
+	$(GO) build -o $(LAB) ./cmd/autotune-lab
 
 # A short study: 8 x 500k rows (1.1 GB, prepared and warmed once, about a
 # minute), then the baseline and 4 more trials (each loads the warm buffer

@@ -69,11 +69,11 @@ const ConfirmAuto = -1
 // AutoConfirmMinDoF degrees of freedom it gets AutoConfirmPrior. In
 // general ⌈(noise/AutoConfirmSE)²⌉ clamped to 1..AutoConfirmMax.
 //
-// bench-search (30 seeds, 100 measurements; host, sparse and db at 1.5 %,
-// 3 %, their own 6-10 % and 12 % noise; docs/strategies.md, "How many
-// confirmations"): at low noise one confirmation did as well as two and
-// leaves measurements to the search; at high noise three or four did not
-// beat two (on db at 12 % they did worse), so two is the cap.
+// autotune-lab bench-search (30 seeds, 100 measurements; host, sparse and
+// db at 1.5 %, 3 %, their own 6-10 % and 12 % noise; docs/strategies.md,
+// "How many confirmations"): at low noise one confirmation did as well as
+// two and leaves measurements to the search; at high noise three or four
+// did not beat two (on db at 12 % they did worse), so two is the cap.
 const (
 	AutoConfirmSE     = 0.045
 	AutoConfirmMax    = 2

@@ -38,7 +38,7 @@ import (
 // search's, and it must reach 95 % in at least as many runs. goptuna's TPE
 // is made deterministic by seeding the global math/rand it uses (and
 // running one at a time), so the test cannot flake; it fails when a change
-// makes the hybrid lose. The full table comes from `autotune bench-search`.
+// makes the hybrid lose. The full table comes from `autotune-lab bench-search`.
 func TestHybridNotWorseThanTPE(t *testing.T) {
 	l, err := NewSynthetic(0)
 	if err != nil {
