@@ -39,8 +39,8 @@ func fingerprintOf(trials []search.Trial, n int) string {
 
 // Store is what the dashboard reads (storage.DB).
 type Store interface {
-	Studies(ctx context.Context) ([]storage.Study, error)
-	Study(ctx context.Context, name string) (storage.Study, bool, error)
+	Studies(ctx context.Context) ([]storage.StudyRecord, error)
+	Study(ctx context.Context, name string) (storage.StudyRecord, bool, error)
 	Trials(ctx context.Context, study string) ([]search.Trial, error)
 	Samples(ctx context.Context, study string, number int) ([]measure.Sample, error)
 	LiveSamples(ctx context.Context, study string, number int) ([]measure.Sample, error)
@@ -175,7 +175,7 @@ func (h *Handler) studies(w http.ResponseWriter, r *http.Request) {
 	h.respond(w, r, v.String(), "studies", page{Title: "autotune dashboard: " + h.name, Body: rows})
 }
 
-func (h *Handler) studyRow(st storage.Study, trials []search.Trial) studyRow {
+func (h *Handler) studyRow(st storage.StudyRecord, trials []search.Trial) studyRow {
 	row := studyRow{Name: st.Name, Workload: report.WorkloadOf(st), Server: cmp.Or(st.ServerVersion, "-"),
 		Host: hostText(st), Spent: st.Spent.Round(time.Second).String(), Created: st.Created.UTC().Format("2006-01-02 15:04"),
 		Trials: len(trials), Best: "-", Gain: "-", Rules: "-"}
@@ -207,7 +207,7 @@ func (h *Handler) studyRow(st storage.Study, trials []search.Trial) studyRow {
 	return row
 }
 
-func hostText(st storage.Study) string {
+func hostText(st storage.StudyRecord) string {
 	if st.Cores == 0 && st.RAMBytes == 0 {
 		return "-"
 	}
@@ -269,7 +269,7 @@ var sortKeys = []struct{ key, title string }{
 
 // lookup returns study name, or answers the request itself (500 for a
 // store error, 404 for no such study) and reports false.
-func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, name string) (storage.Study, bool) {
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, name string) (storage.StudyRecord, bool) {
 	st, found, err := h.db.Study(r.Context(), name)
 	if err != nil {
 		fail(w, err, http.StatusInternalServerError)
@@ -333,7 +333,7 @@ func (h *Handler) study(w http.ResponseWriter, r *http.Request) {
 	h.respond(w, r, ver, "study", page{Title: "autotune dashboard: study " + name, Back: []link{{"/", "studies"}}, Body: p})
 }
 
-func (h *Handler) studyPage(st storage.Study, trials []search.Trial, running []search.Trial, live map[int][]measure.Sample,
+func (h *Handler) studyPage(st storage.StudyRecord, trials []search.Trial, running []search.Trial, live map[int][]measure.Sample,
 	m search.Minimized, hasMin bool, q map[string][]string) (*studyPage, error) {
 	p := &studyPage{Name: st.Name, Head: h.studyRow(st, trials)}
 	p.Counts = countsText(trials)

@@ -224,7 +224,7 @@ func TestDashboardEmptyStoreAndRedaction(t *testing.T) {
 	if strings.Contains(body, "s3cret") || !strings.Contains(body, "No study yet") || !strings.Contains(body, "tuner:xxx@db1") {
 		t.Errorf("empty store page:\n%s", body)
 	}
-	if err := db.CreateStudy(ctx, storage.Study{Name: "fresh", Settings: `{}`}); err != nil {
+	if err := db.CreateStudy(ctx, storage.StudyRecord{Name: "fresh", Settings: `{}`}); err != nil {
 		t.Fatal(err)
 	}
 	_, body = get(t, h, "/study?s=fresh", "")
@@ -319,7 +319,7 @@ func TestServeListenAndWarning(t *testing.T) {
 func TestRunningTrialPastTheWarmupLimit(t *testing.T) {
 	db, _ := openStore(t)
 	man := storage.Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 100000, Measure: storage.MeasureManifest{WarmupMaxS: 2}}
-	if err := db.CreateStudy(ctx, storage.Study{Name: "slow", Settings: man.JSON(), Created: t0}); err != nil {
+	if err := db.CreateStudy(ctx, storage.StudyRecord{Name: "slow", Settings: man.JSON(), Created: t0}); err != nil {
 		t.Fatal(err)
 	}
 	tr := search.Trial{Study: "slow", Number: 0, Kind: search.Baseline, Params: space.Config{}, Started: t0}

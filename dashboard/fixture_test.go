@@ -31,7 +31,7 @@ func synthStudy(tb testing.TB, db *storage.DB, name string, n int) []search.Tria
 	tb.Helper()
 	sp := space.Lookup()
 	man := storage.Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 100000}
-	if err := db.CreateStudy(ctx, storage.Study{Name: name, Settings: man.JSON(), Seed: 7, ServerVersion: "11.4.2-MariaDB",
+	if err := db.CreateStudy(ctx, storage.StudyRecord{Name: name, Settings: man.JSON(), Seed: 7, ServerVersion: "11.4.2-MariaDB",
 		Cores: 8, RAMBytes: 16 << 30, Created: t0, Spent: 3 * time.Hour}); err != nil {
 		tb.Fatal(err)
 	}

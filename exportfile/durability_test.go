@@ -59,10 +59,10 @@ func TestDurabilityTierConfound(t *testing.T) {
 	}
 	trials := []search.Trial{run(0, search.Baseline, base, 1000, 0), run(1, search.Sampled, best, 1650, 0),
 		run(2, search.Confirm, best, 1600, 1), run(3, search.Recheck, base, 1010, 0)}
-	study := func(policy string) storage.Study {
+	study := func(policy string) storage.StudyRecord {
 		m := storage.Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 500000, WarmupS: 30, DurationS: 60, Lambda: 0.5,
 			Space: &storage.SpaceManifest{Durability: policy}}
-		return storage.Study{Name: "tiers", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: m.JSON()}
+		return storage.StudyRecord{Name: "tiers", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: m.JSON()}
 	}
 	now := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
 

@@ -21,7 +21,7 @@ var Formats = []string{"cnf", "sql", "persist", "json"}
 // Write renders the best trial in format (one of Formats).
 // Every format writes the same knobs: those whose value differs from the
 // baseline's (see exportSelection), each with a note on what it is.
-func Write(w io.Writer, format string, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time) error {
+func Write(w io.Writer, format string, sp *space.Space, st storage.StudyRecord, best, base search.Trial, trials []search.Trial, now time.Time) error {
 	if !slices.Contains(Formats, format) {
 		return fmt.Errorf("export format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}
@@ -31,7 +31,7 @@ func Write(w io.Writer, format string, sp *space.Space, st storage.Study, best, 
 
 // forServer returns t with its configuration as the study's server reads
 // it (space.ForServer).
-func forServer(st storage.Study, t search.Trial) search.Trial {
+func forServer(st storage.StudyRecord, t search.Trial) search.Trial {
 	v, err := space.ParseVersion(cmp.Or(t.ServerVersion, st.ServerVersion), "")
 	if err != nil {
 		return t
@@ -46,7 +46,7 @@ func forServer(st storage.Study, t search.Trial) search.Trial {
 // baseline, each change the minimisation kept followed by its measured
 // contribution as a comment (KeptChanges: "+48 % tps (±6 %)"). It returns
 // an error when m is not a done, accepted minimisation of best.
-func WriteMinimal(w io.Writer, format string, sp *space.Space, st storage.Study, m search.Minimized, best, base search.Trial, trials []search.Trial, now time.Time) error {
+func WriteMinimal(w io.Writer, format string, sp *space.Space, st storage.StudyRecord, m search.Minimized, best, base search.Trial, trials []search.Trial, now time.Time) error {
 	if !slices.Contains(Formats, format) {
 		return fmt.Errorf("export format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}
@@ -73,7 +73,7 @@ func MinimalResult(m search.Minimized, found bool, best search.Trial) (search.Mi
 }
 
 // writeExport renders the knobs sel chose of best in format.
-func writeExport(w io.Writer, format string, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, sel exportSelection) error {
+func writeExport(w io.Writer, format string, sp *space.Space, st storage.StudyRecord, best, base search.Trial, trials []search.Trial, now time.Time, sel exportSelection) error {
 	for _, n := range best.Params.Names() {
 		if _, ok := sp.Knob(n); !ok {
 			return fmt.Errorf("trial %d: unknown knob %q", best.Number, n)
@@ -210,7 +210,7 @@ type exportedKnob struct {
 
 // selectExport chooses the knobs an export of best writes (see
 // exportSelection).
-func selectExport(sp *space.Space, st storage.Study, best, base search.Trial) exportSelection {
+func selectExport(sp *space.Space, st storage.StudyRecord, best, base search.Trial) exportSelection {
 	bs, _ := st.Manifest()
 	sel := exportSelection{Against: "the baseline (server defaults)", Show: fmt.Sprintf("autotune show --study %s %d", st.Name, best.Number)}
 	ref := space.Config{}
@@ -311,7 +311,7 @@ func (k exportedKnob) note() string {
 // knob, in catalogue order; static knobs cannot change at runtime and are
 // listed as comments that need the option file and a restart. Whether a
 // knob is dynamic is taken from the knob catalogue (MariaDB 10.11).
-func writeSQL(w io.Writer, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, persist bool, sel exportSelection) error {
+func writeSQL(w io.Writer, st storage.StudyRecord, best, base search.Trial, trials []search.Trial, now time.Time, persist bool, sel exportSelection) error {
 	verb := "SET GLOBAL"
 	if persist {
 		verb = "SET PERSIST"
@@ -395,7 +395,7 @@ func SQLValue(k space.Knob, canonical string) string {
 }
 
 // writeExportJSON renders the best trial as an indented exportDoc.
-func writeExportJSON(w io.Writer, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, sel exportSelection) error {
+func writeExportJSON(w io.Writer, st storage.StudyRecord, best, base search.Trial, trials []search.Trial, now time.Time, sel exportSelection) error {
 	d := exportDoc{Study: st.Name, Params: space.Config{}, Knobs: []exportKnob{}, LeftOut: []string{}, Written: sel.summary(),
 		Score: best.Score, MeanTPS: best.MeanTPS, StdTPS: best.StdTPS, P95MS: best.P95MS,
 		ServerVersion: cmp.Or(best.ServerVersion, st.ServerVersion), Exported: now.UTC()}
@@ -468,7 +468,7 @@ func CompleteTrial(trials []search.Trial, n int) (search.Trial, error) {
 
 // writeCnf renders the selected knobs of the best trial as a my.cnf
 // [mysqld] group, each option after a comment saying what it is.
-func writeCnf(w io.Writer, sp *space.Space, st storage.Study, best, base search.Trial, trials []search.Trial, now time.Time, sel exportSelection) error {
+func writeCnf(w io.Writer, sp *space.Space, st storage.StudyRecord, best, base search.Trial, trials []search.Trial, now time.Time, sel exportSelection) error {
 	bs, _ := st.Manifest()
 	fmt.Fprintf(w, "# autotune: %s configuration of study %q\n", sel.what(), st.Name)
 	unit, value := ThroughputOf(best)

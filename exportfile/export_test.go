@@ -17,7 +17,7 @@ import (
 // exportCase is a study to export: its manifest, server and two trials.
 type exportCase struct {
 	name       string
-	st         storage.Study
+	st         storage.StudyRecord
 	best, base search.Trial
 }
 
@@ -30,9 +30,9 @@ func exportCases() []exportCase {
 	file := space.Config{"innodb_buffer_pool_size": "4294967296", "innodb_io_capacity": "1000", "innodb_flush_neighbors": "0"}
 	trialParams := pins.Merge(space.Config{"innodb_buffer_pool_size": "4294967296", "innodb_io_capacity": "2000",
 		"innodb_flush_neighbors": "1", "innodb_log_file_size": "100663296", "allocator": "jemalloc"})
-	study := func(name, version string, m storage.Manifest) storage.Study {
+	study := func(name, version string, m storage.Manifest) storage.StudyRecord {
 		m.Workload, m.Threads, m.Tables, m.TableSize, m.WarmupS, m.DurationS, m.Lambda = "oltp_read_write", 16, 8, 500000, 30, 60, 0.5
-		return storage.Study{Name: name, ServerVersion: version, Settings: m.JSON()}
+		return storage.StudyRecord{Name: name, ServerVersion: version, Settings: m.JSON()}
 	}
 	run := func(n int, kind search.Kind, p space.Config, tps float64) search.Trial {
 		return search.Trial{Number: n, Kind: kind, State: search.Complete, Params: p,
@@ -147,7 +147,7 @@ func minimizedCase() (exportCase, search.Minimized) {
 		"innodb_flush_neighbors": "0", "innodb_log_file_size": "268435456"})
 	m := storage.Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 500000, WarmupS: 30, DurationS: 60, Lambda: 0.5,
 		Space: &storage.SpaceManifest{Durability: "strict"}}
-	c := exportCase{name: "minimal", st: storage.Study{Name: "min", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: m.JSON()},
+	c := exportCase{name: "minimal", st: storage.StudyRecord{Name: "min", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: m.JSON()},
 		best: search.Trial{Number: 7, Kind: search.Sampled, State: search.Complete, Params: best, Outcome: measure.Outcome{Score: 1150, MeanTPS: 1210, P95MS: 12.5}},
 		base: search.Trial{Number: 0, Kind: search.Baseline, State: search.Complete, Params: pins, Outcome: measure.Outcome{Score: 950, MeanTPS: 1000, P95MS: 20}}}
 	cfg := best.Clone()

@@ -178,7 +178,7 @@ func parseRuntime(text string) (RuntimeKnob, error) {
 // fingerprintLine is the header line naming the conditions study st's
 // gains were measured under, which autotune verify compares with its own;
 // "" when the study's manifest is unreadable.
-func fingerprintLine(st storage.Study) string {
+func fingerprintLine(st storage.StudyRecord) string {
 	fp, err := storage.StudyFingerprint(st)
 	if err != nil {
 		return ""

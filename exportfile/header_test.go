@@ -82,7 +82,7 @@ func TestReadBackWhatWasWritten(t *testing.T) {
 	now := time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC)
 	type shape struct {
 		name       string
-		st         storage.Study
+		st         storage.StudyRecord
 		best, base search.Trial
 		trials     []search.Trial
 		minimal    *search.Minimized

@@ -209,6 +209,6 @@ func orDash(s string) string {
 }
 
 // HostText renders the host study st ran on: "2 cores, 7.8G RAM".
-func HostText(st storage.Study) string {
+func HostText(st storage.StudyRecord) string {
 	return fmt.Sprintf("%d cores, %s RAM", st.Cores, space.HumanBytes(st.RAMBytes))
 }

@@ -36,7 +36,7 @@ const minWidth = 60
 // autotune show lists them all), after a line naming a seed's source;
 // then, when there is one, the failure
 // reason, the thread levels and what a re-measurement settled.
-func TrialLine(sp *space.Space, e search.Event, width int) string {
+func TrialLine(sp *space.Space, e search.Standing, width int) string {
 	t := e.Trial
 	var b strings.Builder
 	kind := KindText(t)
@@ -96,7 +96,7 @@ func TrialLine(sp *space.Space, e search.Event, width int) string {
 // differently from the baseline ("vs baseline: name=value ..."); for the
 // baseline itself, and when there is no baseline (a worker), the knobs set
 // away from the server defaults.
-func knobLine(sp *space.Space, e search.Event, width int) string {
+func knobLine(sp *space.Space, e search.Standing, width int) string {
 	t := e.Trial
 	hint := fmt.Sprintf("autotune show %d", t.Number)
 	const indent = "      "

@@ -118,20 +118,20 @@ func TestTrialLinesGolden(t *testing.T) {
 	var out bytes.Buffer
 	for _, tc := range []struct {
 		name  string
-		e     search.Event
+		e     search.Standing
 		width int
 	}{
-		{"TPC-C: a failed trial, the best's gain in tpmC", search.Event{Trial: failed, Best: tpcc(few), Baseline: tpcc(base)}, 120},
-		{"a seed names its source", search.Event{Trial: seed, Best: base, Baseline: base}, 120},
-		{"baseline", search.Event{Trial: base, Best: base, Baseline: base}, 120},
-		{"every knob changed, 120 columns", search.Event{Trial: wide, Best: base, Baseline: base}, 120},
-		{"every knob changed, 80 columns", search.Event{Trial: wide, Best: base, Baseline: base}, 80},
-		{"every knob changed, 20 columns (cut at 60)", search.Event{Trial: wide, Best: base, Baseline: base}, 20},
-		{"every knob changed, 2000 columns", search.Event{Trial: wide, Best: base, Baseline: base}, 2000},
-		{"two changes (the pins and a default left out)", search.Event{Trial: few, Best: few, Baseline: base}, 120},
-		{"recheck of the baseline", search.Event{Trial: recheck, Best: few, Baseline: base}, 120},
-		{"a probe a diagnosis led to says why", search.Event{Trial: hinted, Best: few, Baseline: base}, 120},
-		{"worker: no baseline", search.Event{Trial: few, Best: search.Trial{Number: -1}, Baseline: search.Trial{Number: -1}}, 120},
+		{"TPC-C: a failed trial, the best's gain in tpmC", search.Standing{Trial: failed, Best: tpcc(few), Baseline: tpcc(base)}, 120},
+		{"a seed names its source", search.Standing{Trial: seed, Best: base, Baseline: base}, 120},
+		{"baseline", search.Standing{Trial: base, Best: base, Baseline: base}, 120},
+		{"every knob changed, 120 columns", search.Standing{Trial: wide, Best: base, Baseline: base}, 120},
+		{"every knob changed, 80 columns", search.Standing{Trial: wide, Best: base, Baseline: base}, 80},
+		{"every knob changed, 20 columns (cut at 60)", search.Standing{Trial: wide, Best: base, Baseline: base}, 20},
+		{"every knob changed, 2000 columns", search.Standing{Trial: wide, Best: base, Baseline: base}, 2000},
+		{"two changes (the pins and a default left out)", search.Standing{Trial: few, Best: few, Baseline: base}, 120},
+		{"recheck of the baseline", search.Standing{Trial: recheck, Best: few, Baseline: base}, 120},
+		{"a probe a diagnosis led to says why", search.Standing{Trial: hinted, Best: few, Baseline: base}, 120},
+		{"worker: no baseline", search.Standing{Trial: few, Best: search.Trial{Number: -1}, Baseline: search.Trial{Number: -1}}, 120},
 	} {
 		fmt.Fprintf(&out, "== %s\n%s\n", tc.name, TrialLine(sp, tc.e, tc.width))
 	}
@@ -151,7 +151,7 @@ func TestKnobLineFitsAndCounts(t *testing.T) {
 	}
 	more := regexp.MustCompile(` … \+(\d+) more \(autotune show 4\)$`)
 	for w := minWidth; w <= 1200; w += 7 {
-		line := knobLine(sp, search.Event{Trial: wide, Best: base, Baseline: base}, w)
+		line := knobLine(sp, search.Standing{Trial: wide, Best: base, Baseline: base}, w)
 		if n := utf8.RuneCountInString(line); n > w {
 			t.Errorf("width %d: %d columns: %q", w, n, line)
 		}
@@ -186,7 +186,7 @@ func TestBestReasonsGolden(t *testing.T) {
 	show := func(name string, trials []search.Trial) {
 		best, base := search.Best(trials)
 		last := trials[len(trials)-1]
-		fmt.Fprintf(&out, "== %s\n%s\n", name, TrialLine(sp, search.Event{Trial: last, Best: best, Baseline: base}, PlainWidth))
+		fmt.Fprintf(&out, "== %s\n%s\n", name, TrialLine(sp, search.Standing{Trial: last, Best: best, Baseline: base}, PlainWidth))
 		WriteOutcome(&out, sp, best, base)
 	}
 	baseline := func(tps float64, p measure.Penalties) search.Trial {

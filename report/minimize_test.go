@@ -90,7 +90,7 @@ func TestWriteMinimization(t *testing.T) {
 // exportCase is a study with its best trial and its baseline.
 type exportCase struct {
 	name       string
-	st         storage.Study
+	st         storage.StudyRecord
 	best, base search.Trial
 }
 
@@ -104,7 +104,7 @@ func minimizedCase() (exportCase, search.Minimized) {
 		"innodb_flush_neighbors": "0", "innodb_log_file_size": "268435456"})
 	m := storage.Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 500000, WarmupS: 30, DurationS: 60, Lambda: 0.5,
 		Space: &storage.SpaceManifest{Durability: "strict"}}
-	c := exportCase{name: "minimal", st: storage.Study{Name: "min", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: m.JSON()},
+	c := exportCase{name: "minimal", st: storage.StudyRecord{Name: "min", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: m.JSON()},
 		best: search.Trial{Number: 7, Kind: search.Sampled, State: search.Complete, Params: best, Outcome: measure.Outcome{Score: 1150, MeanTPS: 1210, P95MS: 12.5}},
 		base: search.Trial{Number: 0, Kind: search.Baseline, State: search.Complete, Params: pins, Outcome: measure.Outcome{Score: 950, MeanTPS: 1000, P95MS: 20}}}
 	cfg := best.Clone()

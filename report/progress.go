@@ -61,8 +61,8 @@ type progressEvent struct {
 	// Minimization is a minimisation's result (minimization events).
 	Minimization *progressMinimization `json:"minimization,omitempty"`
 
-	src    search.Event  // the finished trial, for the plain line
-	result search.Result // the study's result (done events)
+	src    search.Standing // the finished trial, for the plain line
+	result search.Result   // the study's result (done events)
 }
 
 // progressSample is a per-second sample of the running trial.
@@ -207,7 +207,7 @@ func (t *Progress) Emit(e result.Event) {
 		t.emit(progressEvent{Event: evSample, Trial: &n, Kind: string(e.Trial.Kind),
 			Sample: &progressSample{T: s.T, Warmup: s.Warmup, TPS: s.TPS, LatMS: s.LatMS}})
 	case result.TrialEnded:
-		t.trial(e.Event)
+		t.trial(e.Standing)
 	case result.Summary:
 		t.emit(summaryEvent(e))
 	case result.Minimization:
@@ -264,8 +264,8 @@ func (t *Progress) phase(tr search.Trial, phase string) {
 	t.emit(progressEvent{Event: evPhase, Trial: &n, Kind: string(tr.Kind), Phase: phase})
 }
 
-// trial takes in a finished trial (search.Study.OnTrial).
-func (t *Progress) trial(e search.Event) {
+// trial takes in a finished trial (search.Loop.OnTrial).
+func (t *Progress) trial(e search.Standing) {
 	tr := e.Trial
 	if tr.State == search.Complete || tr.State == search.Failed {
 		t.finished++
@@ -336,7 +336,7 @@ func (t *Progress) status(now time.Time) progressStatus {
 // trial duration est (0: unknown), the finished trial count, the trial
 // cap (0: none), the budget (0: none) and the budget spent, and whether a
 // trial is running and for how long. The study starts another trial only
-// while spent + est fits in the budget (search.Study.Run), so the budget
+// while spent + est fits in the budget (search.Loop.Run), so the budget
 // part counts whole trials. ok is false when est is unknown or nothing
 // caps the study.
 func studyETA(est time.Duration, finished, maxTrials int, budget, spent time.Duration, running bool, cur time.Duration) (eta time.Duration, ok bool) {

@@ -56,7 +56,7 @@ func driveProgress(tr *Progress) {
 	tr.Emit(result.Phase{Trial: t1, Phase: measure.PhaseStopping})
 	t1.State, t1.Started, t1.Ended = search.Complete, fixtureT0.Add(time.Minute), fixtureT0.Add(time.Minute+15*time.Second)
 	t1.Outcome = measure.Outcome{Score: 775.2, MeanTPS: 781.9, StdTPS: 13.4, P95MS: 22.5}
-	tr.Emit(result.TrialEnded{Event: search.Event{Trial: t1, Best: t1, Baseline: base, Spent: 45 * time.Second, Budget: 10 * time.Minute}})
+	tr.Emit(result.TrialEnded{Standing: search.Standing{Trial: t1, Best: t1, Baseline: base, Spent: 45 * time.Second, Budget: 10 * time.Minute}})
 
 	t2 := search.Trial{Study: "demo", Number: 2, Kind: search.Sampled, State: search.Running,
 		Params: space.Config{"innodb_log_file_size": "4294967296"}}
@@ -64,13 +64,13 @@ func driveProgress(tr *Progress) {
 	tr.Emit(result.Phase{Trial: t2, Phase: measure.PhaseStarting})
 	t2.State, t2.Started, t2.Ended = search.Failed, fixtureT0.Add(2*time.Minute), fixtureT0.Add(2*time.Minute+3*time.Second)
 	t2.Failure = "server exited during start-up: [ERROR] InnoDB: Cannot resize the redo log"
-	tr.Emit(result.TrialEnded{Event: search.Event{Trial: t2, Best: t1, Baseline: base, Spent: 48 * time.Second, Budget: 10 * time.Minute}})
+	tr.Emit(result.TrialEnded{Standing: search.Standing{Trial: t2, Best: t1, Baseline: base, Spent: 48 * time.Second, Budget: 10 * time.Minute}})
 
 	t3 := search.Trial{Study: "demo", Number: 3, Kind: search.Screen, State: search.Running, Params: pins.Merge(everyKnobChanged(sp))}
 	tr.Emit(result.Phase{Trial: t3, Phase: measure.PhaseRestoring})
 	t3.State, t3.Started, t3.Ended = search.Complete, fixtureT0.Add(3*time.Minute), fixtureT0.Add(3*time.Minute+14*time.Second)
 	t3.Outcome = measure.Outcome{Score: 512.7, MeanTPS: 540.1, StdTPS: 20.3, P95MS: 28.4}
-	tr.Emit(result.TrialEnded{Event: search.Event{Trial: t3, Best: t1, Baseline: base, Spent: 62 * time.Second, Budget: 10 * time.Minute}})
+	tr.Emit(result.TrialEnded{Standing: search.Standing{Trial: t3, Best: t1, Baseline: base, Spent: 62 * time.Second, Budget: 10 * time.Minute}})
 
 	tr.Emit(result.Done{Result: search.Result{Reason: search.StopTrials, Trials: []search.Trial{base, t1, t2, t3}, Best: t1, Baseline: base, Spent: 64 * time.Second}, Hint: "write it as a my.cnf with: autotune export --study demo --db trials.db -o best.cnf"})
 }
@@ -187,7 +187,7 @@ func TestProgressTerminal(t *testing.T) {
 	waitFor(t, out, "trial 1 sampled  measuring", "3/5s 781 tps")
 	t1.State, t1.Started, t1.Ended = search.Complete, fixtureT0.Add(time.Minute), fixtureT0.Add(time.Minute+15*time.Second)
 	t1.Outcome = measure.Outcome{Score: 775.2, MeanTPS: 781.9}
-	tr.Emit(result.TrialEnded{Event: search.Event{Trial: t1, Best: t1, Baseline: base, Budget: 10 * time.Minute}})
+	tr.Emit(result.TrialEnded{Standing: search.Standing{Trial: t1, Best: t1, Baseline: base, Budget: 10 * time.Minute}})
 	waitFor(t, out, "trial   1 sampled    tps    781.9", "study  2/4 trials done", "best 775.2 (#1 +55.4%)",
 		"\n      vs baseline: innodb_log_file_size=4G … +3 more (autotune show 1)\n")
 	tr.Emit(result.Done{Result: search.Result{Reason: search.StopTrials, Trials: []search.Trial{base, t1}, Best: t1, Baseline: base}, Hint: "bye"})
@@ -256,7 +256,7 @@ func TestProgressJSONSaysWhyASlowerBestIsBest(t *testing.T) {
 	best := search.Trial{Number: 1, Kind: search.Sampled, State: search.Complete, Params: space.Config{"innodb_io_capacity": "1000"},
 		Outcome: measure.Outcome{Score: 900, MeanTPS: 910, Measurement: measure.Measurement{Penalties: measure.Penalties{Variance: 10}}}}
 	tr.Emit(result.Opened{Study: "demo", Budget: 0, MaxTrials: 4, Spent0: 0, Start: fixtureT0, Space: space.Default(), History: []search.Trial{base}})
-	tr.Emit(result.TrialEnded{Event: search.Event{Trial: best, Best: best, Baseline: base}})
+	tr.Emit(result.TrialEnded{Standing: search.Standing{Trial: best, Best: best, Baseline: base}})
 	var e struct {
 		Status struct {
 			Best struct {

@@ -68,11 +68,11 @@ func rulesCases() []rulesCase {
 
 // myCnfStudy is a study on a MariaDB 10.11 sandbox whose baseline is the
 // user's my.cnf, under --durability strict.
-func myCnfStudy() storage.Study {
+func myCnfStudy() storage.StudyRecord {
 	file := space.Config{"innodb_buffer_pool_size": "4294967296", "innodb_io_capacity": "1000", "innodb_flush_neighbors": "0"}
 	m := storage.Manifest{Workload: "oltp_read_write", Threads: 16, Tables: 8, TableSize: 500000, WarmupS: 30, DurationS: 60, Lambda: 0.5,
 		Space: &storage.SpaceManifest{Durability: "strict", Baseline: &storage.Baseline{File: "/etc/mysql/my.cnf", Config: file}}}
-	return storage.Study{Name: "mine", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: m.JSON()}
+	return storage.StudyRecord{Name: "mine", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: m.JSON()}
 }
 
 // TestGainOverTheRulesGolden: the search summary, the trials table's
@@ -102,7 +102,7 @@ func TestGainOverTheRulesGolden(t *testing.T) {
 	// workload and its memory limit in the header.
 	tpcc := storage.Manifest{Workload: "tpcc", Threads: 16, Warehouses: 8, WarmupS: 30, DurationS: 60,
 		Space: &storage.SpaceManifest{Durability: "strict"}, HostProfile: &storage.HostProfile{MemoryLimitBytes: 512 << 20}}
-	tst := storage.Study{Name: "tpcc", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: tpcc.JSON()}
+	tst := storage.StudyRecord{Name: "tpcc", ServerVersion: "10.11.19-MariaDB-0+deb12u1", Settings: tpcc.JSON()}
 	trials := rulesCases()[0].trials
 	for i := range trials {
 		trials[i].Summary = `{"workload":"tpcc","tpmC":1}`

@@ -96,7 +96,7 @@ func WriteTrials(out io.Writer, sp *space.Space, study string, goal measure.Goal
 // configuration's estimate and its paired A/B gain over the baseline with
 // the 95 % interval ("-" without one), budget used, workload and creation
 // date (UTC).
-func WriteStudies(out io.Writer, dbPath string, studies []storage.Study, trials [][]search.Trial) {
+func WriteStudies(out io.Writer, dbPath string, studies []storage.StudyRecord, trials [][]search.Trial) {
 	fmt.Fprintf(out, "%s: %d studies\n", dbPath, len(studies))
 	if len(studies) == 0 {
 		return
@@ -133,7 +133,7 @@ func WriteStudies(out io.Writer, dbPath string, studies []storage.Study, trials 
 
 // WorkloadOf summarises a study's settings as "oltp_read_write/16t/8x500000",
 // or "-" when they cannot be read.
-func WorkloadOf(st storage.Study) string {
+func WorkloadOf(st storage.StudyRecord) string {
 	bs, err := st.Manifest()
 	if err != nil || bs.Workload == "" {
 		return "-"

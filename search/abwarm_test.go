@@ -31,7 +31,7 @@ func (s *kindScript) Ask(ctx context.Context) (Proposal, error) {
 func runWarmStudy(t *testing.T, warm space.Config, cfgs []space.Config, values map[string][]float64, pairs int) Result {
 	t.Helper()
 	obj, _ := measured(values)
-	s := &Study{Name: "s", Strategy: &kindScript{script: script{cfgs: append([]space.Config{warm}, cfgs...)}, kinds: []Kind{Expert}},
+	s := &Loop{Name: "s", Strategy: &kindScript{script: script{cfgs: append([]space.Config{warm}, cfgs...)}, kinds: []Kind{Expert}},
 		Objective: obj, Store: newMemStore(), MaxTrials: 2 + len(cfgs), Confirm: &Confirmation{ABPairs: pairs}}
 	res, err := s.Run(context.Background())
 	if err != nil {
@@ -112,7 +112,7 @@ func TestWarmStartGainStatuses(t *testing.T) {
 		}
 	}
 	obj, _ := measured(values)
-	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2")}}, Objective: obj, Store: newMemStore(),
+	s := &Loop{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2")}}, Objective: obj, Store: newMemStore(),
 		MaxTrials: 2, Confirm: &Confirmation{ABPairs: 2}}
 	res, err := s.Run(context.Background())
 	if err != nil {

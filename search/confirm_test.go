@@ -42,8 +42,8 @@ func (s *script) Tell(ctx context.Context, p Proposal, v float64) error {
 
 // collectNotes returns an OnTrial callback that appends each event's
 // note (what a re-measurement settled) to notes.
-func collectNotes(notes *[]string) func(Event) {
-	return func(e Event) {
+func collectNotes(notes *[]string) func(Standing) {
+	return func(e Standing) {
 		if e.Note != "" {
 			*notes = append(*notes, e.Note)
 		}
@@ -84,12 +84,12 @@ func TestConfirmationDemotesLuckyTrial(t *testing.T) {
 		"2":    {560, 548, 556, 551, 553}, // truly better
 		"1":    {480},
 	}
-	run := func(c *Confirmation) (Result, []Event, map[string]int) {
+	run := func(c *Confirmation) (Result, []Standing, map[string]int) {
 		obj, calls := measured(values)
-		var events []Event
-		s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("0"), cfg("2"), cfg("1")}},
+		var events []Standing
+		s := &Loop{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("0"), cfg("2"), cfg("1")}},
 			Objective: obj, Store: newMemStore(), MaxTrials: 4, Confirm: c,
-			OnTrial: func(e Event) { events = append(events, e) }}
+			OnTrial: func(e Standing) { events = append(events, e) }}
 		res, err := s.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -156,7 +156,7 @@ func TestRecheckEveryAndDrift(t *testing.T) {
 		cfgs = append(cfgs, cfg("1"))
 	}
 	var notes []string
-	s := &Study{Name: "s", Strategy: &script{cfgs: cfgs}, Objective: obj, Store: newMemStore(), MaxTrials: 7,
+	s := &Loop{Name: "s", Strategy: &script{cfgs: cfgs}, Objective: obj, Store: newMemStore(), MaxTrials: 7,
 		Confirm: &Confirmation{Repeats: 2, RecheckEvery: 3},
 		OnTrial: collectNotes(&notes)}
 	res, err := s.Run(context.Background())
@@ -193,13 +193,13 @@ func TestConfirmationResume(t *testing.T) {
 		}
 		return obj(c, tr)
 	}
-	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2")}}, Objective: killer, Store: store, MaxTrials: 2,
+	s := &Loop{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2")}}, Objective: killer, Store: store, MaxTrials: 2,
 		Confirm: &Confirmation{Repeats: 2}}
 	if _, err := s.Run(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
 	obj2, _ := measured(map[string][]float64{"base": {500}, "2": {590, 580}})
-	s2 := &Study{Name: "s", Strategy: &script{}, Objective: obj2, Store: store, MaxTrials: 2, Confirm: &Confirmation{Repeats: 2}}
+	s2 := &Loop{Name: "s", Strategy: &script{}, Objective: obj2, Store: store, MaxTrials: 2, Confirm: &Confirmation{Repeats: 2}}
 	res, err := s2.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestConfirmationFailureDisqualifies(t *testing.T) {
 		}
 		return obj(c, tr)
 	}
-	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2")}}, Objective: wrapped, Store: newMemStore(), MaxTrials: 2,
+	s := &Loop{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2")}}, Objective: wrapped, Store: newMemStore(), MaxTrials: 2,
 		Confirm: &Confirmation{Repeats: 2}}
 	res, err := s.Run(context.Background())
 	if err != nil {
@@ -247,7 +247,7 @@ func TestInfeasibleNeverBest(t *testing.T) {
 		return o, nil
 	}
 	st := &script{cfgs: []space.Config{cfg("2")}}
-	s := &Study{Name: "s", Strategy: st, Objective: obj, Store: newMemStore(), MaxTrials: 2, Confirm: &Confirmation{Repeats: 2}}
+	s := &Loop{Name: "s", Strategy: st, Objective: obj, Store: newMemStore(), MaxTrials: 2, Confirm: &Confirmation{Repeats: 2}}
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +269,7 @@ func TestABBudgetReserve(t *testing.T) {
 		cfgs = append(cfgs, cfg("1"), cfg("2"))
 	}
 	values["1"] = []float64{100}
-	s := &Study{Name: "s", Strategy: &script{cfgs: cfgs}, Store: newMemStore(), Budget: 20 * time.Hour,
+	s := &Loop{Name: "s", Strategy: &script{cfgs: cfgs}, Store: newMemStore(), Budget: 20 * time.Hour,
 		Confirm: &Confirmation{Repeats: 1, ABPairs: 2, ABShare: 0.1},
 		Objective: func(c context.Context, tr Trial) (measure.Outcome, error) {
 			now = now.Add(time.Hour)
@@ -300,7 +300,7 @@ func TestABBudgetReserve(t *testing.T) {
 // estimate, never a second candidate with its own confirmations.
 func TestSameConfigProposedTwiceIsOneEstimate(t *testing.T) {
 	obj, calls := measured(map[string][]float64{"base": {500}, "2": {560, 540, 550, 530}, "1": {400}})
-	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2"), cfg("1"), cfg("2"), cfg("2")}}, Objective: obj,
+	s := &Loop{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2"), cfg("1"), cfg("2"), cfg("2")}}, Objective: obj,
 		Store: newMemStore(), MaxTrials: 5, Confirm: &Confirmation{Repeats: 1}}
 	res, err := s.Run(context.Background())
 	if err != nil {
@@ -381,7 +381,7 @@ func TestRecheckFailureNoLoop(t *testing.T) {
 		}
 		return obj(c, tr)
 	}
-	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("1"), cfg("1"), cfg("1")}}, Objective: wrapped, Store: newMemStore(),
+	s := &Loop{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("1"), cfg("1"), cfg("1")}}, Objective: wrapped, Store: newMemStore(),
 		MaxTrials: 4, Confirm: &Confirmation{RecheckEvery: 1}}
 	res, err := s.Run(context.Background())
 	if err != nil {
@@ -416,7 +416,7 @@ func TestConfirmationAndABOnFlatLandscape(t *testing.T) {
 		for i := 0; i < 12; i++ {
 			cfgs = append(cfgs, space.Config{"innodb_io_capacity": strconv.Itoa(200 + i)})
 		}
-		s := &Study{Name: "s", Strategy: &script{cfgs: cfgs}, Objective: obj, Store: newMemStore(), MaxTrials: 13, Confirm: c}
+		s := &Loop{Name: "s", Strategy: &script{cfgs: cfgs}, Objective: obj, Store: newMemStore(), MaxTrials: 13, Confirm: c}
 		res, err := s.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -456,7 +456,7 @@ func TestConfirmationAndABOnFlatLandscape(t *testing.T) {
 func TestRemeasuredBaselineKeepsTheBase(t *testing.T) {
 	obj, _ := measured(map[string][]float64{"base": {500}, "2": {600}})
 	base := space.Config{"innodb_doublewrite": "ON"}
-	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2"), cfg("2"), cfg("2")}}, Objective: obj, Store: newMemStore(),
+	s := &Loop{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2"), cfg("2"), cfg("2")}}, Objective: obj, Store: newMemStore(),
 		MaxTrials: 3, Base: base, Confirm: &Confirmation{RecheckEvery: 1, ABPairs: 1}}
 	res, err := s.Run(context.Background())
 	if err != nil {
@@ -557,7 +557,7 @@ func TestPruneThreshold(t *testing.T) {
 		thresholds = append(thresholds, tr.PruneBelow)
 		return obj(c, tr)
 	}
-	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2"), cfg("0"), cfg("2")}}, Objective: wrapped, Store: newMemStore(),
+	s := &Loop{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("2"), cfg("0"), cfg("2")}}, Objective: wrapped, Store: newMemStore(),
 		MaxTrials: 4, Confirm: &Confirmation{Repeats: 1}, Prune: true}
 	res, err := s.Run(context.Background())
 	if err != nil {
@@ -650,7 +650,7 @@ func TestBestIsNotTheLuckiestOfAPlateau(t *testing.T) {
 func TestExpertWarmStartIsAlwaysConfirmed(t *testing.T) {
 	values := map[string][]float64{"base": {1000, 800}, "0": {900, 1100, 1120}, "1": {700}}
 	obj, calls := measured(values)
-	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("1")}}, Objective: obj, Store: newMemStore(),
+	s := &Loop{Name: "s", Strategy: &script{cfgs: []space.Config{cfg("1")}}, Objective: obj, Store: newMemStore(),
 		MaxTrials: 3, Confirm: &Confirmation{Repeats: 2}, WarmStart: []Proposal{{Config: cfg("0"), Kind: Expert, Handle: -1}}}
 	res, err := s.Run(context.Background())
 	if err != nil {
@@ -693,7 +693,7 @@ func TestCloseRaceIsMeasuredBeforeTheBestChanges(t *testing.T) {
 			return measure.Outcome{Score: v, MeanTPS: v}, nil
 		}
 		var notes []string
-		s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{io(200), io(300), io(400), io(600), io(900)}},
+		s := &Loop{Name: "s", Strategy: &script{cfgs: []space.Config{io(200), io(300), io(400), io(600), io(900)}},
 			Objective: obj, Store: newMemStore(), MaxTrials: 7, Confirm: &Confirmation{Repeats: 2},
 			WarmStart: []Proposal{{Config: io(500), Kind: Expert, Handle: -1}},
 			OnTrial:   collectNotes(&notes)}
@@ -885,7 +885,7 @@ func TestAutoConfirmIsStoredPerTrial(t *testing.T) {
 	}
 	obj, _ := measured(vals)
 	store := newMemStore()
-	s := &Study{Name: "s", Strategy: &script{cfgs: cfgs}, Objective: obj, Store: store, MaxTrials: 8,
+	s := &Loop{Name: "s", Strategy: &script{cfgs: cfgs}, Objective: obj, Store: store, MaxTrials: 8,
 		Confirm: &Confirmation{Repeats: ConfirmAuto}, WarmStart: []Proposal{{Config: cfg("0"), Kind: Expert, Handle: -1}}}
 	res, err := s.Run(context.Background())
 	if err != nil {

@@ -1,12 +1,12 @@
 // Package search owns the study loop: the baseline first, then the warm
-// start (Study.WarmStart), then the proposals of a Strategy (package
+// start (Loop.WarmStart), then the proposals of a Strategy (package
 // strategy implements them behind the Proposal/Strategy interface here,
 // driven ask/tell so the loop owns budget, commits and cancellation). It
 // also owns the unit cube the model-based strategies work in (Encode,
 // Decode), knob importance (Importance) and the budget plan (MakePlan),
-// which Study.Run keeps itself: it re-plans after every trial, reserves budget
+// which Loop.Run keeps itself: it re-plans after every trial, reserves budget
 // for the re-measurements of its Confirmation policy and reports the plan
-// through Study.OnPlan.
+// through Loop.OnPlan.
 //
 // Data flow per trial: Strategy.Ask → Objective (the trial engine) →
 // Store.FinishTrial (one transaction) → Strategy.Tell. The

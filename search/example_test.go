@@ -16,7 +16,7 @@ import (
 // with io_capacity up to 4000. The study measures the server's defaults
 // first, then the hybrid's proposals, and stops after 40 trials; its best
 // is the configuration a real study would export.
-func ExampleStudy() {
+func ExampleLoop() {
 	sp, err := space.New([]space.Knob{
 		{Name: "innodb_buffer_pool_size", Kind: space.Bytes, Min: 128 << 20, Max: 8 << 30, Step: 128 << 20, Scale: space.Log, Default: "134217728"},
 		{Name: "innodb_io_capacity", Kind: space.Int, Min: 100, Max: 20000, Step: 1, Scale: space.Log, Default: "200"},
@@ -34,7 +34,7 @@ func ExampleStudy() {
 		return measure.Outcome{Score: tps, MeanTPS: tps}, nil
 	}
 	st := strategy.NewHybrid(sp, strategy.HybridOptions{Seed: 1, Horizon: 40})
-	study := &search.Study{Name: "example", Strategy: st, Objective: objective, Store: &search.MemoryStore{}, MaxTrials: 40}
+	study := &search.Loop{Name: "example", Strategy: st, Objective: objective, Store: &search.MemoryStore{}, MaxTrials: 40}
 	res, err := study.Run(context.Background())
 	if err != nil {
 		fmt.Println(err)

@@ -31,7 +31,7 @@ const (
 	// Repeat is a run of the study's final race (Confirmation): one of the
 	// two configurations with the best estimates measured again. Scheduled
 	// by the study, not a strategy, it still counts as a search trial
-	// (towards Study.MaxTrials), as it takes a search trial's turn.
+	// (towards Loop.MaxTrials), as it takes a search trial's turn.
 	Repeat Kind = "repeat"
 	// Refine is a local step: the incumbent with one to three knobs moved
 	// (the local search, the probes, a diagnosis).
@@ -39,7 +39,7 @@ const (
 
 	// Re-measurements (Extra): they repeat a configuration already
 	// measured, are scheduled by the study's Confirmation policy (never by
-	// the strategy), and do not count towards Study.MaxTrials.
+	// the strategy), and do not count towards Loop.MaxTrials.
 
 	// Confirm re-measures a trial that beat the incumbent on its first
 	// measurement, before it may become the best.
@@ -61,7 +61,7 @@ const (
 	// Minimisation runs (Minimizing): like the re-measurements they repeat
 	// configurations derived from the best trial, are scheduled by the
 	// study's Minimization policy, carry the number of the minimised best
-	// trial in RepeatOf, do not count towards Study.MaxTrials and never
+	// trial in RepeatOf, do not count towards Loop.MaxTrials and never
 	// pool into a configuration's estimate (so the best trial stays the
 	// best while it is minimised).
 

@@ -44,7 +44,7 @@ type Minimization struct {
 	// DefaultMinimizePairs). The interval borrows the study's measured
 	// noise, so two pairs can decide.
 	Pairs int
-	// Share is the share of Study.Budget held back for the minimisation
+	// Share is the share of Loop.Budget held back for the minimisation
 	// (0 < Share < 1); without a budget the minimisation runs to its end.
 	Share float64
 	// Space is the knob space: importance order (Importance) and

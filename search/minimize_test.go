@@ -72,9 +72,9 @@ func oneChangeEach(cfg space.Config) []space.Config {
 // minimizeStudy returns a study over obj that measures the baseline, one
 // change of tenChanges at a time, then all ten, confirms the best twice,
 // runs 3 final A/B pairs and then minimises the best.
-func minimizeStudy(store Store, obj Objective) *Study {
+func minimizeStudy(store Store, obj Objective) *Loop {
 	cfgs := oneChangeEach(tenChanges)
-	return &Study{Name: "s", Strategy: &script{cfgs: cfgs}, Objective: obj, Store: store, MaxTrials: 1 + len(cfgs),
+	return &Loop{Name: "s", Strategy: &script{cfgs: cfgs}, Objective: obj, Store: store, MaxTrials: 1 + len(cfgs),
 		Confirm:  &Confirmation{Repeats: 2, ABPairs: 3},
 		Minimize: &Minimization{Pairs: DefaultMinimizePairs, Share: DefaultMinimizeShare, Space: space.Default()}}
 }
@@ -230,7 +230,7 @@ func TestMinimizeRevertsDependentKnobsTogether(t *testing.T) {
 		v *= 1 + 0.01*float64(tr.Number%2)
 		return measure.Outcome{Score: v, MeanTPS: v, Restarted: true}, nil
 	}
-	s := &Study{Name: "s", Strategy: &script{cfgs: []space.Config{best}}, Objective: obj, Store: store, MaxTrials: 2,
+	s := &Loop{Name: "s", Strategy: &script{cfgs: []space.Config{best}}, Objective: obj, Store: store, MaxTrials: 2,
 		Minimize: &Minimization{Pairs: 2, Space: sp}}
 	res, err := s.Run(context.Background())
 	if err != nil {
@@ -334,7 +334,7 @@ func TestMinimizeResumes(t *testing.T) {
 // minimisation holds share of the budget, the strategy proposes the ten
 // one-change configurations rounds times over, and every plan is
 // appended to plans.
-func budgetStudy(cost func(n int) time.Duration, share float64, rounds int, plans *[]Plan) *Study {
+func budgetStudy(cost func(n int) time.Duration, share float64, rounds int, plans *[]Plan) *Loop {
 	now := time.Unix(0, 0)
 	obj := twoMatter(3, 0.06)
 	n := 0

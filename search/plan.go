@@ -85,7 +85,7 @@ type Plan struct {
 	NoiseSD        float64
 	NoiseMeasured  bool
 	PairsFor10     int
-	// Minimize is the plan of the minimisation (nil: Study.Minimize is
+	// Minimize is the plan of the minimisation (nil: Loop.Minimize is
 	// off).
 	Minimize *MinimizePlan
 }
@@ -290,12 +290,12 @@ func (p Plan) String() string {
 	return b.String()
 }
 
-// studyPlan keeps a running study's budget plan (Study.Run): it re-plans
+// studyPlan keeps a running study's budget plan (Loop.Run): it re-plans
 // over the trials so far, holds the time the search stops short of,
 // hands the planned number of trials to a Horizoner strategy, and reports
-// the plan through Study.OnPlan when it is first known and when it moves.
+// the plan through Loop.OnPlan when it is first known and when it moves.
 type studyPlan struct {
-	s *Study
+	s *Loop
 	// final is the time of the final runs still to come (the plan's
 	// FinalRuns: the A/B runs at finalRunCost each, the minimisation's at
 	// the trial cost) and of the confirmations the last search trial may
@@ -311,7 +311,7 @@ type studyPlan struct {
 	// minDecided that it is decided for the rest of the run.
 	minimize, minDecided bool
 	// horizon is the planned number of search trials (Plan.Total, or
-	// Study.MaxTrials before a plan; 0: unknown), for the final race.
+	// Loop.MaxTrials before a plan; 0: unknown), for the final race.
 	horizon int
 }
 

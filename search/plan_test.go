@@ -62,10 +62,10 @@ func TestPlan(t *testing.T) {
 // clockStudy returns a study over the scripted configurations cfgs whose
 // trials each take cost on a fake clock, measured by values (see measured);
 // plans passes every plan reported through OnPlan.
-func clockStudy(cfgs []space.Config, values map[string][]float64, cost, budget time.Duration, c *Confirmation, plans *[]Plan) *Study {
+func clockStudy(cfgs []space.Config, values map[string][]float64, cost, budget time.Duration, c *Confirmation, plans *[]Plan) *Loop {
 	now := time.Unix(0, 0)
 	obj, _ := measured(values)
-	return &Study{Name: "s", Strategy: &script{cfgs: cfgs}, Store: newMemStore(), Budget: budget, Confirm: c,
+	return &Loop{Name: "s", Strategy: &script{cfgs: cfgs}, Store: newMemStore(), Budget: budget, Confirm: c,
 		PriorCost: cost,
 		Objective: func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 			now = now.Add(cost)
@@ -79,7 +79,7 @@ func clockStudy(cfgs []space.Config, values map[string][]float64, cost, budget t
 // timed makes s measure values (as measured does) on a fake clock from
 // the Unix epoch, the n-th run (from 1) taking dur(n, trial); it returns
 // the clock.
-func timed(s *Study, values map[string][]float64, dur func(n int, tr Trial) time.Duration) *time.Time {
+func timed(s *Loop, values map[string][]float64, dur func(n int, tr Trial) time.Duration) *time.Time {
 	obj, _ := measured(values)
 	now := new(time.Time)
 	*now = time.Unix(0, 0)
@@ -246,7 +246,7 @@ func TestStudyReportsItsPlan(t *testing.T) {
 	h := newUniform(testspace.First(t), 1)
 	var plans []Plan
 	var reportedAt []int
-	s := &Study{Name: "s", Strategy: h, Store: store, Budget: time.Hour, PriorCost: 35 * time.Second,
+	s := &Loop{Name: "s", Strategy: h, Store: store, Budget: time.Hour, PriorCost: 35 * time.Second,
 		Confirm: &Confirmation{Repeats: 2, ABPairs: 2}, MaxTrials: 4,
 		Objective: func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 			now = now.Add(36 * time.Second)
@@ -257,7 +257,7 @@ func TestStudyReportsItsPlan(t *testing.T) {
 		Now: func() time.Time { return now },
 	}
 	n := 0
-	s.OnTrial = func(Event) { n++ }
+	s.OnTrial = func(Standing) { n++ }
 	s.OnPlan = func(p Plan) { plans = append(plans, p); reportedAt = append(reportedAt, n) }
 	if _, err := s.Run(context.Background()); err != nil {
 		t.Fatal(err)

@@ -115,7 +115,7 @@ func TestStudyAndWorkerAgree(t *testing.T) {
 			// The study.
 			store := newMemStore()
 			st := &recStrategy{}
-			s := &Study{Name: "s", Strategy: st, Objective: scripted(tc.runs), Store: store, MaxTrials: len(tc.runs)}
+			s := &Loop{Name: "s", Strategy: st, Objective: scripted(tc.runs), Store: store, MaxTrials: len(tc.runs)}
 			_, serr := s.Run(ctx)
 			studyTrials, _ := store.Trials(ctx, "s")
 
@@ -175,7 +175,7 @@ func TestStudyAndWorkerAgree(t *testing.T) {
 			// A resumed study replays what the worker replays.
 			if tc.err == nil && len(fresh) > 0 {
 				resumed := &recStrategy{}
-				s2 := &Study{Name: "s", Strategy: resumed, Objective: scripted(tc.runs), Store: store, MaxTrials: len(tc.runs)}
+				s2 := &Loop{Name: "s", Strategy: resumed, Objective: scripted(tc.runs), Store: store, MaxTrials: len(tc.runs)}
 				if _, err := s2.Run(ctx); err != nil {
 					t.Fatal(err)
 				}

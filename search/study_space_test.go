@@ -34,7 +34,7 @@ func TestStudyBaseAndRejected(t *testing.T) {
 		}
 		return base(ctx, tr)
 	}
-	s := &Study{Name: "s", Strategy: newUniform(space.Default(), 3), Objective: obj, Store: store, MaxTrials: 25, Base: space.Config{"innodb_doublewrite": "ON"}}
+	s := &Loop{Name: "s", Strategy: newUniform(space.Default(), 3), Objective: obj, Store: store, MaxTrials: 25, Base: space.Config{"innodb_doublewrite": "ON"}}
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestStudyBaseAndRejected(t *testing.T) {
 	}
 
 	// A rejected baseline stops the study.
-	s2 := &Study{Name: "b", Strategy: newUniform(space.Default(), 4), Store: newMemStore(), MaxTrials: 3,
+	s2 := &Loop{Name: "b", Strategy: newUniform(space.Default(), 4), Store: newMemStore(), MaxTrials: 3,
 		Objective: func(ctx context.Context, tr Trial) (measure.Outcome, error) {
 			return measure.Outcome{Rejected: true, Failure: "over budget"}, nil
 		}}

@@ -69,7 +69,7 @@ type Trial struct {
 	Why string
 	// PruneBelow, when > 0, lets the measurement stop the trial early
 	// once its throughput (the goal's: tps or qps) stays below it (see
-	// trial.PruneRule). Set by the study for new configurations; not
+	// engine.PruneRule). Set by the study for new configurations; not
 	// stored.
 	PruneBelow float64
 }

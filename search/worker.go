@@ -98,15 +98,15 @@ type Worker struct {
 	// each once per study, whichever worker claims them.
 	WarmStart []Proposal
 	// MaxErrorShift fails a measured trial whose error share moves from
-	// the baseline's by more than this, as Study.MaxErrorShift (0: off).
+	// the baseline's by more than this, as Loop.MaxErrorShift (0: off).
 	MaxErrorShift float64
-	// Confirm is the re-measurement policy, as Study.Confirm: a new best
+	// Confirm is the re-measurement policy, as Loop.Confirm: a new best
 	// is confirmed (and a close race re-measured) and the baseline
 	// rechecked by whichever worker claims next. Its final A/B phase
 	// (ABPairs, ABShare) is not run by workers; nil turns it off.
 	Confirm *Confirmation
 	// OnTrial, OnStart and OnStale report progress (any may be nil).
-	OnTrial func(Event)
+	OnTrial func(Standing)
 	OnStart func(Trial)
 	OnStale func(Trial)
 }
@@ -237,7 +237,7 @@ func (w *Worker) runOne(ctx context.Context, t Trial, history []Trial) (done boo
 	if w.OnTrial != nil {
 		// The event's best and baseline are this worker's view at the end
 		// of the trial; the other workers' trials show on the next claim.
-		w.OnTrial(Event{Trial: t, Best: Trial{Number: -1}, Baseline: Trial{Number: -1}, Budget: w.Budget})
+		w.OnTrial(Standing{Trial: t, Best: Trial{Number: -1}, Baseline: Trial{Number: -1}, Budget: w.Budget})
 	}
 	return true, nil
 }

@@ -20,7 +20,7 @@ import (
 // default and one that leaves it out (an expert warm start names three
 // knobs; a strategy proposes every knob), have one Essential form: a
 // study records every configuration in this form so it groups their
-// measurements as one configuration's (search.Study.Canonical).
+// measurements as one configuration's (search.Loop.Canonical).
 //
 // Kept as given: knobs not in s, values a knob cannot parse, knobs whose
 // Default is empty, and query_cache_size at any value (MariaDB 10.11

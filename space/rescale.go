@@ -35,8 +35,8 @@ func (h HostScale) String() string {
 	return "fixed"
 }
 
-// Host is the size of a machine: RAM in bytes and CPU cores (0 = unknown).
-type Host struct {
+// HostSize is the size of a machine: RAM in bytes and CPU cores (0 = unknown).
+type HostSize struct {
 	RAMBytes int64
 	Cores    int
 }
@@ -71,7 +71,7 @@ func (r Rescaled) String() string {
 // ratio is 1 (nothing changes) when either host's size is unknown (0) or
 // the sizes are equal. Knobs c sets that the space does not know, and
 // values that do not parse, are left as they are: validation reports them.
-func (s *Space) Rescale(c Config, from, to Host, memBudget int64) (Config, []Rescaled) {
+func (s *Space) Rescale(c Config, from, to HostSize, memBudget int64) (Config, []Rescaled) {
 	out := c.Clone()
 	var changed []Rescaled
 	for _, name := range c.Names() {

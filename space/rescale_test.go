@@ -12,12 +12,12 @@ import (
 func TestRescale(t *testing.T) {
 	sp := Lookup() // every catalogue knob, catalogue ranges
 	const g = int64(1 << 30)
-	big := Host{RAMBytes: 64 * g, Cores: 16}
-	small := Host{RAMBytes: 8 * g, Cores: 2}
+	big := HostSize{RAMBytes: 64 * g, Cores: 16}
+	small := HostSize{RAMBytes: 8 * g, Cores: 2}
 	tests := []struct {
 		name     string
 		in       Config
-		from, to Host
+		from, to HostSize
 		budget   int64
 		want     Config
 		listed   []string
@@ -43,7 +43,7 @@ func TestRescale(t *testing.T) {
 		{
 			name: "up: the search range caps, a count > 0 stays > 0",
 			in:   Config{"innodb_buffer_pool_size": "4294967296", "innodb_read_io_threads": "8", "innodb_thread_concurrency": "1"},
-			from: small, to: Host{RAMBytes: 64 * g, Cores: 16}, budget: 0,
+			from: small, to: HostSize{RAMBytes: 64 * g, Cores: 16}, budget: 0,
 			want: Config{"innodb_buffer_pool_size": "17179869184", "innodb_read_io_threads": "32", "innodb_thread_concurrency": "8"},
 			listed: []string{
 				"innodb_buffer_pool_size 4G -> 16G (RAM 8.0G -> 64.0G (x8), capped by the search range's maximum 16G)",
@@ -70,7 +70,7 @@ func TestRescale(t *testing.T) {
 		{
 			name: "unknown source host: nothing changes",
 			in:   Config{"innodb_buffer_pool_size": "8589934592", "thread_pool_size": "16"},
-			from: Host{}, to: small, budget: 6 * g,
+			from: HostSize{}, to: small, budget: 6 * g,
 			want: Config{"innodb_buffer_pool_size": "8589934592", "thread_pool_size": "16"},
 		},
 		{

@@ -67,7 +67,7 @@ func FingerprintOf(m Manifest, serverVersion string, cores int, ramBytes int64) 
 // makes now: its manifest, server version and host as the study row
 // holds them (a resume with --allow-changes records the new ones there).
 // The error is the manifest's.
-func StudyFingerprint(st Study) (Fingerprint, error) {
+func StudyFingerprint(st StudyRecord) (Fingerprint, error) {
 	m, err := st.Manifest()
 	if err != nil {
 		return nil, err
@@ -232,7 +232,7 @@ type TrialLister interface {
 // after a resume with --allow-changes under another fingerprint, only the
 // new segment's trials are its history, best, estimates and gains. The
 // error is the manifest's or the store's.
-func StudyTrials(ctx context.Context, db TrialLister, st Study) (own []search.Trial, others int, err error) {
+func StudyTrials(ctx context.Context, db TrialLister, st StudyRecord) (own []search.Trial, others int, err error) {
 	fp, err := StudyFingerprint(st)
 	if err != nil {
 		return nil, 0, err

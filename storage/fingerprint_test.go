@@ -17,7 +17,7 @@ import (
 // sees the other's trials or reuses their numbers.
 func TestSegmentsKeepFingerprintsApart(t *testing.T) {
 	check := func(t *testing.T, db *DB) {
-		if err := db.CreateStudy(ctx, Study{Name: "seg", Settings: `{}`}); err != nil {
+		if err := db.CreateStudy(ctx, StudyRecord{Name: "seg", Settings: `{}`}); err != nil {
 			t.Fatal(err)
 		}
 		t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)

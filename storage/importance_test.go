@@ -9,7 +9,7 @@ import (
 
 func TestImportanceRoundTrip(t *testing.T) {
 	db, _ := open(t)
-	if err := db.CreateStudy(ctx, Study{Name: "s"}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	imp := []search.KnobImportance{{Knob: "innodb_buffer_pool_size", Importance: 0.7}, {Knob: "innodb_doublewrite", Importance: 0.05}}
@@ -38,7 +38,7 @@ func TestImportanceRoundTrip(t *testing.T) {
 
 func TestNewKindsStored(t *testing.T) {
 	db, _ := open(t)
-	if err := db.CreateStudy(ctx, Study{Name: "s"}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	for i, k := range []search.Kind{search.Expert, search.Screen, search.Coordinate, search.Repeat, search.Refine} {

@@ -16,7 +16,7 @@ import (
 // trial drops them and keeps its samples, and a late live sample is not
 // written.
 func testLiveSamples(t *testing.T, db *DB) {
-	if err := db.CreateStudy(ctx, Study{Name: "s", Settings: `{}`}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "s", Settings: `{}`}); err != nil {
 		t.Fatal(err)
 	}
 	tr := search.Trial{Study: "s", Number: 0, Kind: search.Baseline, Params: space.Config{}, Started: time.Now()}
@@ -52,7 +52,7 @@ func testLiveSamples(t *testing.T, db *DB) {
 			t.Errorf("%s: live samples of a trial never begun: %v, %v", name, n, err)
 		}
 	}
-	if err := ro.CreateStudy(ctx, Study{Name: "w", Settings: `{}`}); err == nil {
+	if err := ro.CreateStudy(ctx, StudyRecord{Name: "w", Settings: `{}`}); err == nil {
 		t.Error("a read-only store created a study")
 	}
 	tr.State, tr.Ended = search.Complete, tr.Started.Add(time.Minute)
@@ -107,7 +107,7 @@ func TestOpenReadOnlyOlderStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CreateStudy(ctx, Study{Name: "s", Settings: `{}`}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "s", Settings: `{}`}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := db.provider()

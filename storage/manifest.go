@@ -150,7 +150,7 @@ func (m Manifest) JSON() string {
 // Manifest returns the study's manifest. Empty settings give the zero
 // manifest; settings that are not a manifest are an error naming the
 // study.
-func (s Study) Manifest() (Manifest, error) {
+func (s StudyRecord) Manifest() (Manifest, error) {
 	var m Manifest
 	if s.Settings == "" {
 		return m, nil
@@ -163,7 +163,7 @@ func (s Study) Manifest() (Manifest, error) {
 
 // Goal returns the objective the study optimised (its manifest's; tps
 // when the manifest does not say or cannot be read).
-func (s Study) Goal() measure.Goal {
+func (s StudyRecord) Goal() measure.Goal {
 	if m, err := s.Manifest(); err == nil && m.Measure.Objective != "" {
 		return measure.Goal(m.Measure.Objective)
 	}

@@ -13,18 +13,18 @@ import (
 func TestManifestReadsOldSettingsAndDiffs(t *testing.T) {
 	old := `{"workload":"oltp_read_write","threads":16,"tables":8,"table_size":500000,"warmup_s":30,"duration_s":60,"lambda":0.5,` +
 		`"space":{"durability":"strict","memory_budget_bytes":1000,"apply":"restart"},"measure":{"objective":"tps","confirm":2,"steady_block_s":5}}`
-	m, err := Study{Name: "s", Settings: old}.Manifest()
+	m, err := StudyRecord{Name: "s", Settings: old}.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Threads != 16 || m.Space == nil || m.Space.MemoryBudget != 1000 || m.Measure.Confirm != 2 || m.Measure.SteadyBlockS != 5 {
 		t.Fatalf("%+v", m)
 	}
-	ex, err := Study{Name: "e", Settings: `{"workload":"oltp_read_only","threads":4,"target":"existing unix(/s)","allow_restart":true}`}.Manifest()
+	ex, err := StudyRecord{Name: "e", Settings: `{"workload":"oltp_read_only","threads":4,"target":"existing unix(/s)","allow_restart":true}`}.Manifest()
 	if err != nil || ex.Target != "existing unix(/s)" || !ex.AllowRestart {
 		t.Fatalf("%+v %v", ex, err)
 	}
-	if _, err := (Study{Name: "bad", Settings: `[1,2]`}).Manifest(); err == nil {
+	if _, err := (StudyRecord{Name: "bad", Settings: `[1,2]`}).Manifest(); err == nil {
 		t.Fatal("an array is not a manifest")
 	}
 
@@ -62,7 +62,7 @@ func TestManifestDiffDefinition(t *testing.T) {
 	if d := (Manifest{Workload: "oltp_read_write"}).Diff(n); len(d) != 0 {
 		t.Errorf("Diff from a manifest without a definition = %+v, want none", d)
 	}
-	back, err := (Study{Name: "s", Settings: n.JSON()}).Manifest()
+	back, err := (StudyRecord{Name: "s", Settings: n.JSON()}).Manifest()
 	if err != nil || back.Definition == nil || !back.Definition.Equal(*n.Definition) {
 		t.Errorf("definition does not read back: %+v, %v", back.Definition, err)
 	}

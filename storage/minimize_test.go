@@ -14,7 +14,7 @@ import (
 // the first, and its runs are stored with the trial they minimise.
 func TestMinimizationRoundTrip(t *testing.T) {
 	db, _ := open(t)
-	if err := db.CreateStudy(ctx, Study{Name: "s"}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, found, err := db.Minimization(ctx, "s"); found || err != nil {

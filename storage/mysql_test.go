@@ -143,7 +143,7 @@ func TestMySQLStore(t *testing.T) {
 // record it.
 func TestWorkersClaimAtomically(t *testing.T) {
 	db := openMySQLStore(t)
-	if err := db.CreateStudy(ctx, Study{Name: "w", Settings: `{}`}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "w", Settings: `{}`}); err != nil {
 		t.Fatal(err)
 	}
 	const workers, each = 4, 5
@@ -190,7 +190,7 @@ func TestWorkersClaimAtomically(t *testing.T) {
 	}
 
 	// Staleness.
-	if err := db.CreateStudy(ctx, Study{Name: "s", Settings: `{}`}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "s", Settings: `{}`}); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := db.Workers(WorkerInfo{ID: "a", Host: "h"}, 1500*time.Millisecond)

@@ -14,7 +14,7 @@ import (
 // FinishTrial that inserts the row itself; trials without them have none.
 func TestTrialSourceRoundTrip(t *testing.T) {
 	check := func(t *testing.T, db *DB) {
-		if err := db.CreateStudy(ctx, Study{Name: "src", Settings: `{}`}); err != nil {
+		if err := db.CreateStudy(ctx, StudyRecord{Name: "src", Settings: `{}`}); err != nil {
 			t.Fatal(err)
 		}
 		t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)

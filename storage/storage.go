@@ -46,9 +46,9 @@ const busyTimeout = 5 * time.Second
 // times sort as text. time.RFC3339Nano parses it.
 const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
-// Study is one tuning study: a named series of trials against one server
+// StudyRecord is one tuning study: a named series of trials against one server
 // with fixed benchmark and search settings.
-type Study struct {
+type StudyRecord struct {
 	// Name identifies the study; not empty.
 	Name string
 	// Settings is the benchmark and search settings as JSON text (or
@@ -267,18 +267,18 @@ const studyColumns = `name, settings, seed, server_version, host_cores, host_ram
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanStudy(r scanner) (Study, error) {
+func scanStudy(r scanner) (StudyRecord, error) {
 	var (
-		s       Study
+		s       StudyRecord
 		created string
 		spent   float64
 	)
 	if err := r.Scan(&s.Name, &s.Settings, &s.Seed, &s.ServerVersion, &s.Cores, &s.RAMBytes, &created, &spent); err != nil {
-		return Study{}, err
+		return StudyRecord{}, err
 	}
 	t, err := time.Parse(time.RFC3339Nano, created)
 	if err != nil {
-		return Study{}, fmt.Errorf("study %q: created: %w", s.Name, err)
+		return StudyRecord{}, fmt.Errorf("study %q: created: %w", s.Name, err)
 	}
 	s.Created = t
 	s.Spent = seconds(spent)
@@ -287,14 +287,14 @@ func scanStudy(r scanner) (Study, error) {
 
 // Study returns the study called name; found is false (with a nil error)
 // when there is none. The error reports a failed query.
-func (db *DB) Study(ctx context.Context, name string) (s Study, found bool, err error) {
+func (db *DB) Study(ctx context.Context, name string) (s StudyRecord, found bool, err error) {
 	row := db.sql.QueryRowContext(ctx, `SELECT `+studyColumns+` FROM studies WHERE name = ?`, name)
 	s, err = scanStudy(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Study{}, false, nil
+		return StudyRecord{}, false, nil
 	}
 	if err != nil {
-		return Study{}, false, fmt.Errorf("storage: study %q: %w", name, err)
+		return StudyRecord{}, false, fmt.Errorf("storage: study %q: %w", name, err)
 	}
 	return s, true, nil
 }
@@ -303,7 +303,7 @@ func (db *DB) Study(ctx context.Context, name string) (s Study, found bool, err 
 // wrapping ErrStudyExists when the name is taken, and an error when the name
 // is empty, Settings is not JSON or holds a password, Cores or RAMBytes or
 // Spent is negative.
-func (db *DB) CreateStudy(ctx context.Context, s Study) error {
+func (db *DB) CreateStudy(ctx context.Context, s StudyRecord) error {
 	if err := checkStudy(s); err != nil {
 		return fmt.Errorf("storage: create study %q: %w", s.Name, err)
 	}
@@ -332,7 +332,7 @@ func (db *DB) CreateStudy(ctx context.Context, s Study) error {
 // s.Name (other fields are ignored). It returns an error wrapping ErrNoStudy
 // when there is no such study, and an error when Settings is not JSON or
 // holds a password.
-func (db *DB) UpdateStudy(ctx context.Context, s Study) error {
+func (db *DB) UpdateStudy(ctx context.Context, s StudyRecord) error {
 	if err := checkSettings(s.Settings); err != nil {
 		return fmt.Errorf("storage: update study %q: %w", s.Name, err)
 	}
@@ -350,13 +350,13 @@ func (db *DB) UpdateStudy(ctx context.Context, s Study) error {
 }
 
 // Studies returns every study, oldest first (by Created, then name).
-func (db *DB) Studies(ctx context.Context) ([]Study, error) {
+func (db *DB) Studies(ctx context.Context) ([]StudyRecord, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT `+studyColumns+` FROM studies ORDER BY created, name`)
 	if err != nil {
 		return nil, fmt.Errorf("storage: studies: %w", err)
 	}
 	defer rows.Close()
-	var out []Study
+	var out []StudyRecord
 	for rows.Next() {
 		s, err := scanStudy(rows)
 		if err != nil {
@@ -388,7 +388,7 @@ func addSpent(ctx context.Context, tx *sql.Tx, study string, d time.Duration) er
 	return nil
 }
 
-func checkStudy(s Study) error {
+func checkStudy(s StudyRecord) error {
 	if s.Name == "" {
 		return errors.New("empty name")
 	}

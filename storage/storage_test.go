@@ -46,7 +46,7 @@ func withStudy(t *testing.T) *DB {
 // createStudyS creates a study called "s" in db.
 func createStudyS(t *testing.T, db *DB) {
 	t.Helper()
-	if err := db.CreateStudy(ctx, Study{Name: "s", Settings: `{}`}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "s", Settings: `{}`}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -86,7 +86,7 @@ func TestOpenMigratesAndReopens(t *testing.T) {
 		t.Errorf("busy_timeout %d, %v", timeout, err)
 	}
 	versions := count(t, db, `SELECT count(*) FROM goose_db_version`)
-	if err := db.CreateStudy(ctx, Study{Name: "kept"}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "kept"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
@@ -172,7 +172,7 @@ func TestOpenMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.CreateStudy(ctx, Study{Name: "m"}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "m"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, found, err := db.Study(ctx, "m"); !found || err != nil {
@@ -217,7 +217,7 @@ func TestOpenConcurrent(t *testing.T) {
 		t.Errorf("%d version rows, want %d", got, want)
 	}
 	for i, db := range dbs {
-		if err := db.CreateStudy(ctx, Study{Name: string(rune('a' + i))}); err != nil {
+		if err := db.CreateStudy(ctx, StudyRecord{Name: string(rune('a' + i))}); err != nil {
 			t.Errorf("write through pool %d: %v", i, err)
 		}
 	}
@@ -225,7 +225,7 @@ func TestOpenConcurrent(t *testing.T) {
 
 func testStudies(t *testing.T, db *DB) {
 	zone := time.FixedZone("X", 5*3600+1800)
-	a := Study{
+	a := StudyRecord{
 		Name:          "alpha",
 		Settings:      `{"benchmark":{"tool":"sysbench","threads":16},"search":{"strategy":"tpe","trials":50},"password_env":"MYSQL_PWD","password":""}`,
 		Seed:          -42,
@@ -235,8 +235,8 @@ func testStudies(t *testing.T, db *DB) {
 		Created:       time.Date(2024, 3, 1, 12, 30, 45, 123456789, zone),
 		Spent:         90*time.Minute + 1500*time.Millisecond,
 	}
-	b := Study{Name: "beta", Created: a.Created.Add(time.Nanosecond)}
-	for _, s := range []Study{b, a} {
+	b := StudyRecord{Name: "beta", Created: a.Created.Add(time.Nanosecond)}
+	for _, s := range []StudyRecord{b, a} {
 		if err := db.CreateStudy(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +275,7 @@ func testStudies(t *testing.T, db *DB) {
 
 	// A zero Created is set to now.
 	before := time.Now()
-	if err := db.CreateStudy(ctx, Study{Name: "now"}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "now"}); err != nil {
 		t.Fatal(err)
 	}
 	got, _, _ = db.Study(ctx, "now")
@@ -288,19 +288,19 @@ func testStudies(t *testing.T, db *DB) {
 		op   func() error
 		is   error
 	}{
-		{"duplicate", func() error { return db.CreateStudy(ctx, Study{Name: "alpha"}) }, ErrStudyExists},
-		{"update missing", func() error { return db.UpdateStudy(ctx, Study{Name: "nope"}) }, ErrNoStudy},
-		{"empty name", func() error { return db.CreateStudy(ctx, Study{}) }, nil},
-		{"settings not JSON", func() error { return db.CreateStudy(ctx, Study{Name: "x", Settings: "{"}) }, nil},
-		{"password", func() error { return db.CreateStudy(ctx, Study{Name: "x", Settings: `{"password":"hunter2"}`}) }, nil},
+		{"duplicate", func() error { return db.CreateStudy(ctx, StudyRecord{Name: "alpha"}) }, ErrStudyExists},
+		{"update missing", func() error { return db.UpdateStudy(ctx, StudyRecord{Name: "nope"}) }, ErrNoStudy},
+		{"empty name", func() error { return db.CreateStudy(ctx, StudyRecord{}) }, nil},
+		{"settings not JSON", func() error { return db.CreateStudy(ctx, StudyRecord{Name: "x", Settings: "{"}) }, nil},
+		{"password", func() error { return db.CreateStudy(ctx, StudyRecord{Name: "x", Settings: `{"password":"hunter2"}`}) }, nil},
 		{"nested password", func() error {
-			return db.CreateStudy(ctx, Study{Name: "x", Settings: `{"servers":[{"DB_Password":"hunter2"}]}`})
+			return db.CreateStudy(ctx, StudyRecord{Name: "x", Settings: `{"servers":[{"DB_Password":"hunter2"}]}`})
 		}, nil},
 		{"update with password", func() error {
-			return db.UpdateStudy(ctx, Study{Name: "alpha", Settings: `{"mysql":{"passwd":"x"}}`})
+			return db.UpdateStudy(ctx, StudyRecord{Name: "alpha", Settings: `{"mysql":{"passwd":"x"}}`})
 		}, nil},
-		{"negative cores", func() error { return db.CreateStudy(ctx, Study{Name: "x", Cores: -1}) }, nil},
-		{"negative spent", func() error { return db.CreateStudy(ctx, Study{Name: "x", Spent: -1}) }, nil},
+		{"negative cores", func() error { return db.CreateStudy(ctx, StudyRecord{Name: "x", Cores: -1}) }, nil},
+		{"negative spent", func() error { return db.CreateStudy(ctx, StudyRecord{Name: "x", Spent: -1}) }, nil},
 	}
 	for _, tc := range errTests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -321,7 +321,7 @@ func testStudies(t *testing.T, db *DB) {
 	}
 }
 
-func assertStudy(t *testing.T, got, want Study) {
+func assertStudy(t *testing.T, got, want StudyRecord) {
 	t.Helper()
 	if !got.Created.Equal(want.Created) {
 		t.Errorf("study %s: created %v, want %v", want.Name, got.Created, want.Created)
@@ -579,7 +579,7 @@ func testTrialErrors(t *testing.T, db *DB) {
 
 func testMarkInterrupted(t *testing.T, db *DB) {
 	createStudyS(t, db)
-	if err := db.CreateStudy(ctx, Study{Name: "other"}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "other"}); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
@@ -640,7 +640,7 @@ func testMarkInterrupted(t *testing.T, db *DB) {
 }
 
 func testSpentAccumulates(t *testing.T, db *DB) {
-	if err := db.CreateStudy(ctx, Study{Name: "s", Spent: 10 * time.Second}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "s", Spent: 10 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -776,7 +776,7 @@ func TestKilledProcessLeavesRunningTrial(t *testing.T) {
 	}
 
 	db, path := open(t)
-	if err := db.CreateStudy(ctx, Study{Name: "s"}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	base := search.Trial{Study: "s", Number: 0, State: search.Complete, Kind: search.Baseline, Params: space.Config{}, Started: time.Now(), Ended: time.Now()}

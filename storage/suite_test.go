@@ -36,11 +36,11 @@ var storeSuite = []struct {
 // unchanged values succeeds, and finishing a trial again replaces its
 // samples.
 func testNamesUpdateRefinish(t *testing.T, db *DB) {
-	st := Study{Name: "s", Settings: `{"threads":16}`}
+	st := StudyRecord{Name: "s", Settings: `{"threads":16}`}
 	if err := db.CreateStudy(ctx, st); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CreateStudy(ctx, Study{Name: "S", Settings: `{}`}); err != nil {
+	if err := db.CreateStudy(ctx, StudyRecord{Name: "S", Settings: `{}`}); err != nil {
 		t.Fatalf("names are case-sensitive: %v", err)
 	}
 	if err := db.UpdateStudy(ctx, st); err != nil {

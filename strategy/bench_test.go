@@ -129,7 +129,7 @@ func BenchmarkStudyMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		study := &search.Study{Name: "mem", Strategy: st, Objective: obj, Store: &search.MemoryStore{}, MaxTrials: 1000}
+		study := &search.Loop{Name: "mem", Strategy: st, Objective: obj, Store: &search.MemoryStore{}, MaxTrials: 1000}
 		t0 := time.Now()
 		res, err := study.Run(context.Background())
 		if err != nil {

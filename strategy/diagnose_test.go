@@ -208,7 +208,7 @@ func TestStudyGivesTheStrategyEachTrialsMetrics(t *testing.T) {
 		return o, nil
 	}
 	ms := &metricsStrategy{seed: 1}
-	s := &search.Study{Name: "m", Strategy: ms, Objective: obj, Store: store, MaxTrials: 3}
+	s := &search.Loop{Name: "m", Strategy: ms, Objective: obj, Store: store, MaxTrials: 3}
 	if _, err := s.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestStudyGivesTheStrategyEachTrialsMetrics(t *testing.T) {
 		t.Fatalf("metrics given %v, want %v", ms.got, want)
 	}
 	resumed := &metricsStrategy{seed: 2}
-	s = &search.Study{Name: "m", Strategy: resumed, Objective: obj, Store: store, MaxTrials: 3}
+	s = &search.Loop{Name: "m", Strategy: resumed, Objective: obj, Store: store, MaxTrials: 3}
 	if _, err := s.Run(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -176,7 +176,7 @@ func TestExpertConfig(t *testing.T) {
 // runStrategy runs st through a study over the test landscape.
 func runStrategy(t *testing.T, st search.Strategy, n int, seed uint64) search.Result {
 	t.Helper()
-	s := &search.Study{Name: "s", Strategy: st, Objective: landscape(seed), Store: &search.MemoryStore{}, MaxTrials: n}
+	s := &search.Loop{Name: "s", Strategy: st, Objective: landscape(seed), Store: &search.MemoryStore{}, MaxTrials: n}
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -368,7 +368,7 @@ func TestHybridProposesNoRepairedRepeat(t *testing.T) {
 		for seed := uint64(1); seed <= 3; seed++ {
 			shape := search.Shape{Space: sp, Base: base}
 			h := NewHybrid(sp, HybridOptions{Seed: int64(seed), Horizon: 80, Shape: shape})
-			s := &search.Study{Name: "s", Strategy: repairCounter{h, shape, &repaired}, Objective: landscape(seed), Store: &search.MemoryStore{}, MaxTrials: 80,
+			s := &search.Loop{Name: "s", Strategy: repairCounter{h, shape, &repaired}, Objective: landscape(seed), Store: &search.MemoryStore{}, MaxTrials: 80,
 				Base: base, Space: sp}
 			res, err := s.Run(context.Background())
 			if err != nil {
@@ -463,7 +463,7 @@ func TestHistoryFindsARepairedProposal(t *testing.T) {
 func TestCoordinateStartsFromABaselineCnf(t *testing.T) {
 	sp := space.Default()
 	base := space.Config{"innodb_buffer_pool_size": strconv.Itoa(1 << 30), "innodb_flush_log_at_trx_commit": "2"}
-	s := &search.Study{Name: "s", Strategy: NewCoordinate(sp, CoordinateOptions{Shape: search.Shape{Space: sp, Base: base}}), Objective: landscape(5), Store: &search.MemoryStore{}, MaxTrials: 2,
+	s := &search.Loop{Name: "s", Strategy: NewCoordinate(sp, CoordinateOptions{Shape: search.Shape{Space: sp, Base: base}}), Objective: landscape(5), Store: &search.MemoryStore{}, MaxTrials: 2,
 		Base: base, Space: sp}
 	res, err := s.Run(context.Background())
 	if err != nil {

@@ -5,15 +5,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/autotune/autotune/engine"
 	"github.com/autotune/autotune/runner/benchcmd"
 	"github.com/autotune/autotune/runner/replay"
 	"github.com/autotune/autotune/runner/sysbench"
 	"github.com/autotune/autotune/runner/tpcc"
-	"github.com/autotune/autotune/trial"
 )
 
 // The built-in benchmark drivers, one line each. A new driver is one
-// package (its benchmark implementing trial.Benchmark) plus one line here
+// package (its benchmark implementing engine.Benchmark) plus one line here
 // and an adapter from Bench below.
 func init() {
 	Register("sysbench", sysbenchDriver{})
@@ -61,7 +61,7 @@ func DriverFor(benchmark, workload, benchCmd string) (string, error) {
 type sysbenchDriver struct{}
 
 // Open refuses a --workload that is not one of sysbench.Workloads.
-func (sysbenchDriver) Open(b Bench) (trial.Benchmark, error) {
+func (sysbenchDriver) Open(b BenchSettings) (engine.Benchmark, error) {
 	if !slices.Contains(sysbench.Workloads, b.Workload) {
 		return nil, fmt.Errorf("--workload %q: want one of %s", b.Workload, strings.Join(sysbench.Workloads, ", "))
 	}
@@ -74,7 +74,7 @@ type tpccDriver struct{}
 // Open refuses another --workload than tpcc, a warehouse count outside
 // 1..10000, a server autotune did not start and a go-tpc it cannot find
 // (tpcc.Find).
-func (tpccDriver) Open(b Bench) (trial.Benchmark, error) {
+func (tpccDriver) Open(b BenchSettings) (engine.Benchmark, error) {
 	switch {
 	case b.Workload != "tpcc":
 		return nil, fmt.Errorf("--benchmark tpcc runs --workload tpcc, not %q", b.Workload)
@@ -108,7 +108,7 @@ type commandDriver struct{}
 
 // Open refuses a missing or malformed --bench-cmd and, as the sysbench
 // driver, a --workload sysbench cannot load.
-func (commandDriver) Open(b Bench) (trial.Benchmark, error) {
+func (commandDriver) Open(b BenchSettings) (engine.Benchmark, error) {
 	if b.Command == "" {
 		return nil, fmt.Errorf("--benchmark command needs --bench-cmd 'COMMAND'")
 	}
@@ -116,7 +116,7 @@ func (commandDriver) Open(b Bench) (trial.Benchmark, error) {
 	if err != nil {
 		return nil, err
 	}
-	loader, err := sysbenchDriver{}.Open(Bench{Path: b.Path, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize})
+	loader, err := sysbenchDriver{}.Open(BenchSettings{Path: b.Path, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize})
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ type replayDriver struct{}
 
 // Open reads the workload file and hashes the dump (replay.New and its
 // errors); it refuses a --workload without replay:FILE.
-func (replayDriver) Open(b Bench) (trial.Benchmark, error) {
+func (replayDriver) Open(b BenchSettings) (engine.Benchmark, error) {
 	file, ok := strings.CutPrefix(b.Workload, ReplayPrefix)
 	if !ok || file == "" {
 		return nil, fmt.Errorf("--workload %q: the replay driver wants replay:FILE, a workload file written by autotune capture", b.Workload)

@@ -19,7 +19,7 @@ func TestRecordedFormKeepsWhatTheBaselineSets(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("recorded %v, want %v", got, want)
 	}
-	r.cfg.Existing = &Existing{}
+	r.cfg.Existing = &ExistingServer{}
 	if !r.shape().Verbatim {
 		t.Error("an existing server's study records configurations in a canonical form that assumes the defaults")
 	}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/autotune/autotune/engine"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
-	"github.com/autotune/autotune/trial"
 )
 
 // Config is everything a mode needs, built from the command line. It is
@@ -37,12 +37,12 @@ type Config struct {
 	// expert warm start and --seed-from rescaling. Sandbox only.
 	MemoryLimit int64
 	// Bench is the benchmark.
-	Bench Bench
+	Bench BenchSettings
 	// Benchmark is the benchmark OpenBenchmark built from this Config,
 	// which the run measures with, so a driver's work (a replay reads and
 	// hashes its workload file and dump) is done once; nil: the run
 	// builds it.
-	Benchmark trial.Benchmark
+	Benchmark engine.Benchmark
 	// Measure says how a trial is measured, scored and re-measured.
 	Measure Measure
 	// PolicyGiven says which re-measurement flags the user gave: a
@@ -59,11 +59,11 @@ type Config struct {
 	// the baseline, before the warm start (search only).
 	SeedFrom []string
 	// Existing, when set, tunes a server autotune did not start.
-	Existing *Existing
+	Existing *ExistingServer
 	// Heartbeat is a worker's heartbeat period (Worker only).
 	Heartbeat time.Duration
 	// Minimize minimises the best as the search's last phase
-	// (search.Study.Minimize); MinimizePairs are the pairs of each step
+	// (search.Loop.Minimize); MinimizePairs are the pairs of each step
 	// (search.Minimization.Pairs) and MinimizeShare its share of Budget.
 	// Minimize (the mode) uses MinimizePairs whatever Minimize says.
 	Minimize      bool
@@ -76,8 +76,8 @@ func (c Config) minimization(sp *space.Space) *search.Minimization {
 	return &search.Minimization{Pairs: c.MinimizePairs, Share: c.MinimizeShare, Space: sp}
 }
 
-// Bench is the benchmark of a study.
-type Bench struct {
+// BenchSettings is the benchmark of a study.
+type BenchSettings struct {
 	// Driver names a registered driver (Register: "sysbench",
 	// "command", "replay", "tpcc").
 	Driver string
@@ -111,13 +111,13 @@ type Bench struct {
 type Measure struct {
 	// Warmup is the warm-up cap, Duration the measurement window;
 	// WarmupMax is the longest warm-up when the series still moves at the
-	// cap (trial.Measurement).
+	// cap (engine.Protocol).
 	Warmup, Duration, WarmupMax time.Duration
 	// ColdStart starts every sandbox trial with an empty buffer pool
 	// instead of loading the snapshot's page list.
 	ColdStart bool
 	// Prune stops new configurations early when they are clearly worse
-	// than the incumbent (search.Study.Prune).
+	// than the incumbent (search.Loop.Prune).
 	Prune bool
 	// Lambda weighs the variance penalty; Objective is tps, qps or p95;
 	// MaxP95 (ms, 0: none) makes slower trials infeasible; DipShare is the
@@ -168,8 +168,8 @@ func MeasuredSpace(mysqld, baselineCnf string) Space {
 	return Space{Mysqld: mysqld, Durability: string(space.Relaxed), MemoryBudget: "100%", Apply: ApplyRestart, BaselineCnf: baselineCnf}
 }
 
-// Existing says how to reach and change a server autotune did not start.
-type Existing struct {
+// ExistingServer says how to reach and change a server autotune did not start.
+type ExistingServer struct {
 	// DSN is USER@unix(/socket)/ or USER@tcp(HOST:PORT)/, without password.
 	DSN string
 	// PasswordFile is an option file with the password ([client]

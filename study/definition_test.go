@@ -22,18 +22,18 @@ func TestDriverDefinitions(t *testing.T) {
 	}
 	tests := []struct {
 		name        string
-		bench       Bench
+		bench       BenchSettings
 		wantDriver  string
 		wantVersion string // prefix
 		want        map[string]string
 	}{
-		{"sysbench", Bench{Driver: "sysbench", Path: fakeSysbench, Workload: "oltp_read_only", Tables: 4, TableSize: 1000},
+		{"sysbench", BenchSettings{Driver: "sysbench", Path: fakeSysbench, Workload: "oltp_read_only", Tables: 4, TableSize: 1000},
 			"sysbench", "sysbench 1.0.20", map[string]string{"workload": "oltp_read_only", "tables": "4", "table-size": "1000",
 				"rand-type": "special", "db-ps-mode": "auto", "range_size": "100", "point_selects": "10", "skip_trx": "off", "rate": "0"}},
-		{"tpcc", Bench{Driver: "tpcc", TPCCPath: goBinary, Workload: "tpcc", Warehouses: 3},
+		{"tpcc", BenchSettings{Driver: "tpcc", TPCCPath: goBinary, Workload: "tpcc", Warehouses: 3},
 			"tpcc", "go-tpc ", map[string]string{"warehouses": "3", "weight": "45,43,4,4,4", "wait": "false", "isolation": "0",
 				"ignore-error": "true", "max-measure-latency": "16s"}},
-		{"command", Bench{Driver: "command", Path: fakeSysbench, Command: "mybench --threads {threads} 'a b'", Workload: "oltp_read_write", Tables: 2, TableSize: 10},
+		{"command", BenchSettings{Driver: "command", Path: fakeSysbench, Command: "mybench --threads {threads} 'a b'", Workload: "oltp_read_write", Tables: 2, TableSize: 10},
 			"command", "", map[string]string{"command": "mybench --threads {threads} 'a b'", "workload": "oltp_read_write", "tables": "2", "table-size": "10"}},
 	}
 	for _, tt := range tests {

@@ -6,6 +6,6 @@
 // study opened or created (Open: seed, manifest check, stale trials, lock),
 // the benchmark from the driver registry (driver.go; built once, by the
 // command line: Config.Benchmark), the dataset prepared once, and the
-// trial engine (package trial) that measures every trial. The command
+// trial engine (package engine) that measures every trial. The command
 // line only builds the Config.
 package study

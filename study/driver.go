@@ -7,12 +7,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/autotune/autotune/trial"
+	"github.com/autotune/autotune/engine"
 )
 
 // The benchmark driver contract, in the manner of database/sql/driver: a
 // Driver is registered once under its --benchmark name (Register; the
-// built-in ones in benchmarks.go) and builds trial.Benchmark values from
+// built-in ones in benchmarks.go) and builds engine.Benchmark values from
 // a study's Bench. Everything else a driver or its benchmarks may do is
 // an optional interface below, type-asserted where it is used.
 
@@ -21,7 +21,7 @@ type Driver interface {
 	// Open returns the benchmark b describes. The error names the flag
 	// of a setting the driver cannot take ("--warehouses 0: want
 	// 1..10000").
-	Open(b Bench) (trial.Benchmark, error)
+	Open(b BenchSettings) (engine.Benchmark, error)
 }
 
 // Refusal is a flag a run of a driver cannot honour, and why: the
@@ -76,7 +76,7 @@ type Noter interface {
 
 // ErrorShiftLimiter is a benchmark whose trials are invalid when their
 // error rate moves from the baseline's by more than a limit
-// (search.Study.MaxErrorShift).
+// (search.Loop.MaxErrorShift).
 type ErrorShiftLimiter interface {
 	// ErrorShiftLimit is the limit, a share of the statements run (0.01
 	// is one percentage point).
@@ -148,7 +148,7 @@ func lookupDriver(name string) (Driver, error) {
 // newBenchmark returns the benchmark of b from the driver b.Driver names;
 // the error names the unknown driver (and the registered ones) or the
 // setting the driver cannot take.
-func newBenchmark(b Bench) (trial.Benchmark, error) {
+func newBenchmark(b BenchSettings) (engine.Benchmark, error) {
 	d, err := lookupDriver(b.Driver)
 	if err != nil {
 		return nil, err
@@ -159,7 +159,7 @@ func newBenchmark(b Bench) (trial.Benchmark, error) {
 // runBench is the Bench a run of c measures with: c.Bench on the first
 // --benchmark-build (the default benchmark program), on a server autotune
 // did not start when c.Existing is set.
-func (c Config) runBench() Bench {
+func (c Config) runBench() BenchSettings {
 	b := c.Bench
 	if len(c.Space.BenchBuilds) > 0 {
 		b.Path, b.TPCCPath = c.Space.BenchBuilds[0].Path, c.Space.BenchBuilds[0].Path
@@ -174,7 +174,7 @@ func (c Config) runBench() Bench {
 // builds it once, when it checks its flags, and hands it to the run as
 // c.Benchmark. The error is a UsageError naming the unknown driver (and
 // the registered ones) or the setting the driver cannot take.
-func OpenBenchmark(c Config) (trial.Benchmark, error) {
+func OpenBenchmark(c Config) (engine.Benchmark, error) {
 	b, err := newBenchmark(c.runBench())
 	if err != nil {
 		return nil, UsageError{Err: err}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autotune/autotune/trial"
+	"github.com/autotune/autotune/engine"
 )
 
 // The tests' fake drivers, registered once for the test binary as a
@@ -22,12 +22,12 @@ func init() {
 // the settings.
 type scriptedDriver struct{}
 
-func (scriptedDriver) Open(Bench) (trial.Benchmark, error) { return scripted{}, nil }
+func (scriptedDriver) Open(BenchSettings) (engine.Benchmark, error) { return scripted{}, nil }
 
 // countingDriver opens the scripted benchmark and counts its Opens.
 type countingDriver struct{ opens atomic.Int64 }
 
-func (d *countingDriver) Open(Bench) (trial.Benchmark, error) {
+func (d *countingDriver) Open(BenchSettings) (engine.Benchmark, error) {
 	d.opens.Add(1)
 	return scripted{}, nil
 }
@@ -43,9 +43,9 @@ func TestRunUsesTheBenchmarkBuiltOnce(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := Config{Study: "noise", Trials: 1, Space: MeasuredSpace("", ""),
-		Bench:    Bench{Driver: "counting", Workload: "scripted", Threads: []int{4}},
+		Bench:    BenchSettings{Driver: "counting", Workload: "scripted", Threads: []int{4}},
 		Measure:  Measure{Warmup: time.Second, Duration: time.Second, Objective: "tps", SteadyBlock: time.Second, SteadySpread: 0.1, SteadyTrend: 0.1},
-		Existing: &Existing{DSN: "root@unix(" + filepath.Join(dir, "none.sock") + ")/", ConfigFile: filepath.Join(dir, "include.cnf")}}
+		Existing: &ExistingServer{DSN: "root@unix(" + filepath.Join(dir, "none.sock") + ")/", ConfigFile: filepath.Join(dir, "include.cnf")}}
 	noise := func() {
 		t.Helper()
 		_, err := Noise(ctx, cfg, nil, 2, silent{})
@@ -92,7 +92,7 @@ func TestRegisterRefusesTakenNamesAndNil(t *testing.T) {
 // An unknown --benchmark is refused with its name and the registered
 // drivers' names, sorted.
 func TestUnknownDriverNamesTheRegisteredOnes(t *testing.T) {
-	_, err := OpenBenchmark(Config{Bench: Bench{Driver: "hammerdb"}})
+	_, err := OpenBenchmark(Config{Bench: BenchSettings{Driver: "hammerdb"}})
 	if want := `--benchmark "hammerdb": want one of command, counting, replay, scripted, sysbench, tpcc`; !IsUsage(err) || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}

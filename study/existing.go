@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/autotune/autotune/engine"
 	"github.com/autotune/autotune/internal/secret"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
-	"github.com/autotune/autotune/trial"
 )
 
 // PasswordEnv holds the password of an existing server's user.
@@ -47,7 +47,7 @@ func ServerPassword(passwordFile string) (string, error) {
 }
 
 func (r *run) existingAddr() string {
-	if t, ok := r.engine.Target.(*trial.Existing); ok {
+	if t, ok := r.engine.Target.(*engine.ExistingTarget); ok {
 		return t.Addr()
 	}
 	return secret.RedactDSN(r.cfg.Existing.DSN)
@@ -137,13 +137,13 @@ func (r *run) onExisting(ctx context.Context) error {
 	if err != nil {
 		return Usagef("--memory-budget: %v", err)
 	}
-	target, err := trial.OpenExisting(ctx, ex, r.sp, include, r.logf)
+	target, err := engine.OpenExisting(ctx, ex, r.sp, include, r.logf)
 	if err != nil {
 		return err
 	}
 	r.undo = append(r.undo, func() error {
 		if err := target.Close(ctx); err != nil {
-			r.logf("ERROR: could not restore the server's original settings: %v\nthey are saved in %s; the next autotune run with this --config-file restores them", err, trial.StatePath(include))
+			r.logf("ERROR: could not restore the server's original settings: %v\nthey are saved in %s; the next autotune run with this --config-file restores them", err, engine.StatePath(include))
 			return fmt.Errorf("restore the original settings of %s: %w", ex.Addr(), err)
 		}
 		r.logf("original settings of %s restored", ex.Addr())

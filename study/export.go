@@ -33,10 +33,10 @@ func openExisting(flag, path string) (*storage.DB, error) {
 // its trials of its current conditions (studyTrials); a study not in it is
 // an error naming --study. The caller
 // closes the store.
-func LoadStudy(ctx context.Context, dbPath, name string) (*storage.DB, storage.Study, []search.Trial, error) {
+func LoadStudy(ctx context.Context, dbPath, name string) (*storage.DB, storage.StudyRecord, []search.Trial, error) {
 	db, err := OpenExisting(dbPath)
 	if err != nil {
-		return nil, storage.Study{}, nil, err
+		return nil, storage.StudyRecord{}, nil, err
 	}
 	st, found, err := db.Study(ctx, name)
 	if err == nil && !found {
@@ -44,19 +44,19 @@ func LoadStudy(ctx context.Context, dbPath, name string) (*storage.DB, storage.S
 	}
 	if err != nil {
 		db.Close()
-		return nil, storage.Study{}, nil, err
+		return nil, storage.StudyRecord{}, nil, err
 	}
 	trials, err := studyTrials(ctx, db, st)
 	if err != nil {
 		db.Close()
-		return nil, storage.Study{}, nil, err
+		return nil, storage.StudyRecord{}, nil, err
 	}
 	return db, st, trials, nil
 }
 
 // studyTrials returns the trials of study st measured under its current
 // conditions (segmentOf).
-func studyTrials(ctx context.Context, db *storage.DB, st storage.Study) ([]search.Trial, error) {
+func studyTrials(ctx context.Context, db *storage.DB, st storage.StudyRecord) ([]search.Trial, error) {
 	own, _, _, err := segmentOf(ctx, db, st)
 	return own, err
 }
@@ -64,7 +64,7 @@ func studyTrials(ctx context.Context, db *storage.DB, st storage.Study) ([]searc
 // segmentOf returns the trials of study st measured under its current
 // conditions and how many others it holds (storage.StudyTrials), and its
 // fingerprint.
-func segmentOf(ctx context.Context, db *storage.DB, st storage.Study) (own []search.Trial, others int, fp storage.Fingerprint, err error) {
+func segmentOf(ctx context.Context, db *storage.DB, st storage.StudyRecord) (own []search.Trial, others int, fp storage.Fingerprint, err error) {
 	if fp, err = storage.StudyFingerprint(st); err != nil {
 		return nil, 0, nil, err
 	}

@@ -63,7 +63,7 @@ func TestLiveWriterWritesTheRunningTrial(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.CreateStudy(ctx, storage.Study{Name: "s", Settings: `{}`}); err != nil {
+	if err := db.CreateStudy(ctx, storage.StudyRecord{Name: "s", Settings: `{}`}); err != nil {
 		t.Fatal(err)
 	}
 	for n := 0; n < 2; n++ {

@@ -23,7 +23,7 @@ func TestMinimizeResumesWithItsPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.CreateStudy(ctx, storage.Study{Name: "s"}); err != nil {
+	if err := db.CreateStudy(ctx, storage.StudyRecord{Name: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	history := []search.Trial{

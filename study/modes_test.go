@@ -72,7 +72,7 @@ func TestOneEngineForEveryMode(t *testing.T) {
 	server := teststore.Start(t, "")
 
 	base := Config{Trials: 1, Workdir: filepath.Join(dir, "sb"), Strategy: "random",
-		Bench: Bench{Driver: "scripted", Workload: "scripted", Tables: 1, TableSize: 1, Threads: []int{4}},
+		Bench: BenchSettings{Driver: "scripted", Workload: "scripted", Tables: 1, TableSize: 1, Threads: []int{4}},
 		Measure: Measure{Warmup: 8 * time.Second, Duration: 10 * time.Second, Lambda: 0.5, Objective: "tps", DipShare: 0.5,
 			SteadyBlock: 2 * time.Second, SteadySpread: 0.1, SteadyTrend: 0.1},
 		Space: Space{Durability: "strict", MemoryBudget: "75%", Apply: ApplyRestart}}
@@ -85,7 +85,7 @@ func TestOneEngineForEveryMode(t *testing.T) {
 
 	existing := base
 	existing.Study, existing.DB = "existing", filepath.Join(dir, "t.db")
-	existing.Existing = &Existing{DSN: "root@unix(" + server.Socket + ")/", ConfigFile: filepath.Join(dir, "include.cnf"), NotSandbox: true}
+	existing.Existing = &ExistingServer{DSN: "root@unix(" + server.Socket + ")/", ConfigFile: filepath.Join(dir, "include.cnf"), NotSandbox: true}
 	if err := Search(ctx, existing, silent{}); err != nil {
 		t.Fatalf("existing server: %v", err)
 	}
@@ -147,7 +147,7 @@ func TestPriorCostCountsThreadLevels(t *testing.T) {
 		{[]int{16}, 35 * time.Second},
 		{[]int{4, 16, 64}, 95 * time.Second},
 	} {
-		c := Config{Bench: Bench{Threads: tc.threads}, Measure: Measure{Warmup: 10 * time.Second, Duration: 20 * time.Second}}
+		c := Config{Bench: BenchSettings{Threads: tc.threads}, Measure: Measure{Warmup: 10 * time.Second, Duration: 20 * time.Second}}
 		if got := c.priorCost(); got != tc.want {
 			t.Errorf("threads %v: prior cost %s, want %s", tc.threads, got, tc.want)
 		}

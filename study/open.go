@@ -45,7 +45,7 @@ type OpenRequest struct {
 // Opened is an open study.
 type Opened struct {
 	// Study is the study row (seed, budget spent, ...).
-	Study storage.Study
+	Study storage.StudyRecord
 	// Found is false when this run created it.
 	Found bool
 	// Next is the next trial number.
@@ -65,7 +65,7 @@ func noSuchStudy(name string, db *storage.DB) error {
 // seedConflict refuses (a UsageError) a --seed other than 0 (none given)
 // for the stored study st: a resumed study keeps its seed, since taking
 // another would make it neither the old study nor a reproducible new one.
-func seedConflict(st storage.Study, seed int64) error {
+func seedConflict(st storage.StudyRecord, seed int64) error {
 	if seed != 0 && seed != st.Seed {
 		return Usagef("--seed %d: study %q was started with seed %d and keeps it (leave --seed out, or start a new --study)", seed, st.Name, st.Seed)
 	}
@@ -91,7 +91,7 @@ func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) 
 		if seed == 0 {
 			seed = rand.Int64N(1<<31) + 1
 		}
-		st = storage.Study{Name: req.Name, Settings: req.Manifest.JSON(), Seed: seed, ServerVersion: req.ServerVersion,
+		st = storage.StudyRecord{Name: req.Name, Settings: req.Manifest.JSON(), Seed: seed, ServerVersion: req.ServerVersion,
 			Cores: req.Host.Cores, RAMBytes: req.Host.RAMBytes, Created: req.Started}
 		err := db.CreateStudy(ctx, st)
 		if req.Worker && errors.Is(err, storage.ErrStudyExists) {
@@ -142,7 +142,7 @@ func Open(ctx context.Context, db *storage.DB, req OpenRequest) (Opened, error) 
 // with this run's. A difference is refused (a UsageError listing each)
 // unless AllowChanges, which records each change in the store; changed
 // reports whether it recorded one.
-func checkStudy(ctx context.Context, db *storage.DB, st storage.Study, req OpenRequest) (changed bool, err error) {
+func checkStudy(ctx context.Context, db *storage.DB, st storage.StudyRecord, req OpenRequest) (changed bool, err error) {
 	stored, err := st.Manifest()
 	if err != nil {
 		return false, err
@@ -207,7 +207,7 @@ func checkStudy(ctx context.Context, db *storage.DB, st storage.Study, req OpenR
 // path, and stores them: the binaries at those paths are taken as the
 // ones its trials ran, since nothing else says which they were. It
 // returns the study row as stored.
-func recordBuildDigests(ctx context.Context, db *storage.DB, st storage.Study, req OpenRequest) (storage.Study, error) {
+func recordBuildDigests(ctx context.Context, db *storage.DB, st storage.StudyRecord, req OpenRequest) (storage.StudyRecord, error) {
 	m, err := st.Manifest()
 	if err != nil || m.Space == nil || req.Manifest.Space == nil {
 		return st, err
@@ -249,7 +249,7 @@ func recordBuildDigests(ctx context.Context, db *storage.DB, st storage.Study, r
 //     fully now, e.g. a benchmark definition a study made before
 //     definitions lacked), restamps the trials of the stored key with fp's:
 //     one segment, as before.
-func newSegment(ctx context.Context, db *storage.DB, st storage.Study, fp storage.Fingerprint, changed bool, logf func(string, ...any)) error {
+func newSegment(ctx context.Context, db *storage.DB, st storage.StudyRecord, fp storage.Fingerprint, changed bool, logf func(string, ...any)) error {
 	old, err := storage.StudyFingerprint(st)
 	if err != nil {
 		return err

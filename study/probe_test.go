@@ -27,7 +27,7 @@ func TestBenchmarkBuildsAreProbed(t *testing.T) {
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bench := Bench{Driver: "sysbench", Workload: "oltp_read_write", Tables: 2, TableSize: 1000, Threads: []int{4}}
+	bench := BenchSettings{Driver: "sysbench", Workload: "oltp_read_write", Tables: 2, TableSize: 1000, Threads: []int{4}}
 	b, err := newBenchmark(bench)
 	if err != nil {
 		t.Fatal(err)

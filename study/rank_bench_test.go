@@ -37,7 +37,7 @@ func BenchmarkRankAgreement(b *testing.B) {
 		work = b.TempDir()
 	}
 	cfg := Config{Study: "rank", Trials: 1, Workdir: work,
-		Bench:   Bench{Driver: "sysbench", Path: "sysbench", Workload: "oltp_read_write", Tables: 8, TableSize: 500000, Threads: []int{16}},
+		Bench:   BenchSettings{Driver: "sysbench", Path: "sysbench", Workload: "oltp_read_write", Tables: 8, TableSize: 500000, Threads: []int{16}},
 		Measure: Measure{Warmup: 30 * time.Second, WarmupMax: 90 * time.Second, Duration: 60 * time.Second, Lambda: measure.DefaultLambda, Objective: "tps", DipShare: 0.5, SteadyBlock: 5 * time.Second, SteadySpread: 0.15, SteadyTrend: 0.05},
 		Space:   Space{Durability: string(space.Relaxed), MemoryBudget: "100%", Apply: ApplyRestart}}
 	prog := report.NewProgress("plain", os.Stdout, nil)

@@ -76,7 +76,7 @@ func testReplayThroughTheEngine(t *testing.T, srv realtest.Server) {
 		t.Fatal(err)
 	}
 	cfg := Config{Study: "replay", DB: filepath.Join(dir, "t.db"), Trials: 2, Workdir: filepath.Join(dir, "sb"), Strategy: "random",
-		Bench: Bench{Driver: "replay", Workload: "replay:" + wl, Data: dump, Threads: []int{16}},
+		Bench: BenchSettings{Driver: "replay", Workload: "replay:" + wl, Data: dump, Threads: []int{16}},
 		Measure: Measure{Warmup: 2 * time.Second, Duration: 4 * time.Second, Lambda: 0.5, Objective: "tps", DipShare: 0.5,
 			SteadyBlock: time.Second, SteadySpread: 0.5, SteadyTrend: 0.5},
 		Space: Space{Durability: "strict", MemoryBudget: "75%", Apply: ApplyRestart, Mysqld: srv.Mysqld}}
@@ -130,7 +130,7 @@ func testReplayThroughTheEngine(t *testing.T, srv realtest.Server) {
 	}
 	ex := cfg
 	ex.Study, ex.Bench.Data = "replay-existing", ""
-	ex.Existing = &Existing{DSN: "root@unix(" + server.Socket + ")/", ConfigFile: filepath.Join(dir, "include.cnf"), NotSandbox: true}
+	ex.Existing = &ExistingServer{DSN: "root@unix(" + server.Socket + ")/", ConfigFile: filepath.Join(dir, "include.cnf"), NotSandbox: true}
 	ex.Trials = 1
 	if err := Search(ctx, ex, silent{}); err != nil {
 		t.Fatalf("existing server: %v", err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autotune/autotune/engine"
 	"github.com/autotune/autotune/internal/lockfile"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
@@ -20,7 +21,6 @@ import (
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
 	"github.com/autotune/autotune/study/result"
-	"github.com/autotune/autotune/trial"
 )
 
 // Progress receives what a mode reports while it runs: the events of
@@ -32,12 +32,12 @@ type Progress interface {
 }
 
 // measurement returns the engine's measurement rules.
-func (c Config) measurement() trial.Measurement {
+func (c Config) measurement() engine.Protocol {
 	m := c.Measure
 	st := measure.DefaultSteadyRule()
 	st.Block, st.MaxSpread, st.MaxTrend = int(m.SteadyBlock/time.Second), m.SteadySpread, m.SteadyTrend
-	return trial.Measurement{Levels: c.Bench.Threads, WarmupCap: m.Warmup, WarmupMax: m.WarmupMax, Duration: m.Duration, Steady: st,
-		Score: m.ScoreRule(), PollEvery: time.Second, Prune: trial.PruneRule{Off: !m.Prune}}
+	return engine.Protocol{Levels: c.Bench.Threads, WarmupCap: m.Warmup, WarmupMax: m.WarmupMax, Duration: m.Duration, Steady: st,
+		Score: m.ScoreRule(), PollEvery: time.Second, Prune: engine.PruneRule{Off: !m.Prune}}
 }
 
 // maxConnections is the servers' max_connections: the largest thread
@@ -51,7 +51,7 @@ type run struct {
 	started time.Time
 	host    runner.Host // the host as the study sees it: RAM is the profile's limit
 	hostRAM int64       // the machine's own RAM (bytes)
-	engine  *trial.Engine
+	engine  *engine.Engine
 	sp      *space.Space
 	base    space.Config
 	spaceM  *storage.SpaceManifest
@@ -76,7 +76,7 @@ func (r *run) logf(format string, a ...any) {
 // value, so an export against the user's my.cnf still names a knob the
 // best sets back to the server's default. Verbatim on an existing server:
 // a knob a trial leaves out keeps the server's own setting there
-// (trial.Existing), not the default Essential compares with.
+// (engine.ExistingTarget), not the default Essential compares with.
 func (r *run) shape() search.Shape {
 	return search.Shape{Space: r.sp, Base: r.base, Verbatim: r.cfg.Existing != nil}
 }
@@ -153,7 +153,7 @@ func (r *run) build(ctx context.Context) error {
 		return err
 	}
 	cfg = r.cfg
-	r.engine = &trial.Engine{Bench: b, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
+	r.engine = &engine.Engine{Bench: b, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
 		OnPhase: func(t search.Trial, phase string) { prog.Emit(result.Phase{Trial: t, Phase: phase}) },
 		OnSample: func(t search.Trial, s measure.Sample) {
 			prog.Emit(result.Sample{Trial: t, Sample: s})
@@ -185,7 +185,7 @@ func (r *run) errorShiftLimit() float64 {
 // thread level) and prints its notes (Noter). A replay at a fixed pace
 // needs --objective p95: its throughput is the captured workload's,
 // whatever the configuration.
-func (r *run) fitBenchmark(b trial.Benchmark) error {
+func (r *run) fitBenchmark(b engine.Benchmark) error {
 	if fc, ok := b.(FixedConcurrency); ok {
 		r.cfg.Bench.Threads = []int{fc.Connections()}
 		if r.cfg.Bench.Speed > 0 && r.cfg.Measure.Objective != string(measure.GoalP95) {
@@ -225,7 +225,7 @@ func (r *run) onSandbox(ctx context.Context) error {
 	// default server's InnoDB threads.
 	_, serr := os.Stat(filepath.Join(probe.Dir, "snapshot"))
 	pf := runner.Preflight{Dir: probe.Dir, DataBytes: r.engine.Bench.Dataset().EstimatedBytes(), Snapshot: serr == nil,
-		AIOEvents: trial.AIORequest(space.Config{})}
+		AIOEvents: engine.AIORequest(space.Config{})}
 	if err := pf.Check(); err != nil {
 		return err
 	}
@@ -260,7 +260,7 @@ func (r *run) onSandbox(ctx context.Context) error {
 		r.undo = append(r.undo, cg.Remove) // after the target's Close below
 		r.logf("host profile: the sandboxed server runs under a %s, page cache counted; memory rules read %s of RAM", cg, space.FormatBytes(r.host.RAMBytes))
 	}
-	target := &trial.Sandbox{Box: sb, Space: rs.sp, Builds: rs.servers.bins, Default: bin,
+	target := &engine.SandboxTarget{Box: sb, Space: rs.sp, Builds: rs.servers.bins, Default: bin,
 		MaxConnections: cfg.maxConnections(), Dynamic: cfg.Space.Apply == ApplyDynamic, Logf: r.logf,
 		Preload: !cfg.Measure.ColdStart && sb.WarmPool > 0}
 	r.undo = append(r.undo, func() error { return target.Close(context.Background()) })
@@ -308,7 +308,7 @@ func (r *run) onSandbox(ctx context.Context) error {
 // --benchmark-build with it (Prober): a binary that cannot honour the
 // definition is a UsageError naming it and what it lacks, before the
 // sandbox or the dataset costs anything.
-func probeBenchmarks(ctx context.Context, b trial.Benchmark, bench Bench, builds []storage.Build) error {
+func probeBenchmarks(ctx context.Context, b engine.Benchmark, bench BenchSettings, builds []storage.Build) error {
 	p, ok := b.(Prober)
 	if !ok {
 		return nil
@@ -361,13 +361,13 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	prog.Emit(result.Opened{Study: cfg.Study, Budget: cfg.Budget, MaxTrials: cfg.Trials, Spent0: op.Study.Spent, Start: r.started, Space: r.sp, History: history})
 	prog.Emit(result.TrialLength{Warmup: cfg.Measure.Warmup, Window: cfg.Measure.Duration})
 	sp := r.sp
-	st := &search.Study{
+	st := &search.Loop{
 		Name: cfg.Study, Strategy: strategy, Objective: r.engine.Run, Store: store, FirstNumber: op.Next,
 		Budget: cfg.Budget, Spent: op.Study.Spent, Start: r.started, MaxTrials: cfg.Trials, WarmStart: warm,
 		Confirm: r.cfg.Measure.Confirmation(), Base: r.base, Space: r.sp, Verbatim: r.cfg.Existing != nil,
 		PriorCost: cfg.priorCost(),
 		OnPlan:    func(p search.Plan) { r.logPlan(p) },
-		OnTrial:   func(e search.Event) { prog.Emit(result.TrialEnded{Event: e}) },
+		OnTrial:   func(e search.Standing) { prog.Emit(result.TrialEnded{Standing: e}) },
 		Prune:     cfg.Measure.Prune, Goal: measure.Goal(cfg.Measure.Objective),
 		MaxErrorShift: r.errorShiftLimit(),
 	}
@@ -398,7 +398,7 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 }
 
 // Minimize minimises the best trial of the study cfg.Study, which search
-// ran (search.Study.MinimizeOnly, the same phase search ends with): it
+// ran (search.Loop.MinimizeOnly, the same phase search ends with): it
 // resumes a minimisation that stopped part-way, runs it to its end (no
 // budget) and prints its steps and result. The study must exist and the
 // run's settings match its manifest, as for a resumed search. It returns
@@ -432,8 +432,8 @@ func Minimize(ctx context.Context, cfg Config, prog Progress) (err error) {
 	default:
 		r.logf("minimising trial %d of study %q: %d changes from the baseline, %d pairs a step; %s", m.Best, cfg.Study, m.Changes, pol.Pairs, search.MinimizeRule)
 	}
-	st := &search.Study{Name: cfg.Study, Objective: r.engine.Run, Store: store, FirstNumber: op.Next, Spent: op.Study.Spent, Start: r.started,
-		Base: r.base, OnTrial: func(e search.Event) { prog.Emit(result.TrialEnded{Event: e}) }, Goal: goal, Minimize: pol, MinimizeOnly: true, MaxErrorShift: r.errorShiftLimit()}
+	st := &search.Loop{Name: cfg.Study, Objective: r.engine.Run, Store: store, FirstNumber: op.Next, Spent: op.Study.Spent, Start: r.started,
+		Base: r.base, OnTrial: func(e search.Standing) { prog.Emit(result.TrialEnded{Standing: e}) }, Goal: goal, Minimize: pol, MinimizeOnly: true, MaxErrorShift: r.errorShiftLimit()}
 	res, err := st.Run(ctx)
 	if err != nil {
 		return r.interrupted(ctx, err)

@@ -25,7 +25,7 @@ type SeedSource struct {
 	// From is the size of the host a my.cnf was written for (zero:
 	// this host, nothing is rescaled). A study seed takes its host from
 	// the study row.
-	From space.Host
+	From space.HostSize
 	// DB and Study name an earlier study ("" for a my.cnf seed).
 	DB, Study string
 }
@@ -151,7 +151,7 @@ func (r *run) loadSeeds(ctx context.Context) ([]search.Proposal, error) {
 				return nil, err
 			}
 			cfg, notes = bl.Config, bl.Notes
-			if from == (space.Host{}) {
+			if from == (space.HostSize{}) {
 				notes = append(notes, "taken as written for this host (no ram=/cores= given): nothing rescaled")
 			}
 		} else {
@@ -196,34 +196,34 @@ func (r *run) loadSeeds(ctx context.Context) ([]search.Proposal, error) {
 // study being run. (Once studies record a minimal configuration of their
 // own kind, it is the natural second seed of a study; only the best is
 // taken now.)
-func (r *run) studySeed(ctx context.Context, src SeedSource) (space.Config, space.Host, string, error) {
+func (r *run) studySeed(ctx context.Context, src SeedSource) (space.Config, space.HostSize, string, error) {
 	if !storage.IsMySQL(src.DB) {
 		if _, err := os.Stat(src.DB); err != nil {
-			return nil, space.Host{}, "", Usagef("--seed-from %q: %v", storage.RedactURL(src.Arg), err)
+			return nil, space.HostSize{}, "", Usagef("--seed-from %q: %v", storage.RedactURL(src.Arg), err)
 		}
 	}
 	if src.DB == r.cfg.DB && src.Study == r.cfg.Study {
-		return nil, space.Host{}, "", Usagef("--seed-from %q: a study cannot seed itself (its trials already teach its strategy)", storage.RedactURL(src.Arg))
+		return nil, space.HostSize{}, "", Usagef("--seed-from %q: a study cannot seed itself (its trials already teach its strategy)", storage.RedactURL(src.Arg))
 	}
 	db, err := storage.Open(src.DB)
 	if err != nil {
-		return nil, space.Host{}, "", fmt.Errorf("--seed-from %q: %w", storage.RedactURL(src.Arg), err)
+		return nil, space.HostSize{}, "", fmt.Errorf("--seed-from %q: %w", storage.RedactURL(src.Arg), err)
 	}
 	defer db.Close()
 	st, found, err := db.Study(ctx, src.Study)
 	if err != nil {
-		return nil, space.Host{}, "", fmt.Errorf("--seed-from %q: %w", storage.RedactURL(src.Arg), err)
+		return nil, space.HostSize{}, "", fmt.Errorf("--seed-from %q: %w", storage.RedactURL(src.Arg), err)
 	}
 	if !found {
-		return nil, space.Host{}, "", Usagef("--seed-from %q: no study %q in %s (autotune studies --db %s lists them)", storage.RedactURL(src.Arg), src.Study, storage.RedactURL(src.DB), storage.RedactURL(src.DB))
+		return nil, space.HostSize{}, "", Usagef("--seed-from %q: no study %q in %s (autotune studies --db %s lists them)", storage.RedactURL(src.Arg), src.Study, storage.RedactURL(src.DB), storage.RedactURL(src.DB))
 	}
 	trials, others, fp, err := segmentOf(ctx, db, st)
 	if err != nil {
-		return nil, space.Host{}, "", fmt.Errorf("--seed-from %q: %w", storage.RedactURL(src.Arg), err)
+		return nil, space.HostSize{}, "", fmt.Errorf("--seed-from %q: %w", storage.RedactURL(src.Arg), err)
 	}
 	best, _ := search.Best(trials)
 	if best.Number < 0 {
-		return nil, space.Host{}, "", Usagef("--seed-from %q: study %q has no complete (and, with --confirm, confirmed) trial to seed from", storage.RedactURL(src.Arg), src.Study)
+		return nil, space.HostSize{}, "", Usagef("--seed-from %q: study %q has no complete (and, with --confirm, confirmed) trial to seed from", storage.RedactURL(src.Arg), src.Study)
 	}
 	runs := "runs"
 	if n := search.EstimateOf(trials, best).N; n == 1 {
@@ -237,7 +237,7 @@ func (r *run) studySeed(ctx context.Context, src SeedSource) (space.Config, spac
 	if others > 0 {
 		what += fmt.Sprintf("; chosen among the %d trial(s) measured under its latest conditions (fingerprint %s), not its %d earlier one(s) under others", len(trials), fp.Key(), others)
 	}
-	return best.Params.Clone(), space.Host{RAMBytes: st.RAMBytes, Cores: st.Cores}, what, nil
+	return best.Params.Clone(), space.HostSize{RAMBytes: st.RAMBytes, Cores: st.Cores}, what, nil
 }
 
 // seedConfig makes a seed's configuration one this study can measure and
@@ -255,7 +255,7 @@ func (r *run) studySeed(ctx context.Context, src SeedSource) (space.Config, spac
 //     the one the study pins anyway): it cannot be part of what this study
 //     tunes, and the rest of the seed still says something;
 //   - a name the catalogue does not know refuses the seed.
-func (r *run) seedConfig(arg string, cfg space.Config, from space.Host) (space.Config, []space.Rescaled, []string, error) {
+func (r *run) seedConfig(arg string, cfg space.Config, from space.HostSize) (space.Config, []space.Rescaled, []string, error) {
 	all := space.Lookup()
 	fixed := r.sp.Fixed()
 	kept := space.Config{}
@@ -280,7 +280,7 @@ func (r *run) seedConfig(arg string, cfg space.Config, from space.Host) (space.C
 		}
 		kept[k.Name] = v
 	}
-	scaled, rescaled := r.sp.Rescale(kept, from, space.Host{RAMBytes: r.host.RAMBytes, Cores: r.host.Cores}, r.engine.MemoryBudget)
+	scaled, rescaled := r.sp.Rescale(kept, from, space.HostSize{RAMBytes: r.host.RAMBytes, Cores: r.host.Cores}, r.engine.MemoryBudget)
 	out := space.Config{}
 	for _, name := range scaled.Names() {
 		k, _ := r.sp.Knob(name)

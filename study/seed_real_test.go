@@ -44,7 +44,7 @@ func TestSearchSeededFromCnfAndStudy(t *testing.T) {
 	old := seedDBOn(t, dir, space.Config{"innodb_buffer_pool_size": fmt.Sprint(1 << 30), "innodb_flush_neighbors": "0"}, host.Cores, 4*host.RAMBytes)
 	cfg := Config{Study: "seeded", DB: filepath.Join(dir, "t.db"), Trials: 4, Workdir: filepath.Join(dir, "sb"), Strategy: "random",
 		SeedFrom: []string{cnf, old + ":old"},
-		Bench:    Bench{Driver: "scripted", Workload: "scripted", Tables: 1, TableSize: 1, Threads: []int{4}},
+		Bench:    BenchSettings{Driver: "scripted", Workload: "scripted", Tables: 1, TableSize: 1, Threads: []int{4}},
 		Measure: Measure{Warmup: 4 * time.Second, Duration: 6 * time.Second, Lambda: 0.5, Objective: "tps", DipShare: 0.5,
 			SteadyBlock: 1 * time.Second, SteadySpread: 0.1, SteadyTrend: 0.1},
 		Space: Space{Durability: "strict", MemoryBudget: "75%", Apply: ApplyRestart}}

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/engine"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
 	"github.com/autotune/autotune/study/result"
-	"github.com/autotune/autotune/trial"
 )
 
 // logged is a Progress that keeps its log lines.
@@ -46,7 +46,7 @@ func seedDBOn(t *testing.T, dir string, params space.Config, cores int, ram int6
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.CreateStudy(ctx, storage.Study{Name: "old", Settings: `{"workload":"oltp_read_write","threads":16,"tables":8,"table_size":500000}`,
+	if err := db.CreateStudy(ctx, storage.StudyRecord{Name: "old", Settings: `{"workload":"oltp_read_write","threads":16,"tables":8,"table_size":500000}`,
 		ServerVersion: "10.11.19-MariaDB", Cores: cores, RAMBytes: ram}); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func seedRun(t *testing.T, dir string, from ...string) (*run, *logged) {
 	}
 	prog := &logged{}
 	return &run{cfg: Config{Study: "new", DB: filepath.Join(dir, "new.db"), SeedFrom: from}, prog: prog, sp: sp, base: sp.Fixed(),
-		host: runner.Host{Cores: 2, RAMBytes: 8 << 30}, engine: &trial.Engine{MemoryBudget: 6 << 30}}, prog
+		host: runner.Host{Cores: 2, RAMBytes: 8 << 30}, engine: &engine.Engine{MemoryBudget: 6 << 30}}, prog
 }
 
 func TestParseSeedFrom(t *testing.T) {
@@ -91,8 +91,8 @@ func TestParseSeedFrom(t *testing.T) {
 		err  string
 	}{
 		{arg: cnf, want: SeedSource{Cnf: cnf}},
-		{arg: cnf + ":ram=64G,cores=16", want: SeedSource{Cnf: cnf, From: space.Host{RAMBytes: 64 << 30, Cores: 16}}},
-		{arg: cnf + ":cores=8", want: SeedSource{Cnf: cnf, From: space.Host{Cores: 8}}},
+		{arg: cnf + ":ram=64G,cores=16", want: SeedSource{Cnf: cnf, From: space.HostSize{RAMBytes: 64 << 30, Cores: 16}}},
+		{arg: cnf + ":cores=8", want: SeedSource{Cnf: cnf, From: space.HostSize{Cores: 8}}},
 		{arg: db + ":old", want: SeedSource{DB: db, Study: "old"}},
 		{arg: "mysql://u@127.0.0.1:3306/at:old", want: SeedSource{DB: "mysql://u@127.0.0.1:3306/at", Study: "old"}},
 		{arg: db, err: "is a trials.db: name the study"},
@@ -194,7 +194,7 @@ func TestSeedRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := seedRun(t, dir, cnf)
-	r.cfg.Existing = &Existing{DSN: "root@tcp(127.0.0.1:3306)/"}
+	r.cfg.Existing = &ExistingServer{DSN: "root@tcp(127.0.0.1:3306)/"}
 	if _, err := r.loadSeeds(context.Background()); err == nil || !IsUsage(err) || !strings.Contains(err.Error(), "with --dsn seed from an earlier study") {
 		t.Errorf("my.cnf seed with --dsn: err %v", err)
 	}

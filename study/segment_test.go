@@ -60,7 +60,7 @@ func TestAllowChangesStartsANewSegment(t *testing.T) {
 			t.Fatal(err)
 		}
 		obs := &observing{Strategy: inner}
-		st := &search.Study{Name: "s", Strategy: obs, Store: storage.SegmentStore{DB: db, Key: op.Fingerprint.Key()}, FirstNumber: op.Next,
+		st := &search.Loop{Name: "s", Strategy: obs, Store: storage.SegmentStore{DB: db, Key: op.Fingerprint.Key()}, FirstNumber: op.Next,
 			MaxTrials: trials, Space: sp, Base: sp.Fixed(),
 			Objective: func(_ context.Context, tr search.Trial) (measure.Outcome, error) {
 				v := scale * float64(100+len(tr.Params))
@@ -220,7 +220,7 @@ func TestLegacyStudiesKeepTheirHistory(t *testing.T) {
 	defer db.Close()
 	legacy := storage.Manifest{Workload: "oltp_read_write", Threads: 4,
 		Space: &storage.SpaceManifest{Durability: "strict", BenchmarkBuilds: []storage.Build{{Name: "b", Path: bin}}}}
-	if err := db.CreateStudy(ctx, storage.Study{Name: "old", Settings: legacy.JSON(), Seed: 3, ServerVersion: "10.11.19-MariaDB", Cores: 2, RAMBytes: 8 << 30}); err != nil {
+	if err := db.CreateStudy(ctx, storage.StudyRecord{Name: "old", Settings: legacy.JSON(), Seed: 3, ServerVersion: "10.11.19-MariaDB", Cores: 2, RAMBytes: 8 << 30}); err != nil {
 		t.Fatal(err)
 	}
 	for n := range 2 {

@@ -11,7 +11,7 @@ import (
 // with the trials of its current conditions (storage.StudyTrials), as
 // report.WriteStudies lists them. Errors: the store cannot be opened or
 // read.
-func Studies(ctx context.Context, dbPath string) ([]storage.Study, [][]search.Trial, error) {
+func Studies(ctx context.Context, dbPath string) ([]storage.StudyRecord, [][]search.Trial, error) {
 	db, err := OpenExisting(dbPath)
 	if err != nil {
 		return nil, nil, err

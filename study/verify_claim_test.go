@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/engine"
 	"github.com/autotune/autotune/exportfile"
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/report"
@@ -17,7 +18,6 @@ import (
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
-	"github.com/autotune/autotune/trial"
 )
 
 // verify sets an export's claimed gain beside its own only when the
@@ -30,16 +30,16 @@ func TestVerifyComparesClaimsOfTheSameConditionsOnly(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	prog := &logged{}
-	cfg := Config{Bench: Bench{Workload: "oltp_read_write", Threads: []int{4}, Tables: 2, TableSize: 1000}, Measure: Measure{Lambda: 0.5, Objective: "tps"}}
+	cfg := Config{Bench: BenchSettings{Workload: "oltp_read_write", Threads: []int{4}, Tables: 2, TableSize: 1000}, Measure: Measure{Lambda: 0.5, Objective: "tps"}}
 	r := &run{cfg: cfg, prog: prog, version: "mariadbd  Ver 10.11.19-MariaDB", host: runner.Host{Cores: 2, RAMBytes: 8 << 30},
-		spaceM: &storage.SpaceManifest{Durability: "strict"}, engine: &trial.Engine{Bench: scripted{}}}
+		spaceM: &storage.SpaceManifest{Durability: "strict"}, engine: &engine.Engine{Bench: scripted{}}}
 	man, err := r.manifest(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	export := func(name string, m storage.Manifest, cores int) string {
 		t.Helper()
-		st := storage.Study{Name: "s", Settings: m.JSON(), ServerVersion: r.version, Cores: cores, RAMBytes: 8 << 30}
+		st := storage.StudyRecord{Name: "s", Settings: m.JSON(), ServerVersion: r.version, Cores: cores, RAMBytes: 8 << 30}
 		t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 		tr := func(n int, kind search.Kind, p space.Config, tps float64) search.Trial {
 			return search.Trial{Study: "s", Number: n, State: search.Complete, Kind: kind, Params: p, Started: t0, Ended: t0.Add(time.Minute),

@@ -81,7 +81,7 @@ func Worker(ctx context.Context, cfg Config, prog Progress) (err error) {
 		OnStale: func(t search.Trial) {
 			r.logf("trial %d was left by a dead worker (%s): marked interrupted, its config will be measured again", t.Number, t.Failure)
 		},
-		OnTrial: func(e search.Event) { prog.Emit(result.TrialEnded{Event: e}) },
+		OnTrial: func(e search.Standing) { prog.Emit(result.TrialEnded{Standing: e}) },
 	}
 	wres, err := w.Run(ctx)
 	if err != nil {

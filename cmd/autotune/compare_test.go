@@ -190,7 +190,7 @@ func TestCompareRefusesOtherWorkloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateStudy(ctx, storage.Study{Name: "ro", Settings: `{"workload":"oltp_read_only","threads":32,"tables":8,"table_size":500000,"lambda":0.5,"measure":{"objective":"qps"}}`,
+	if err := s.CreateStudy(ctx, storage.StudyRecord{Name: "ro", Settings: `{"workload":"oltp_read_only","threads":32,"tables":8,"table_size":500000,"lambda":0.5,"measure":{"objective":"qps"}}`,
 		ServerVersion: "10.11.19-MariaDB-0+deb12u1", Cores: 2, RAMBytes: 24 << 30, Created: fixtureT0}); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestCompareRefusesOtherWorkloads(t *testing.T) {
 	if s, err = storage.Open(rel); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateStudy(ctx, storage.Study{Name: "fix", Settings: m.JSON(), Cores: 2, RAMBytes: 24 << 30, Created: fixtureT0}); err != nil {
+	if err := s.CreateStudy(ctx, storage.StudyRecord{Name: "fix", Settings: m.JSON(), Cores: 2, RAMBytes: 24 << 30, Created: fixtureT0}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autotune/autotune/engine"
 	"github.com/autotune/autotune/internal/realtest"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
-	"github.com/autotune/autotune/trial"
 )
 
 // existingServer is a MariaDB the test starts and restarts through a
@@ -141,8 +141,8 @@ func (s *existingServer) assertRestored(t *testing.T, orig map[string]string) {
 	if err != nil || string(b) != s.origInclude {
 		t.Errorf("include file not restored: %q, %v", b, err)
 	}
-	if _, err := os.Stat(trial.StatePath(s.include)); err == nil {
-		t.Errorf("saved state %s left behind", trial.StatePath(s.include))
+	if _, err := os.Stat(engine.StatePath(s.include)); err == nil {
+		t.Errorf("saved state %s left behind", engine.StatePath(s.include))
 	}
 }
 

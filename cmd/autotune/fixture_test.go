@@ -46,7 +46,7 @@ func fixtureDB(t *testing.T) string {
 	}
 	defer db.Close()
 	for i, name := range []string{"fix", "small", "empty"} {
-		st := storage.Study{Name: name, Settings: fixtureSettings, Seed: 42, ServerVersion: "10.11.19-MariaDB-0+deb12u1",
+		st := storage.StudyRecord{Name: name, Settings: fixtureSettings, Seed: 42, ServerVersion: "10.11.19-MariaDB-0+deb12u1",
 			Cores: 2, RAMBytes: 24 << 30, Created: fixtureT0.Add(time.Duration(i) * time.Hour)}
 		if err := db.CreateStudy(ctx, st); err != nil {
 			t.Fatal(err)

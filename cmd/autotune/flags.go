@@ -149,7 +149,7 @@ func (o *benchFlags) apply(c *study.Config) error {
 	// A flag the driver does not honour leaves its setting zero: it is
 	// none of the study's (its manifest).
 	honours := func(flag string) bool { return study.HonoursFlag(driver, flag) }
-	c.Bench = study.Bench{Driver: driver, Workload: o.workload, Threads: o.threads}
+	c.Bench = study.BenchSettings{Driver: driver, Workload: o.workload, Threads: o.threads}
 	b := &c.Bench
 	if honours("sysbench") {
 		b.Path = o.sysbench
@@ -464,7 +464,7 @@ func (o *existingFlags) apply(c *study.Config) error {
 			return usagef("--restart-cmd %q: want a command and its arguments (quoted like in a shell; no shell features): %v", o.restartCmd, err)
 		}
 	}
-	c.Existing = &study.Existing{DSN: o.dsn, PasswordFile: o.passwordFile, ConfigFile: o.configFile, RestartCmd: argv,
+	c.Existing = &study.ExistingServer{DSN: o.dsn, PasswordFile: o.passwordFile, ConfigFile: o.configFile, RestartCmd: argv,
 		AllowRestart: o.allowRestart, NotSandbox: o.notSandbox}
 	return nil
 }

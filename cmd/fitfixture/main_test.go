@@ -27,7 +27,7 @@ func TestFitFixture(t *testing.T) {
 	}
 	t0 := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
 	settings := `{"workload":"oltp_read_write","threads":16,"tables":8,"table_size":500000}`
-	if err := db.CreateStudy(ctx, storage.Study{Name: "r", Settings: settings, Seed: 1, Cores: 2, RAMBytes: 24 << 30, Created: t0}); err != nil {
+	if err := db.CreateStudy(ctx, storage.StudyRecord{Name: "r", Settings: settings, Seed: 1, Cores: 2, RAMBytes: 24 << 30, Created: t0}); err != nil {
 		t.Fatal(err)
 	}
 	for n, bp := range []string{"", "1073741824", "4294967296"} {

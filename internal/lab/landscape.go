@@ -1,5 +1,5 @@
 // Package lab compares search strategies without a server: each
-// strategy runs the real study loop (search.Study: baseline first, warm
+// strategy runs the real study loop (search.Loop: baseline first, warm
 // start, failed-trial penalties) against a landscape, an objective that
 // answers in microseconds, over many seeds, and the harness reports how
 // many trials each needs to reach 90 % and 95 % of the best known score

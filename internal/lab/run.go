@@ -83,7 +83,7 @@ type Run struct {
 	Elapsed time.Duration
 }
 
-// RunOne runs strategy on l for one seed through search.Study (on
+// RunOne runs strategy on l for one seed through search.Loop (on
 // l.Draw(seed) when l is a Family). confirm is Options.Confirm.
 func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials int, warm bool, confirm int) (Run, error) {
 	t0 := time.Now()
@@ -128,7 +128,7 @@ func RunOne(ctx context.Context, l Landscape, strategy string, seed int, trials 
 	}
 	// As a real study (study.Run): every configuration repaired and
 	// recorded in its canonical form.
-	study := &search.Study{Name: "harness", Strategy: st, Objective: obj, Store: &search.MemoryStore{}, MaxTrials: trials, WarmStart: ws, Space: sp}
+	study := &search.Loop{Name: "harness", Strategy: st, Objective: obj, Store: &search.MemoryStore{}, MaxTrials: trials, WarmStart: ws, Space: sp}
 	if confirm != 0 {
 		study.Confirm = &search.Confirmation{Repeats: confirm}
 	}

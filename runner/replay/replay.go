@@ -66,7 +66,7 @@ type Options struct {
 	Prepared bool
 }
 
-// Replay is the replay driver: it implements trial.Benchmark.
+// Replay is the replay driver: it implements engine.Benchmark.
 type Replay struct {
 	opts     Options
 	w        *workload.Workload
@@ -179,7 +179,7 @@ func (r *Replay) Definition(ctx context.Context) (benchdef.Definition, error) {
 
 // ErrorShiftLimit is MaxErrorShift: a trial whose error rate moves more
 // than this from the baseline's is invalid, because the replay no longer
-// matches the data (search.Study.MaxErrorShift).
+// matches the data (search.Loop.MaxErrorShift).
 func (r *Replay) ErrorShiftLimit() float64 { return MaxErrorShift }
 
 // Dataset identifies the data: the dump's SHA-256, so a changed dump

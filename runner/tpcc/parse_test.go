@@ -56,7 +56,7 @@ func TestParseRealOutputs(t *testing.T) {
 
 // The facts the score depends on, read from the real run: 7 reports of
 // one second (go-tpc's last tick races with the end of its --time 8s; the
-// engine asks for a few seconds more than it needs, trial.RunSlack), New-Order per second from its count, the 95th percentile of
+// engine asks for a few seconds more than it needs, engine.RunSlack), New-Order per second from its count, the 95th percentile of
 // New-Order, every transaction type in the all-transaction rate, and the
 // summary's tpmC.
 func TestParseRealRunFacts(t *testing.T) {

@@ -46,8 +46,8 @@ type Sample struct {
 }
 
 // TrialEnded is a finished trial with the study's best and baseline
-// (search.Study.OnTrial).
-type TrialEnded struct{ search.Event }
+// (search.Loop.OnTrial).
+type TrialEnded struct{ search.Standing }
 
 // Done is the end of the study: its result and the next step to suggest
 // (Hint). It closes a live display.

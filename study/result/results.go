@@ -104,7 +104,7 @@ type ComparedStudy struct {
 	// the studies come from several stores.
 	Label string
 	// Study is the study row (host, server version, settings).
-	Study storage.Study
+	Study storage.StudyRecord
 	// Trials are the study's trials, ordered by number.
 	Trials []search.Trial
 	// Minimal is the study's minimal configuration (the smallest set of

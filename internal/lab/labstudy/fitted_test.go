@@ -36,7 +36,7 @@ func storeFixture(t *testing.T, file, name string) (string, []byte) {
 	}
 	defer db.Close()
 	t0 := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
-	if err := db.CreateStudy(ctx, storage.Study{Name: name, Settings: fix.Settings, Seed: 1, Cores: fix.Cores, RAMBytes: fix.RAMBytes, Created: t0}); err != nil {
+	if err := db.CreateStudy(ctx, storage.StudyRecord{Name: name, Settings: fix.Settings, Seed: 1, Cores: fix.Cores, RAMBytes: fix.RAMBytes, Created: t0}); err != nil {
 		t.Fatal(err)
 	}
 	for i, ft := range fix.Trials {

@@ -1,4 +1,4 @@
-package trial
+package engine
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func testRealTPCCPrepareRunScore(t *testing.T, s realtest.Server) {
 	}
 	t.Logf("prepare and check of 1 warehouse: %.0f s", time.Since(t0).Seconds())
 
-	m := Measurement{Levels: []int{2}, Duration: 6 * time.Second,
+	m := Protocol{Levels: []int{2}, Duration: 6 * time.Second,
 		Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule(), PollEvery: time.Second}
 	out := measure.Outcome{Phases: map[string]float64{}}
 	if err := m.measure(ctx, b, srv, &out); err != nil {

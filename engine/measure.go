@@ -1,4 +1,4 @@
-package trial
+package engine
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"github.com/autotune/autotune/runner"
 )
 
-// Measurement says how a running server is measured: for each thread level
+// Protocol says how a running server is measured: for each thread level
 // one benchmark run of up to WarmupMax + Duration, stopped as soon as the
 // measurement window (Duration after the detected warm-up) is complete,
 // or earlier when the trial is pruned.
-type Measurement struct {
+type Protocol struct {
 	// Levels are the client thread counts, measured in order.
 	Levels []int
 	// WarmupCap is the expected longest warm-up: the window starts once
@@ -81,7 +81,7 @@ type errNotScored struct{ error }
 // measure phases. It returns ctx.Err() when cancelled, a *RestartedError
 // when the server restarted during a run, the benchmark's error when a run
 // failed, and errNotScored when a run could not be scored.
-func (m Measurement) measure(ctx context.Context, b Benchmark, srv *runner.Server, out *measure.Outcome) error {
+func (m Protocol) measure(ctx context.Context, b Benchmark, srv *runner.Server, out *measure.Outcome) error {
 	var warm, total float64
 	for i, threads := range m.Levels {
 		t0 := time.Now()
@@ -153,7 +153,7 @@ func sampleOf(iv runner.Interval, threads int) measure.Sample {
 // at its length plus Deadlines.BenchGrace is killed (*Overran). With a
 // pruning threshold the level stops early (errPruned, lvl scored on its
 // partial window) when PruneRule says so.
-func (m Measurement) level(ctx context.Context, b Benchmark, srv *runner.Server, threads int) (measure.Level, []measure.Sample, runner.BenchResult, error) {
+func (m Protocol) level(ctx context.Context, b Benchmark, srv *runner.Server, threads int) (measure.Level, []measure.Sample, runner.BenchResult, error) {
 	lvl := measure.Level{Threads: threads}
 	maxWarm := max(m.WarmupMax, m.WarmupCap)
 	maxS, durS := int(maxWarm/time.Second), int(m.Duration/time.Second)

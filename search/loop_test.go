@@ -76,9 +76,9 @@ func landscape(seed uint64) Objective {
 	return func(ctx context.Context, t Trial) (measure.Outcome, error) { return f(ctx, t.Params) }
 }
 
-func newStudy(t *testing.T, store Store, obj Objective, seed int64) *Study {
+func newStudy(t *testing.T, store Store, obj Objective, seed int64) *Loop {
 	t.Helper()
-	return &Study{Name: "s", Strategy: newUniform(space.Default(), seed), Objective: obj, Store: store}
+	return &Loop{Name: "s", Strategy: newUniform(space.Default(), seed), Objective: obj, Store: store}
 }
 
 func TestStudyBaselineFirstAndFindsBetter(t *testing.T) {
@@ -275,7 +275,7 @@ func (screenStrategy) Tell(ctx context.Context, p Proposal, v float64) error { r
 
 func TestStudyPreparesEveryProposedKind(t *testing.T) {
 	store := newMemStore()
-	s := &Study{Name: "s", Strategy: screenStrategy{}, Objective: landscape(9), Store: store, MaxTrials: 3, Space: space.Default()}
+	s := &Loop{Name: "s", Strategy: screenStrategy{}, Objective: landscape(9), Store: store, MaxTrials: 3, Space: space.Default()}
 	res, err := s.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -310,7 +310,7 @@ func TestStudyGroupsAConfigurationListedInFull(t *testing.T) {
 	sp := space.Default()
 	warm := space.Config{"innodb_buffer_pool_size": "1073741824", "innodb_io_capacity": "1500", "innodb_log_file_size": "268435456"}
 	store := newMemStore()
-	s := &Study{Name: "s", Strategy: fullStrategy{sp, warm}, Objective: landscape(3), Store: store, MaxTrials: 4,
+	s := &Loop{Name: "s", Strategy: fullStrategy{sp, warm}, Objective: landscape(3), Store: store, MaxTrials: 4,
 		WarmStart: []Proposal{{Config: warm, Kind: Expert, Handle: -1}}, Space: sp}
 	res, err := s.Run(context.Background())
 	if err != nil {

@@ -1,4 +1,4 @@
-package trial
+package engine
 
 import (
 	"context"
@@ -109,7 +109,7 @@ func TestRestartDuringBenchmarkVoidsTrial(t *testing.T) {
 		return Applied{Server: &runner.Server{Socket: "/nonexistent/sock"}, Release: func(bool, *measure.Outcome) {}}, nil
 	}}
 	fb := &fakeBench{emitted: map[int]int{}, tps: func(_, _ int) float64 { return 100 }, fail: &RestartedError{Why: "Uptime decreased (500 -> 1)"}}
-	e := &Engine{Target: ft, Bench: fb, Space: space.Default(), Measure: Measurement{Levels: []int{2}, Duration: 10 * time.Second,
+	e := &Engine{Target: ft, Bench: fb, Space: space.Default(), Measure: Protocol{Levels: []int{2}, Duration: 10 * time.Second,
 		Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule()}}
 	out, err := e.Run(context.Background(), search.Trial{Number: 7, Params: space.Config{}})
 	var re *RestartedError

@@ -1,4 +1,4 @@
-package trial
+package engine
 
 import (
 	"cmp"
@@ -122,7 +122,7 @@ type Engine struct {
 	// Space is the knob space the configurations come from.
 	Space *space.Space
 	// Measure says how a running server is measured and scored.
-	Measure Measurement
+	Measure Protocol
 	// MemoryBudget rejects, before anything starts, a configuration whose
 	// estimated memory (space.EstimateMemory) is larger (bytes; 0: none).
 	MemoryBudget int64

@@ -18,8 +18,8 @@ import (
 // storage or sandbox trouble).
 type Objective func(ctx context.Context, t Trial) (measure.Outcome, error)
 
-// Event reports a finished trial to the progress display.
-type Event struct {
+// Standing reports a finished trial to the progress display.
+type Standing struct {
 	// Trial is the finished trial.
 	Trial Trial
 	// Best is the best complete trial so far (Number −1 when none).
@@ -34,10 +34,10 @@ type Event struct {
 	Note string
 }
 
-// Study runs trials until its budget or trial cap is reached. Fields are
+// Loop runs trials until its budget or trial cap is reached. Fields are
 // set by the caller; Strategy, Objective and Store are required (Strategy
 // not with MinimizeOnly).
-type Study struct {
+type Loop struct {
 	// Name is the study name in the store.
 	Name string
 	// Strategy proposes sampled configurations.
@@ -61,7 +61,7 @@ type Study struct {
 	// and then no budget is reserved for re-measurements.
 	Confirm *Confirmation
 	// OnTrial, when set, is called after each finished trial.
-	OnTrial func(Event)
+	OnTrial func(Standing)
 	// Base is set under every trial's configuration: the baseline trial
 	// measures Base itself, a sampled trial Base with the proposal on top.
 	// It holds the pinned knobs (durability policy, space file) and the
@@ -157,10 +157,10 @@ const (
 	// StopTrials: the trial cap was reached.
 	StopTrials StopReason = "trial cap reached"
 	// StopReserve: what is left of the budget is reserved for the final
-	// A/B runs of the confirmation policy (Study.Confirm) and the
-	// minimisation (Study.Minimize); never when both are off.
+	// A/B runs of the confirmation policy (Loop.Confirm) and the
+	// minimisation (Loop.Minimize); never when both are off.
 	StopReserve StopReason = "search budget used (the rest is reserved for the final A/B runs and the minimisation)"
-	// StopMinimized: Study.MinimizeOnly ran the minimisation to its end
+	// StopMinimized: Loop.MinimizeOnly ran the minimisation to its end
 	// (or there was nothing to minimise).
 	StopMinimized StopReason = "minimisation done"
 )
@@ -232,7 +232,7 @@ func penalty(trials []Trial) float64 {
 // On cancellation the running trial is recorded Interrupted (not counted)
 // and ctx.Err() is returned. A failing baseline returns ErrBaselineFailed.
 // Storage errors stop the study.
-func (s *Study) Run(ctx context.Context) (Result, error) {
+func (s *Loop) Run(ctx context.Context) (Result, error) {
 	r, err := s.begin(ctx)
 	if err != nil {
 		return Result{}, err
@@ -256,10 +256,10 @@ func (s *Study) Run(ctx context.Context) (Result, error) {
 	}
 }
 
-// studyRun is the state of one Study.Run: the study's trials so far, its
+// studyRun is the state of one Loop.Run: the study's trials so far, its
 // search phase, the budget spent and the plan.
 type studyRun struct {
-	s       *Study
+	s       *Loop
 	now     func() time.Time
 	trials  []Trial
 	search  searchPhase
@@ -272,7 +272,7 @@ type studyRun struct {
 
 // begin loads the study's trials, tells them to the strategy and
 // makes the first plan.
-func (s *Study) begin(ctx context.Context) (*studyRun, error) {
+func (s *Loop) begin(ctx context.Context) (*studyRun, error) {
 	r := &studyRun{s: s, now: s.Now, spent: s.Spent, mark: s.Start}
 	if r.now == nil {
 		r.now = time.Now
@@ -433,7 +433,7 @@ func (r *studyRun) finish(ctx context.Context, p Proposal, t Trial, out measure.
 	}
 	if s.OnTrial != nil {
 		best, base := Best(r.trials)
-		s.OnTrial(Event{Trial: t, Best: best, Baseline: base, Spent: r.spent, Budget: s.Budget, Note: note})
+		s.OnTrial(Standing{Trial: t, Best: best, Baseline: base, Spent: r.spent, Budget: s.Budget, Note: note})
 	}
 	r.plan.after(r.trials, r.spent)
 	return nil
@@ -480,7 +480,7 @@ func stopsStudy(ctx context.Context, t Trial, oerr error) error {
 // that pessimistic cost, and what it leaves narrows the gain's interval.
 // So does a minimisation that began and stopped short of done (a step
 // split a block, and the steps it then needs no longer fit).
-func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetStop bool) (Proposal, RepeatLink, bool) {
+func (s *Loop) finalRun(trials []Trial, used time.Duration, minimize, budgetStop bool) (Proposal, RepeatLink, bool) {
 	if !s.MinimizeOnly {
 		extend := budgetStop && s.Budget > 0 && !(s.Minimize != nil && minimize && s.minimizeFits(trials, used))
 		if p, rep, ok := s.Confirm.nextAB(trials, s.Goal, s.Budget, max(0, s.Budget-used), extend); ok {
@@ -509,7 +509,7 @@ func (s *Study) finalRun(trials []Trial, used time.Duration, minimize, budgetSto
 // minimizeFits reports whether the minimisation has begun, or the runs
 // it needs at least (Minimization.needRuns, at the trial cost estimate)
 // fit in the budget left after used.
-func (s *Study) minimizeFits(trials []Trial, used time.Duration) bool {
+func (s *Loop) minimizeFits(trials []Trial, used time.Duration) bool {
 	if minimizationBegun(trials) {
 		return true
 	}
@@ -539,7 +539,7 @@ type Shape struct {
 	// Base is set under every configuration: the pinned knobs and the
 	// user's baseline my.cnf; nil is the server defaults.
 	Base space.Config
-	// Verbatim leaves out the canonical form (see Study.Verbatim).
+	// Verbatim leaves out the canonical form (see Loop.Verbatim).
 	Verbatim bool
 }
 

@@ -1,4 +1,4 @@
-package trial
+package engine
 
 import (
 	"bytes"
@@ -23,12 +23,12 @@ const StopTimeout = 2 * time.Minute
 // before the study stops.
 const maxDiskFull = 3
 
-// Sandbox is the Target of a sandboxed server: every trial restores the
+// SandboxTarget is the Target of a sandboxed server: every trial restores the
 // dataset snapshot into a fresh datadir and starts the server (a child
 // process) with the trial's options; with Dynamic set, a trial that only
 // changes dynamic knobs from the previous one applies them with SET GLOBAL
 // on the running server instead.
-type Sandbox struct {
+type SandboxTarget struct {
 	// Box is the sandbox directory (snapshot, datadirs, socket, logs).
 	Box *runner.Sandbox
 	// Space renders the options and tells dynamic knobs apart.
@@ -68,7 +68,7 @@ type Sandbox struct {
 // Prepare builds the dataset snapshot once: a fresh datadir, b.Prepare,
 // a clean stop. An existing snapshot of the same dataset and server
 // version is kept.
-func (s *Sandbox) Prepare(ctx context.Context, b Benchmark, logf func(string, ...any)) error {
+func (s *SandboxTarget) Prepare(ctx context.Context, b Benchmark, logf func(string, ...any)) error {
 	ds := b.Dataset()
 	ds.ServerVersion = s.Default.Version
 	ds.PageList = s.Preload
@@ -96,7 +96,7 @@ func (s *Sandbox) Prepare(ctx context.Context, b Benchmark, logf func(string, ..
 }
 
 // Close stops a server kept running by Dynamic and removes its datadir.
-func (s *Sandbox) Close(context.Context) error {
+func (s *SandboxTarget) Close(context.Context) error {
 	if s.live != nil {
 		_ = s.live.Stop(StopTimeout)
 		s.live = nil
@@ -108,7 +108,7 @@ func (s *Sandbox) Close(context.Context) error {
 
 // removeDatadir deletes a trial datadir once its server has stopped, so
 // the disk holds one copy of the dataset between trials.
-func (s *Sandbox) removeDatadir(dir string) {
+func (s *SandboxTarget) removeDatadir(dir string) {
 	if dir == "" {
 		return
 	}
@@ -180,7 +180,7 @@ func dynamicChanges(sp *space.Space, prev, cfg space.Config) ([]runner.Assignmen
 
 // Apply implements Target: SET GLOBAL on the kept server when Dynamic
 // allows it, else restore the snapshot and start the server.
-func (s *Sandbox) Apply(ctx context.Context, req Request) (Applied, error) {
+func (s *SandboxTarget) Apply(ctx context.Context, req Request) (Applied, error) {
 	cfg, out := req.Trial.Params, req.Out
 	bin := s.Default
 	if name := cfg["server_build"]; name != "" {
@@ -240,7 +240,7 @@ func (s *Sandbox) Apply(ctx context.Context, req Request) (Applied, error) {
 // start restores the snapshot into a fresh datadir and starts bin on it
 // with the trial's options. A start the server refuses is *Refused; a
 // full disk at maxDiskFull starts in a row stops the study.
-func (s *Sandbox) start(ctx context.Context, req Request, bin runner.Binary) (*runner.Server, string, error) {
+func (s *SandboxTarget) start(ctx context.Context, req Request, bin runner.Binary) (*runner.Server, string, error) {
 	out := req.Out
 	dl := s.Deadlines.orDefault()
 	req.Enter(measure.PhaseRestoring)
@@ -353,6 +353,6 @@ func outOfMemory(cg *runner.Cgroup, when, failure, excerpt string) *Refused {
 
 // killedForMemory reports whether the kernel killed a process of the
 // host profile's cgroup since the current trial's restore began.
-func (s *Sandbox) killedForMemory() bool {
+func (s *SandboxTarget) killedForMemory() bool {
 	return s.Box.Cgroup != nil && s.Box.Cgroup.OOMKills() > s.oomKills
 }

@@ -1,4 +1,4 @@
-// Package trial is autotune's trial engine: it turns one proposed
+// Package engine is autotune's trial engine: it turns one proposed
 // configuration (a search.Trial) into a scored outcome, the same way in
 // every mode (sandbox search, existing server, worker, noise).
 //
@@ -23,4 +23,4 @@
 // Benchmark. Benchmark drivers live in their own packages under runner/
 // (runner/sysbench, runner/benchcmd) and implement Benchmark without
 // importing this package.
-package trial
+package engine

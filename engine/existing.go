@@ -1,4 +1,4 @@
-package trial
+package engine
 
 import (
 	"bytes"
@@ -34,13 +34,13 @@ type savedState struct {
 // while a study changes them: next to the include file.
 func StatePath(include string) string { return include + ".autotune-saved.json" }
 
-// Existing is the Target of a server autotune did not start: each trial's
+// ExistingTarget is the Target of a server autotune did not start: each trial's
 // knobs are written into an include file that the server's my.cnf
 // !includes, dynamic knobs are changed with SET GLOBAL and, when a static
 // knob changes, the server is restarted by the user's command. Knobs a
 // trial leaves out get their original values. Close puts the original
 // settings back. Trials see an evolving dataset: there is no snapshot.
-type Existing struct {
+type ExistingTarget struct {
 	ex      *runner.Existing
 	sp      *space.Space
 	include string
@@ -54,8 +54,8 @@ type Existing struct {
 // earlier, killed autotune left behind (StatePath), then reads and saves
 // the original values of every knob of sp and the include file. Errors
 // name the file or the server call that failed.
-func OpenExisting(ctx context.Context, ex *runner.Existing, sp *space.Space, include string, logf func(string, ...any)) (*Existing, error) {
-	r := &Existing{ex: ex, sp: sp, include: include, logf: logf}
+func OpenExisting(ctx context.Context, ex *runner.Existing, sp *space.Space, include string, logf func(string, ...any)) (*ExistingTarget, error) {
+	r := &ExistingTarget{ex: ex, sp: sp, include: include, logf: logf}
 	if b, err := os.ReadFile(StatePath(include)); err == nil {
 		if err := json.Unmarshal(b, &r.orig); err != nil {
 			return nil, fmt.Errorf("%s: %w (delete it once the server's settings are as you want them)", StatePath(include), err)
@@ -93,7 +93,7 @@ func OpenExisting(ctx context.Context, ex *runner.Existing, sp *space.Space, inc
 // benchmark without sbtest tables (Dataset.Tables 0: the replay, on the
 // data the server holds) prepares itself: b.Prepare checks its data is
 // there.
-func (r *Existing) Prepare(ctx context.Context, b Benchmark, logf func(string, ...any)) error {
+func (r *ExistingTarget) Prepare(ctx context.Context, b Benchmark, logf func(string, ...any)) error {
 	ds := b.Dataset()
 	if ds.Tables == 0 {
 		return b.Prepare(ctx, r.ex.Target())
@@ -156,7 +156,7 @@ func writeInclude(path, content string) error {
 // globals reads the server's value of every knob of the space, keyed by
 // knob name (each read under its variable on this server, Space.Variable:
 // innodb_redo_log_capacity for innodb_log_file_size on MySQL 8.0.30+).
-func (r *Existing) globals(ctx context.Context) (map[string]string, error) {
+func (r *ExistingTarget) globals(ctx context.Context) (map[string]string, error) {
 	var vars []string
 	for _, k := range r.sp.Knobs() {
 		vars = append(vars, r.sp.Variable(k.Name))
@@ -172,7 +172,7 @@ func (r *Existing) globals(ctx context.Context) (map[string]string, error) {
 	return out, nil
 }
 
-func (r *Existing) restoreInclude() error {
+func (r *ExistingTarget) restoreInclude() error {
 	if !r.orig.HadInclude {
 		if err := os.Remove(r.include); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -186,7 +186,7 @@ func (r *Existing) restoreInclude() error {
 // changes, SET GLOBAL for dynamic ones. A refused restart puts the
 // original include back and restarts again (an error when the server does
 // not come back either); a refused SET GLOBAL is *Refused.
-func (r *Existing) Apply(ctx context.Context, req Request) (Applied, error) {
+func (r *ExistingTarget) Apply(ctx context.Context, req Request) (Applied, error) {
 	t0 := time.Now()
 	cfg, out := req.Trial.Params, req.Out
 	req.Enter(measure.PhaseStarting)
@@ -210,7 +210,7 @@ func (r *Existing) Apply(ctx context.Context, req Request) (Applied, error) {
 	return Applied{Server: r.ex.Target(), Release: func(bool, *measure.Outcome) {}}, nil
 }
 
-func (r *Existing) apply(ctx context.Context, cfg space.Config, content string, restarted *bool) error {
+func (r *ExistingTarget) apply(ctx context.Context, cfg space.Config, content string, restarted *bool) error {
 	want := map[string]string{}
 	for _, k := range r.sp.Knobs() {
 		if v, ok := cfg[k.Name]; ok {
@@ -279,7 +279,7 @@ func (r *Existing) apply(ctx context.Context, cfg space.Config, content string, 
 // a static knob differs from its original, SET GLOBAL for the dynamic
 // ones; then checks every knob and removes the saved state. It ignores
 // ctx's cancellation (it runs after Ctrl-C) but not a 5-minute limit.
-func (r *Existing) Close(ctx context.Context) error {
+func (r *ExistingTarget) Close(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
 	if err := r.restoreInclude(); err != nil {
@@ -337,4 +337,4 @@ func (r *Existing) Close(ctx context.Context) error {
 }
 
 // Addr is the server's address without credentials.
-func (r *Existing) Addr() string { return r.ex.Addr() }
+func (r *ExistingTarget) Addr() string { return r.ex.Addr() }

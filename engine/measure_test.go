@@ -1,4 +1,4 @@
-package trial
+package engine
 
 import (
 	"context"
@@ -59,7 +59,7 @@ func TestMeasurerWarmupEarlyStopAndLevels(t *testing.T) {
 		}
 		return base
 	}}
-	m := Measurement{Levels: []int{2, 8}, WarmupCap: 30 * time.Second, Duration: 20 * time.Second,
+	m := Protocol{Levels: []int{2, 8}, WarmupCap: 30 * time.Second, Duration: 20 * time.Second,
 		Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule(), PollEvery: time.Second}
 	var b Benchmark = fb
 	out := measure.Outcome{Phases: map[string]float64{}}
@@ -144,7 +144,7 @@ func (h *hangingBench) Run(ctx context.Context, _ *runner.Server, r runner.Bench
 // A benchmark still running at its length plus the grace period is killed
 // and the level fails as overrun, with the samples that arrived.
 func TestBenchmarkOverrunIsKilled(t *testing.T) {
-	m := Measurement{Levels: []int{4}, Duration: time.Second, Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule(),
+	m := Protocol{Levels: []int{4}, Duration: time.Second, Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule(),
 		Deadlines: Deadlines{BenchGrace: 100 * time.Millisecond}}
 	out := measure.Outcome{Phases: map[string]float64{}}
 	t0 := time.Now()
@@ -166,7 +166,7 @@ func TestRisingSeriesExtendsTheWarmup(t *testing.T) {
 	ramp := func(_, sec int) float64 { // rises until 40 s, then flat
 		return 300 + 700*math.Min(float64(sec), 40)/40
 	}
-	m := Measurement{Levels: []int{16}, WarmupCap: 20 * time.Second, WarmupMax: 60 * time.Second, Duration: 20 * time.Second,
+	m := Protocol{Levels: []int{16}, WarmupCap: 20 * time.Second, WarmupMax: 60 * time.Second, Duration: 20 * time.Second,
 		Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule()}
 	fb := &fakeBench{emitted: map[int]int{}, tps: ramp}
 	out := measure.Outcome{Phases: map[string]float64{}}
@@ -192,7 +192,7 @@ func TestRisingSeriesExtendsTheWarmup(t *testing.T) {
 // warm-up, never one that stays above it, and never during warm-up.
 func TestPruning(t *testing.T) {
 	run := func(tps func(int, int) float64, below float64, off bool) (measure.Outcome, int) {
-		m := Measurement{Levels: []int{16}, WarmupCap: 30 * time.Second, Duration: 60 * time.Second,
+		m := Protocol{Levels: []int{16}, WarmupCap: 30 * time.Second, Duration: 60 * time.Second,
 			Steady: measure.DefaultSteadyRule(), Score: measure.DefaultScoreRule(), Prune: PruneRule{Off: off}, pruneBelow: below}
 		fb := &fakeBench{emitted: map[int]int{}, tps: tps}
 		out := measure.Outcome{Phases: map[string]float64{}}
@@ -227,7 +227,7 @@ func TestPruning(t *testing.T) {
 
 // A restore that hangs is stopped at its deadline and fails the trial.
 func TestRestoreDeadline(t *testing.T) {
-	s := &Sandbox{Box: &runner.Sandbox{Dir: t.TempDir()}, Deadlines: Deadlines{Restore: 100 * time.Millisecond},
+	s := &SandboxTarget{Box: &runner.Sandbox{Dir: t.TempDir()}, Deadlines: Deadlines{Restore: 100 * time.Millisecond},
 		restore: func(ctx context.Context) (string, error) { <-ctx.Done(); return "", ctx.Err() }}
 	out := measure.Outcome{Phases: map[string]float64{}}
 	_, _, err := s.start(context.Background(), Request{Trial: search.Trial{Number: 1}, Out: &out, Enter: func(string) {}}, runner.Binary{})
