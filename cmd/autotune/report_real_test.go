@@ -111,14 +111,15 @@ func TestRealStudyProgressReportExport(t *testing.T) {
 
 // checkEventStream checks the --json output of a finished study: one JSON
 // object per line; each complete trial went through the five phases in
-// order, with one sample event per sample stored; the last event is done
-// with the trial count and the best trial.
+// order, with one sample event per sample stored; a summary event with
+// the conclusion (its text as the plain output prints it) comes before the
+// last event, done, with the trial count and the best trial.
 func checkEventStream(t *testing.T, out, dbPath string) {
 	t.Helper()
 	phases := map[int][]string{}
 	samples := map[int]int{}
 	states := map[int]string{}
-	var last map[string]any
+	var last, summary map[string]any
 	for i, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		var e struct {
 			Event  string `json:"event"`
@@ -131,6 +132,7 @@ func checkEventStream(t *testing.T, out, dbPath string) {
 		if err := json.Unmarshal([]byte(l), &e); err != nil {
 			t.Fatalf("line %d is not a JSON event: %v\n%s", i+1, err, l)
 		}
+		last = nil // a fresh map per line: summary keeps its own
 		_ = json.Unmarshal([]byte(l), &last)
 		switch e.Event {
 		case "phase":
@@ -139,6 +141,8 @@ func checkEventStream(t *testing.T, out, dbPath string) {
 			samples[*e.Trial]++
 		case "trial":
 			states[*e.Trial] = e.Result.State
+		case "summary":
+			summary = last
 		}
 	}
 	if len(states) != 6 {
@@ -170,6 +174,12 @@ func checkEventStream(t *testing.T, out, dbPath string) {
 	status, _ := last["status"].(map[string]any)
 	if status["finished"] != 6.0 || status["best"] == nil {
 		t.Errorf("done status: %v", status)
+	}
+	sum, _ := summary["summary"].(map[string]any)
+	text, _ := summary["text"].(string)
+	conclusion, _ := sum["conclusion"].(string)
+	if conclusion == "" || !strings.Contains(text, "conclusion: "+conclusion) || sum["best_trial"] == nil {
+		t.Errorf("summary event: %v", summary)
 	}
 }
 
