@@ -1,8 +1,10 @@
 package search
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/autotune/autotune/measure"
@@ -60,6 +62,35 @@ type Confirmation struct {
 // ConfirmAuto as Confirmation.Repeats chooses each search trial's
 // confirmations from the noise (Needed).
 const ConfirmAuto = -1
+
+// ConfirmCount is the text form of Confirmation.Repeats, as the --confirm
+// flag takes it: "auto" (ConfirmAuto) or a count of re-measurements
+// 0..20. It satisfies pflag.Value.
+type ConfirmCount int
+
+func (c *ConfirmCount) String() string {
+	if *c == ConfirmAuto {
+		return "auto"
+	}
+	return strconv.Itoa(int(*c))
+}
+
+// Set parses "auto" or a count 0..20; the error names what was expected.
+func (c *ConfirmCount) Set(s string) error {
+	if s == "auto" {
+		*c = ConfirmAuto
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 20 {
+		return fmt.Errorf("want auto or a count 0..20")
+	}
+	*c = ConfirmCount(n)
+	return nil
+}
+
+// Type names the value's form in flag help.
+func (c *ConfirmCount) Type() string { return "count|auto" }
 
 // Auto confirmation: a search trial gets one confirmation when the
 // run-to-run noise of one measurement's score, pooled over the

@@ -30,7 +30,7 @@ type benchSearchOptions struct {
 	trials     int
 	warm       string
 	parallel   int
-	confirm    confirmCount
+	confirm    search.ConfirmCount
 }
 
 func (o *benchSearchOptions) AddFlags(fs *pflag.FlagSet) {

@@ -14,46 +14,19 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 
+	"github.com/autotune/autotune/internal/cli"
 	"github.com/autotune/autotune/internal/lab"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C gets the default behaviour: immediate exit
-	}()
-	err := newRootCmd().ExecuteContext(ctx)
-	stop()
-	os.Exit(exitCode(err))
-}
+// command is autotune-lab's exit codes and usage errors (internal/cli).
+var command = cli.Command{Name: "autotune-lab", Usagef: lab.Usagef, IsUsage: lab.IsUsage}
+
+func main() { command.Main(newRootCmd()) }
 
 // exitCode maps an error to the documented exit codes, printing it.
-func exitCode(err error) int {
-	var ue usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, context.Canceled):
-		return 130
-	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command "):
-		// cobra's error for a command name it does not know is a plain
-		// one: a usage error all the same.
-		fmt.Fprintln(os.Stderr, "autotune-lab:", err)
-		return 2
-	default:
-		fmt.Fprintln(os.Stderr, "autotune-lab:", err)
-		return 1
-	}
-}
+func exitCode(err error) int { return command.ExitCode(err, os.Stderr) }
 
 // usageError marks a bad flag value or argument (exit code 2).
 type usageError = lab.UsageError

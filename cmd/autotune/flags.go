@@ -248,7 +248,7 @@ func (m *measureFlags) apply(c *study.Config) error {
 type searchFlags struct {
 	strategy     string
 	warmStart    bool
-	confirm      confirmCount
+	confirm      search.ConfirmCount
 	recheckEvery int
 	abPairs      int
 	abShare      float64
@@ -482,41 +482,3 @@ func openBenchmark(c *study.Config) error {
 	c.Benchmark = b
 	return nil
 }
-
-// refuse returns a usage error naming the first of names set on the
-// command line, saying why the mode cannot honour it.
-func refuse(fs *pflag.FlagSet, why string, names ...string) error {
-	for _, n := range names {
-		if f := fs.Lookup(n); f != nil && f.Changed {
-			return usagef("--%s: %s", n, why)
-		}
-	}
-	return nil
-}
-
-// confirmCount is a --confirm value: a count of re-measurements (0..20)
-// or "auto" (search.ConfirmAuto).
-type confirmCount int
-
-func (c *confirmCount) String() string {
-	if *c == search.ConfirmAuto {
-		return "auto"
-	}
-	return strconv.Itoa(int(*c))
-}
-
-// Set parses "auto" or a count 0..20; the error names what was expected.
-func (c *confirmCount) Set(s string) error {
-	if s == "auto" {
-		*c = search.ConfirmAuto
-		return nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > 20 {
-		return fmt.Errorf("want auto or a count 0..20")
-	}
-	*c = confirmCount(n)
-	return nil
-}
-
-func (c *confirmCount) Type() string { return "count|auto" }

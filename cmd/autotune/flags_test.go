@@ -203,7 +203,7 @@ func TestSearchFlagValidation(t *testing.T) {
 		{[]string{"--benchmark", "hammerdb", "--bench-cmd", "x"}, "--bench-cmd: not with --benchmark hammerdb (the command is the benchmark)"},
 	} {
 		cmd := newSearchCmd()
-		cmd.SetFlagErrorFunc(flagError) // as under the root command
+		command.Prepare(cmd) // as under the root command
 		cmd.SetArgs(append([]string{"--trials", "3"}, tc.args...))
 		cmd.SetOut(new(bytes.Buffer))
 		cmd.SetErr(new(bytes.Buffer))

@@ -7,52 +7,33 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 
+	"github.com/autotune/autotune/internal/cli"
 	"github.com/autotune/autotune/study"
+	"github.com/spf13/pflag"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C gets the default behaviour: immediate exit
-	}()
-	err := newRootCmd().ExecuteContext(ctx)
-	stop()
-	os.Exit(exitCode(err))
-}
+// command is autotune's exit codes and usage errors (internal/cli).
+var command = cli.Command{Name: "autotune", Usagef: study.Usagef, IsUsage: study.IsUsage,
+	Codes: func(err error) (int, bool) {
+		var nv study.NotVerified
+		return 3, errors.As(err, &nv) // verify could not show a gain
+	}}
 
-// exitCode maps an error to the documented exit codes.
-func exitCode(err error) int {
-	var ue usageError
-	var nv study.NotVerified
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, context.Canceled):
-		return 130
-	case errors.As(err, &nv):
-		fmt.Fprintln(os.Stderr, "autotune:", err)
-		return 3
-	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command "):
-		// cobra's error for a command name it does not know is a plain
-		// one: a usage error all the same.
-		fmt.Fprintln(os.Stderr, "autotune:", err)
-		return 2
-	default:
-		fmt.Fprintln(os.Stderr, "autotune:", err)
-		return 1
-	}
-}
+func main() { command.Main(newRootCmd()) }
+
+// exitCode maps an error to the documented exit codes, printing it.
+func exitCode(err error) int { return command.ExitCode(err, os.Stderr) }
 
 // usageError marks a bad flag value or argument (exit code 2).
 type usageError = study.UsageError
 
 func usagef(format string, a ...any) error { return study.Usagef(format, a...) }
+
+// refuse returns a usage error naming the first of names set on the
+// command line, saying why.
+func refuse(fs *pflag.FlagSet, why string, names ...string) error {
+	return command.Refuse(fs, why, names...)
+}
