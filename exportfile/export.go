@@ -330,21 +330,7 @@ func writeSQL(w io.Writer, st storage.StudyRecord, best, base search.Trial, tria
 		text, _ = RulesText(st.Goal(), trials, best)
 		fmt.Fprintf(w, "-- gain over the expert warm start: %s\n", text)
 	}
-	version := best.ServerVersion
-	if version == "" {
-		version = st.ServerVersion
-	}
-	fmt.Fprintf(w, "-- server: %s\n", version)
-	if bs.Workload != "" {
-		fmt.Fprintf(w, "-- workload: %s, %gs warm-up + %gs measured\n", storage.WorkloadText(bs), bs.WarmupS, bs.DurationS)
-	}
-	if hp := bs.HostProfile; hp != nil {
-		fmt.Fprintf(w, "-- host profile: %s\n", hostProfileText(*hp))
-	}
-	if l := fingerprintLine(st); l != "" {
-		fmt.Fprintf(w, "-- %s\n", l)
-	}
-	for _, l := range sel.Durability.lines() {
+	for _, l := range conditionLines(st, bs, best, sel) {
 		fmt.Fprintf(w, "-- %s\n", l)
 	}
 	fmt.Fprintf(w, "-- exported: %s\n", now.UTC().Format(time.RFC3339))
@@ -485,21 +471,7 @@ func writeCnf(w io.Writer, sp *space.Space, st storage.StudyRecord, best, base s
 		fmt.Fprintf(w, "# baseline (%s): trial %d, %.1f %s\n", what, base.Number, value, unit)
 	}
 	writeGainComment(w, st.Goal(), trials, best)
-	version := best.ServerVersion
-	if version == "" {
-		version = st.ServerVersion
-	}
-	fmt.Fprintf(w, "# server: %s\n", version)
-	if bs.Workload != "" {
-		fmt.Fprintf(w, "# workload: %s, %gs warm-up + %gs measured\n", storage.WorkloadText(bs), bs.WarmupS, bs.DurationS)
-	}
-	if hp := bs.HostProfile; hp != nil {
-		fmt.Fprintf(w, "# host profile: %s\n", hostProfileText(*hp))
-	}
-	if l := fingerprintLine(st); l != "" {
-		fmt.Fprintf(w, "# %s\n", l)
-	}
-	for _, l := range sel.Durability.lines() {
+	for _, l := range conditionLines(st, bs, best, sel) {
 		fmt.Fprintf(w, "# %s\n", l)
 	}
 	for _, l := range environmentNotes(sp, best.Params) {
@@ -691,4 +663,27 @@ type exportGain struct {
 // "the server ran under a memory limit of 512M, page cache counted".
 func hostProfileText(hp storage.HostProfile) string {
 	return fmt.Sprintf("the server ran under a memory limit of %s, page cache counted: the gains hold on a host of that size", space.FormatBytes(hp.MemoryLimitBytes))
+}
+
+// conditionLines are the header lines that say what the export was
+// measured under, in the order every commented format writes them (each
+// behind its comment marker): the server version (the trial's, else the
+// study's), the workload, the host profile, the fingerprint line and the
+// durability policy.
+func conditionLines(st storage.StudyRecord, bs storage.Manifest, best search.Trial, sel exportSelection) []string {
+	version := best.ServerVersion
+	if version == "" {
+		version = st.ServerVersion
+	}
+	lines := []string{"server: " + version}
+	if bs.Workload != "" {
+		lines = append(lines, fmt.Sprintf("workload: %s, %gs warm-up + %gs measured", storage.WorkloadText(bs), bs.WarmupS, bs.DurationS))
+	}
+	if hp := bs.HostProfile; hp != nil {
+		lines = append(lines, "host profile: "+hostProfileText(*hp))
+	}
+	if l := fingerprintLine(st); l != "" {
+		lines = append(lines, l)
+	}
+	return append(lines, sel.Durability.lines()...)
 }
