@@ -208,56 +208,23 @@ const initLimit = 10 * time.Minute
 func (sb *Sandbox) initDatadir(parent context.Context, dir string) error {
 	ctx, cancel := context.WithTimeout(parent, initLimit)
 	defer cancel()
-	var cmd *exec.Cmd
-	switch sb.Server.Flavor {
-	case MariaDB:
-		// A server build that ships its own mariadb-install-db next to it
-		// (BASEDIR/bin beside BASEDIR/sbin) is initialised with that tool
-		// and --basedir; otherwise the one on PATH is used.
-		base := filepath.Dir(filepath.Dir(sb.Server.Path))
-		tool := filepath.Join(base, "bin", "mariadb-install-db")
-		args := []string{"--no-defaults", "--datadir=" + dir, "--auth-root-authentication-method=normal", "--skip-test-db"}
-		if sb.Server.Root != "" {
-			// The root's own tool, run inside it: its basedir is /usr there.
-			if !isExecutable(filepath.Join(sb.Server.Root, "usr", "bin", "mariadb-install-db")) {
-				return fmt.Errorf("no usr/bin/mariadb-install-db in the root file system %s", sb.Server.Root)
-			}
-			tool = "/usr/bin/mariadb-install-db"
-		} else if isExecutable(tool) {
-			if base != "/usr" {
-				args = append(args, "--basedir="+base)
-			}
-		} else {
-			p, err := exec.LookPath("mariadb-install-db")
-			if err != nil {
-				return errors.New("mariadb-install-db not found next to the server or on PATH")
-			}
-			tool = p
-		}
-		if os.Geteuid() == 0 {
-			args = append(args, "--user=root")
-		}
-		argv := sb.Server.ToolArgv(tool, args...)
-		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
-	default:
+	if sb.Server.Flavor != MariaDB {
 		// --initialize-insecure creates root@localhost only, which a
 		// server with skip-name-resolve does not match to a connection
 		// over TCP from 127.0.0.1 (error 1130): the benchmark over TCP
 		// (benchmark_connection=tcp, go-tpc) and a store over TCP need
 		// root@127.0.0.1 and root@::1 too, as MariaDB's install creates.
-		initFile := sb.path("tmp", "init-loopback-root.sql")
 		sql := "CREATE USER 'root'@'127.0.0.1' IDENTIFIED BY '';\nGRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n" +
 			"CREATE USER 'root'@'::1' IDENTIFIED BY '';\nGRANT ALL ON *.* TO 'root'@'::1' WITH GRANT OPTION;\n"
-		if err := os.WriteFile(initFile, []byte(sql), 0o600); err != nil {
+		if err := os.WriteFile(sb.initFile(), []byte(sql), 0o600); err != nil {
 			return fmt.Errorf("initialise datadir %s: %w", dir, err)
 		}
-		args := []string{"--no-defaults", "--initialize-insecure", "--datadir=" + dir, "--init-file=" + initFile}
-		if os.Geteuid() == 0 {
-			args = append(args, "--user=root")
-		}
-		argv := sb.Server.Argv(args...)
-		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 	}
+	argv, err := sb.initArgv(dir)
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	if err := sb.Server.checkVisible("datadir", dir); err != nil {
 		return err
 	}
@@ -277,6 +244,52 @@ func (sb *Sandbox) initDatadir(parent context.Context, dir string) error {
 		return fmt.Errorf("initialise datadir %s: %w: %s", dir, err, installError(out))
 	}
 	return os.Chmod(dir, 0o700)
+}
+
+// initFile is the SQL file --initialize-insecure runs (MySQL).
+func (sb *Sandbox) initFile() string { return sb.path("tmp", "init-loopback-root.sql") }
+
+// initArgv returns the argument vector that initialises the datadir dir
+// (to run isolated: Binary.Isolate): mariadb-install-db for MariaDB, the
+// server's --initialize-insecure (with initFile) for MySQL. A server
+// build that ships its own mariadb-install-db next to it (BASEDIR/bin
+// beside BASEDIR/sbin) is initialised with that tool and --basedir, a
+// rootfs server with the root's /usr/bin/mariadb-install-db; otherwise
+// the one on PATH is used. It returns an error when MariaDB's tool is
+// found nowhere.
+func (sb *Sandbox) initArgv(dir string) ([]string, error) {
+	var args []string
+	if sb.Server.Flavor != MariaDB {
+		args = ProgramArgs("", "--initialize-insecure", "--datadir="+dir, "--init-file="+sb.initFile())
+		if os.Geteuid() == 0 {
+			args = append(args, "--user=root")
+		}
+		return sb.Server.Argv(args...), nil
+	}
+	base := filepath.Dir(filepath.Dir(sb.Server.Path))
+	tool := filepath.Join(base, "bin", "mariadb-install-db")
+	args = ProgramArgs("", "--datadir="+dir, "--auth-root-authentication-method=normal", "--skip-test-db")
+	if sb.Server.Root != "" {
+		// The root's own tool, run inside it: its basedir is /usr there.
+		if !isExecutable(filepath.Join(sb.Server.Root, "usr", "bin", "mariadb-install-db")) {
+			return nil, fmt.Errorf("no usr/bin/mariadb-install-db in the root file system %s", sb.Server.Root)
+		}
+		tool = "/usr/bin/mariadb-install-db"
+	} else if isExecutable(tool) {
+		if base != "/usr" {
+			args = append(args, "--basedir="+base)
+		}
+	} else {
+		p, err := exec.LookPath("mariadb-install-db")
+		if err != nil {
+			return nil, errors.New("mariadb-install-db not found next to the server or on PATH")
+		}
+		tool = p
+	}
+	if os.Geteuid() == 0 {
+		args = append(args, "--user=root")
+	}
+	return sb.Server.ToolArgv(tool, args...), nil
 }
 
 // Restore replaces the trial datadir with a copy of the snapshot

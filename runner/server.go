@@ -84,7 +84,7 @@ func FindServer(ctx context.Context, path string) (Binary, error) {
 		}
 		b.Path = abs
 	}
-	out, err := b.Command(ctx, "--no-defaults", "--version").CombinedOutput()
+	out, err := b.Command(ctx, versionArgs...).CombinedOutput()
 	if err != nil {
 		return Binary{}, fmt.Errorf("--mysqld %q: %s --version: %w: %s", path, b.Path, err, firstLine(out))
 	}
@@ -95,6 +95,13 @@ func FindServer(ctx context.Context, path string) (Binary, error) {
 	}
 	return b, nil
 }
+
+// versionArgs are the arguments of `mysqld --version` (FindServer).
+var versionArgs = ProgramArgs("", "--version")
+
+// startArgs returns the arguments a server is started with: its option
+// file cnf, which Start writes, and nothing else.
+func startArgs(cnf string) []string { return ProgramArgs(cnf) }
 
 func isExecutable(p string) bool {
 	st, err := os.Stat(p)
@@ -272,8 +279,8 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 	}
 	// --defaults-file must be the first argument, or the server reads the
 	// system config and then aborts on it (MariaDB 10.11, measured on the
-	// reference 2-core machine, docs/measurement.md).
-	argv := bin.Argv("--defaults-file=" + o.ConfigFile)
+	// reference 2-core machine, docs/measurement.md; ProgramArgs).
+	argv := bin.Argv(startArgs(o.ConfigFile)...)
 	cmd := o.Launch.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = ChildProcAttr(true)
 	bin.Isolate(cmd)

@@ -268,12 +268,8 @@ var helpRefusal = regexp.MustCompile(`Error while setting value '[^']*' to '([^'
 // returns the variable (underscores) whose value it refused, "" when it
 // took them all.
 func refusedOption(ctx context.Context, bin Binary, args []string) (string, error) {
-	full := append(append([]string{"--no-defaults"}, args...), "--verbose", "--help")
-	if os.Geteuid() == 0 {
-		full = append(full, "--user=root")
-	}
 	var out bytes.Buffer
-	cmd := bin.Command(ctx, full...)
+	cmd := bin.Command(ctx, helpArgs(args)...)
 	cmd.Stdout, cmd.Stderr = io.Discard, &out
 	err := cmd.Run()
 	if m := helpRefusal.FindStringSubmatch(out.String()); m != nil {
@@ -316,16 +312,23 @@ func containsFold(list []string, v string) bool {
 	return false
 }
 
+// helpArgs returns the arguments of `mysqld --no-defaults OPTIONS
+// --verbose --help` (refusedOption, DefaultsFromHelp), with --user=root
+// last when autotune runs as root.
+func helpArgs(options []string) []string {
+	args := ProgramArgs("", append(append([]string{}, options...), "--verbose", "--help")...)
+	if os.Geteuid() == 0 {
+		args = append(args, "--user=root")
+	}
+	return args
+}
+
 // DefaultsFromHelp runs `mysqld --no-defaults --verbose --help` and returns
 // the table of options and their compiled-in values that ends the output,
 // keyed by variable name (dashes turned to underscores). It returns an
 // error when the binary fails or prints no such table.
 func DefaultsFromHelp(ctx context.Context, bin Binary) (map[string]string, error) {
-	args := []string{"--no-defaults", "--verbose", "--help"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--user=root")
-	}
-	cmd := bin.Command(ctx, args...)
+	cmd := bin.Command(ctx, helpArgs(nil)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -208,6 +208,19 @@ func (r *Replay) Prepare(ctx context.Context, srv *runner.Server) error {
 	return r.checkSchemas(ctx, srv)
 }
 
+// clientArgs returns the arguments of the mysql client that loads the
+// dump into srv: no option file (runner.ProgramArgs), batch mode, and
+// srv's socket, else its host and port over TCP.
+func clientArgs(srv *runner.Server) []string {
+	args := runner.ProgramArgs("", "--user="+cmpOr(srv.User, "root"), "--batch", "--binary-mode", "--max-allowed-packet=1073741824")
+	if srv.Socket != "" {
+		args = append(args, "--socket="+srv.Socket)
+	} else {
+		args = append(args, "--host="+srv.Host, "--port="+strconv.Itoa(srv.Port), "--protocol=TCP")
+	}
+	return args
+}
+
 func (r *Replay) load(ctx context.Context, srv *runner.Server) error {
 	client := r.opts.Client
 	if client == "" {
@@ -242,13 +255,7 @@ func (r *Replay) load(ctx context.Context, srv *runner.Server) error {
 		defer gz.Close()
 		in = gz
 	}
-	args := []string{"--no-defaults", "--user=" + cmpOr(srv.User, "root"), "--batch", "--binary-mode", "--max-allowed-packet=1073741824"}
-	if srv.Socket != "" {
-		args = append(args, "--socket="+srv.Socket)
-	} else {
-		args = append(args, "--host="+srv.Host, "--port="+strconv.Itoa(srv.Port), "--protocol=TCP")
-	}
-	cmd := exec.CommandContext(ctx, client, args...)
+	cmd := exec.CommandContext(ctx, client, clientArgs(srv)...)
 	cmd.SysProcAttr = runner.ChildProcAttr(false)
 	cmd.Cancel = func() error { return runner.Terminate(cmd.Process) }
 	cmd.WaitDelay = 5 * time.Second
