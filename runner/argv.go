@@ -20,8 +20,10 @@ import (
 // ProgramArgs returns the arguments (argv without the program) of a MySQL
 // program autotune runs: "--defaults-file=" + optionFile first when
 // optionFile is set, else "--no-defaults" first, then rest in order.
-// Either way the program reads no option file but the one given. rest
-// must hold no option-file option (OptionFileFirst checks whole argvs).
+// Either way the program reads no option file but the one given (MySQL
+// still reads its login file, ~/.mylogin.cnf: the case's
+// mysql_install_db --help). rest must hold no option-file option
+// (OptionFileFirst checks whole argvs).
 func ProgramArgs(optionFile string, rest ...string) []string {
 	first := "--no-defaults"
 	if optionFile != "" {
