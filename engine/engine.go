@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -109,6 +108,10 @@ type Refused struct {
 	// profile's memory limit: the configuration needs more than the
 	// profile gives.
 	ProfileKill bool
+	// Start is set when the server did not start (rather than refusing a
+	// SET GLOBAL): the engine then asks whether the server defaults
+	// start (BaselineStarter).
+	Start bool
 }
 
 func (r *Refused) Error() string { return r.Failure }
@@ -141,11 +144,29 @@ type Engine struct {
 	OnPhase  func(t search.Trial, phase string)
 	OnSample func(t search.Trial, s measure.Sample)
 
-	// AIOAvailable, when set, returns the asynchronous I/O events the
-	// host has left (runner.AIOAvailable; 0 or less: none): an io_setup()
-	// failure of a configuration that asks for more (AIORequest) is the
-	// configuration's, one that asks for less the host's.
-	AIOAvailable func() int64
+	// HostAIO, when set, reads what the host gives a new server's
+	// asynchronous I/O now (runner.ReadHostAIO), and AIONeed what a
+	// server of a configuration asks of it (nil or empty configuration:
+	// the server defaults'). Before every start, a configuration whose
+	// request does not fit while the server defaults' does is rejected
+	// (the configuration's fault); when the defaults' does not fit
+	// either, the host is at fault (see HostFaultWait).
+	HostAIO func() runner.HostAIO
+	AIONeed func(cfg space.Config) runner.AIONeed
+	// AIOBackend is the asynchronous I/O backend the study's servers use
+	// (runner.AIOIOUring, ...; "" unknown: not checked). A server that
+	// reports another (it fell back from io_uring, say) while the
+	// configuration does not ask for simulated AIO ran on another host
+	// than the study's: the host is at fault, the trial is not measured.
+	AIOBackend string
+	// HostFaultWait is how long a trial whose server the host refuses
+	// (a HostFaultError) is retried, with a backoff from 5 s doubling up
+	// to a minute, before Run returns the error and the study pauses (0:
+	// not retried). Each retry is reported to Logf.
+	HostFaultWait time.Duration
+	// Logf, when set, reports what the engine does besides measuring
+	// (a host fault it waits out).
+	Logf func(format string, args ...any)
 	// Available, when set, returns the memory available to the server now
 	// (bytes; 0: unknown): MemAvailable, within the host profile's limit.
 	// It tells an allocation the host could not give (the configuration's
@@ -160,6 +181,8 @@ type Engine struct {
 	// a start that is sure to fail).
 	noMemory      int64
 	noMemoryTrial int
+	// faultBackoff replaces hostFaultBackoff when set (tests).
+	faultBackoff time.Duration
 }
 
 // HostFaultError is returned by Engine.Run when the server did not start
@@ -171,32 +194,86 @@ type Engine struct {
 // runs it again once the host is fixed.
 type HostFaultError struct {
 	// Trial is the trial's number; Limit names the host's limit, Fix
-	// what to change, Failure the server's own message.
+	// what to change, Failure the server's own message (or the
+	// pre-flight's finding).
 	Trial               int
 	Limit, Fix, Failure string
+	// Preflight is set when the host was found wanting before the
+	// server started; Waited is how long the engine retried
+	// (HostFaultWait) before giving up.
+	Preflight bool
+	Waited    time.Duration
 }
 
 func (e *HostFaultError) Error() string {
-	return fmt.Sprintf("trial %d: the server did not start because of the host, not the configuration: %s (%s). Nothing was learned from it and the trial is not counted: %s, then run the same command to resume",
-		e.Trial, e.Limit, e.Failure, e.Fix)
+	what := "the server did not start"
+	if e.Preflight {
+		what = "the server was not started"
+	}
+	waited := ""
+	if e.Waited > 0 {
+		waited = fmt.Sprintf(" It was retried for %s.", e.Waited.Round(time.Second))
+	}
+	return fmt.Sprintf("trial %d: %s because of the host, not the configuration: %s (%s).%s Nothing was learned from it and the trial is not counted: %s, then run the same command to resume",
+		e.Trial, what, e.Limit, e.Failure, waited, e.Fix)
+}
+
+// BaselineStarter is a Target that can tell whether the server defaults
+// start on the host now: StartDefaults starts a server with no trial
+// option on a fresh copy of the dataset and stops it, and returns the
+// start's failure (a *Refused for a start the server refused). Engine.Run
+// asks it after a configuration's start failed, to tell the host's fault
+// from the configuration's.
+type BaselineStarter interface {
+	StartDefaults(ctx context.Context) error
 }
 
 // hostFault returns the host's fault in the start refused by ref for
 // trial n of configuration cfg, nil when the refusal is the
-// configuration's: a host limit the error log names, or an allocation
-// that failed although the configuration is estimated at no more than
-// half of the memory available to the server (Available) after it
-// exited: then a limit on the process, not the host's memory, refused it.
-func (e *Engine) hostFault(n int, cfg space.Config, ref *Refused) *HostFaultError {
-	switch {
-	case ref.Cause == runner.CauseHostLimit && ref.Resource == runner.ResourceAIO && e.AIOAvailable != nil &&
-		AIORequest(cfg) > e.AIOAvailable():
-		// The configuration's I/O threads ask for more events than the
-		// host has left: the configuration's fault, the trial fails.
+// configuration's. The rule: the configuration is at fault only when its
+// own request is what the host cannot give while the server defaults'
+// fits. A server that does not know an option is the configuration's.
+// Otherwise, with a target that can start the server defaults
+// (BaselineStarter), the defaults' start decides: if it fails too, the
+// host refuses any server and is at fault; if it succeeds, the
+// configuration is. Without one: a host limit the error log names is the
+// host's, unless it is asynchronous I/O events and the configuration asks
+// for more than the host has left while the defaults fit (HostAIO,
+// AIONeed); an allocation that failed although the configuration is
+// estimated at no more than half of the memory available (Available) is
+// a limit on the process, the host's.
+func (e *Engine) hostFault(ctx context.Context, n int, cfg space.Config, ref *Refused) *HostFaultError {
+	if ref.Cause == runner.CauseUnknownOption || ref.ProfileKill {
 		return nil
+	}
+	if bs, ok := e.Target.(BaselineStarter); ok && ref.Start {
+		err := bs.StartDefaults(ctx)
+		if err == nil || ctx.Err() != nil {
+			return nil
+		}
+		hf := &HostFaultError{Trial: n, Failure: ref.Failure, Limit: ref.Limit, Fix: ref.Fix}
+		var dref *Refused
+		if errors.As(err, &dref) && dref.Limit != "" {
+			hf.Limit, hf.Fix = dref.Limit, dref.Fix
+		}
+		if hf.Limit == "" {
+			hf.Limit = "the server defaults do not start either (" + err.Error() + ")"
+			hf.Fix = "start the server by hand with the sandbox's my.cnf to see why, fix the host"
+		} else {
+			hf.Limit += "; the server defaults do not start either"
+		}
+		return hf
+	}
+	switch {
+	case ref.Cause == runner.CauseHostLimit && ref.Resource == runner.ResourceAIO && e.HostAIO != nil && e.AIONeed != nil:
+		h := e.HostAIO()
+		if !h.Fits(e.AIONeed(cfg)) && h.Fits(e.AIONeed(nil)) {
+			return nil
+		}
+		return &HostFaultError{Trial: n, Limit: ref.Limit, Fix: ref.Fix, Failure: ref.Failure}
 	case ref.Cause == runner.CauseHostLimit:
 		return &HostFaultError{Trial: n, Limit: ref.Limit, Fix: ref.Fix, Failure: ref.Failure}
-	case ref.Cause == runner.CauseOutOfMemory && !ref.ProfileKill && e.Available != nil:
+	case ref.Cause == runner.CauseOutOfMemory && e.Available != nil:
 		est := space.EstimateMemory(cfg, e.ServerVars, e.MaxConnections)
 		if avail := e.Available(); avail > 0 && 2*est.Total <= avail {
 			return &HostFaultError{Trial: n, Failure: ref.Failure,
@@ -207,20 +284,26 @@ func (e *Engine) hostFault(n int, cfg space.Config, ref *Refused) *HostFaultErro
 	return nil
 }
 
-// AIORequest estimates the asynchronous I/O events a server of cfg asks
-// the kernel for at start: 256 for each InnoDB read and write I/O thread
-// (OS_AIO_N_PENDING_IOS_PER_THREAD in InnoDB's os0file), the threads
-// being cfg's or the catalogue's defaults (4 each).
-func AIORequest(cfg space.Config) int64 {
-	threads := int64(0)
-	for _, n := range []string{"innodb_read_io_threads", "innodb_write_io_threads"} {
-		v, err := strconv.ParseInt(cfg[n], 10, 64)
-		if err != nil || v <= 0 {
-			v = 4
-		}
-		threads += v
+// preflight checks, before trial n's server starts, what the host gives
+// its asynchronous I/O (HostAIO, AIONeed): it returns a rejection (the
+// trial fails before start, the configuration's fault) when the
+// configuration's request does not fit while the server defaults' does,
+// and a *HostFaultError when the defaults' does not fit either.
+func (e *Engine) preflight(n int, cfg space.Config) (reject string, hf *HostFaultError) {
+	if e.HostAIO == nil || e.AIONeed == nil {
+		return "", nil
 	}
-	return 256 * threads
+	h, need, base := e.HostAIO(), e.AIONeed(cfg), e.AIONeed(nil)
+	switch {
+	case !h.Fits(base):
+		short := runner.AIOShortage{Need: base, Host: h}
+		return "", &HostFaultError{Trial: n, Preflight: true, Failure: "checked before start: " + short.Error() + " with the server defaults",
+			Limit: "the kernel's limit on asynchronous I/O events (fs.aio-max-nr, shared by every process on the host)", Fix: runner.AIOFix(base.Events)}
+	case !h.Fits(need):
+		short := runner.AIOShortage{Need: need, Host: h}
+		return fmt.Sprintf("rejected before start: %s with this configuration's I/O threads, while the server defaults' %d fit", short.Error(), base.Events), nil
+	}
+	return "", nil
 }
 
 // RestartedError is returned by Engine.Run when the server restarted
@@ -285,17 +368,18 @@ func (e *Engine) Run(ctx context.Context, t search.Trial) (out measure.Outcome, 
 		}
 		run.Binary = p
 	}
-	applied, err := e.Target.Apply(ctx, Request{Trial: t, Launch: place.Server, Out: &out, Enter: enter})
+	applied, err := e.applyWaiting(ctx, t, place.Server, &out, enter)
 	var ref *Refused
 	var over *Overran
+	var rej *rejectedBeforeStart
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		return out, ctx.Err()
+	case errors.As(err, &rej):
+		out.Rejected, out.Failure = true, rej.why
+		return out, nil
 	case errors.As(err, &ref):
-		if hf := e.hostFault(t.Number, cfg, ref); hf != nil {
-			return out, hf
-		}
 		out.Failure, out.ErrorLog = ref.Failure, ref.ErrorLog
 		if ref.Cause == runner.CauseOutOfMemory {
 			// The configuration needs more memory than the host gives:
@@ -448,4 +532,100 @@ func errorLine(path string) string {
 		}
 	}
 	return ""
+}
+
+// rejectedBeforeStart is applyWaiting's rejection of a configuration the
+// pre-flight found the host cannot serve while it serves the defaults.
+type rejectedBeforeStart struct{ why string }
+
+func (r *rejectedBeforeStart) Error() string { return r.why }
+
+// hostFaultBackoff is the first wait before a host fault is retried; it
+// doubles up to hostFaultBackoffMax.
+const (
+	hostFaultBackoff    = 5 * time.Second
+	hostFaultBackoffMax = time.Minute
+)
+
+// applyWaiting checks the host (preflight), applies trial t's
+// configuration to the target, and checks the server it got (its AIO
+// backend); a host fault found on the way is retried with a backoff for
+// HostFaultWait, then returned (*HostFaultError, with Waited set). A
+// configuration the host cannot serve while it serves the defaults is a
+// *rejectedBeforeStart; one the server refused, *Refused.
+func (e *Engine) applyWaiting(ctx context.Context, t search.Trial, launch runner.Launch, out *measure.Outcome, enter func(string)) (Applied, error) {
+	var first time.Time
+	wait := cmp.Or(e.faultBackoff, hostFaultBackoff)
+	for {
+		applied, err := e.applyOnce(ctx, t, launch, out, enter)
+		var hf *HostFaultError
+		if !errors.As(err, &hf) {
+			return applied, err
+		}
+		if first.IsZero() {
+			first = time.Now()
+		}
+		waited := time.Since(first)
+		if waited+wait > e.HostFaultWait {
+			hf.Waited = waited
+			return Applied{}, hf
+		}
+		if e.Logf != nil {
+			e.Logf("trial %d: the host refuses the server (%s: %s); retrying in %s, for up to %s in all (--host-fault-wait)", t.Number, hf.Limit, hf.Failure, wait, e.HostFaultWait)
+		}
+		select {
+		case <-ctx.Done():
+			return Applied{}, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, hostFaultBackoffMax)
+		*out = measure.Outcome{Phases: map[string]float64{}}
+	}
+}
+
+// applyOnce is one attempt of applyWaiting: preflight, Target.Apply, the
+// blame rule on a refused start (hostFault), the AIO backend check.
+func (e *Engine) applyOnce(ctx context.Context, t search.Trial, launch runner.Launch, out *measure.Outcome, enter func(string)) (Applied, error) {
+	cfg := t.Params
+	if reject, hf := e.preflight(t.Number, cfg); hf != nil {
+		return Applied{}, hf
+	} else if reject != "" {
+		return Applied{}, &rejectedBeforeStart{why: reject}
+	}
+	applied, err := e.Target.Apply(ctx, Request{Trial: t, Launch: launch, Out: out, Enter: enter})
+	var ref *Refused
+	if errors.As(err, &ref) && ctx.Err() == nil {
+		if hf := e.hostFault(ctx, t.Number, cfg, ref); hf != nil {
+			return Applied{}, hf
+		}
+		return Applied{}, err
+	}
+	if err != nil || applied.Server == nil {
+		return applied, err
+	}
+	srv := applied.Server
+	out.AIOBackend = srv.AIO
+	if want := e.expectedAIO(cfg); want != "" && srv.AIO != "" && srv.AIO != want {
+		applied.Release(false, out)
+		why := "its log says nothing of why"
+		if srv.AIOFallback != "" {
+			why = "its log: " + srv.AIOFallback
+		}
+		return Applied{}, &HostFaultError{Trial: t.Number, Failure: why,
+			Limit: fmt.Sprintf("the server used %s asynchronous I/O where this study's servers use %s, so its numbers would not compare", srv.AIO, want),
+			Fix:   "give the server its backend back (for io_uring: sysctl kernel.io_uring_disabled=0 and the locked-memory limit, ulimit -l)"}
+	}
+	return applied, nil
+}
+
+// expectedAIO is the backend a server of cfg should report: the study's
+// (AIOBackend), or simulated when cfg turns native AIO off.
+func (e *Engine) expectedAIO(cfg space.Config) string {
+	if v, ok := cfg["innodb_use_native_aio"]; ok && (v == "0" || strings.EqualFold(v, "OFF")) {
+		return runner.AIOSimulated
+	}
+	if e.AIOBackend == runner.AIOSimulated {
+		return ""
+	}
+	return e.AIOBackend
 }

@@ -168,28 +168,3 @@ func TestHostFaultTeachesNothing(t *testing.T) {
 	}
 }
 
-// An io_setup() failure is the host's when the configuration asks for
-// fewer events than the host has left, the configuration's (the trial
-// fails, the study goes on) when it asks for more.
-func TestAIOFailureByRequest(t *testing.T) {
-	log := "2026-12-06 10:00:01 0 [ERROR] InnoDB: io_setup() failed with EAGAIN after 5 attempts.\n"
-	d := runner.DiagnoseStartLog(log)
-	ft := &fakeTarget{apply: func(space.Config) (Applied, error) {
-		return Applied{}, &Refused{Failure: "server exited: " + d.Root, ErrorLog: log, Cause: d.Cause, Limit: d.Limit, Fix: d.Fix, Resource: d.Resource}
-	}}
-	for _, tc := range []struct {
-		threads string
-		left    int64
-		host    bool
-	}{
-		{"4", 65536, true},   // 2048 events asked, plenty left: the host's
-		{"64", 16384, false}, // 32768 asked: the configuration's
-	} {
-		e := &Engine{Target: ft, Space: space.Default(), MaxConnections: 20, AIOAvailable: func() int64 { return tc.left }}
-		out, err := e.Run(context.Background(), search.Trial{Number: 3, Params: space.Config{"innodb_read_io_threads": tc.threads, "innodb_write_io_threads": tc.threads}})
-		var hf *HostFaultError
-		if got := errors.As(err, &hf); got != tc.host || (!tc.host && !strings.Contains(out.Failure, "io_setup")) {
-			t.Errorf("%s threads, %d events left: host fault %v (err %v, failure %q), want %v", tc.threads, tc.left, got, err, out.Failure, tc.host)
-		}
-	}
-}

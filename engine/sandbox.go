@@ -12,6 +12,7 @@ import (
 
 	"github.com/autotune/autotune/measure"
 	"github.com/autotune/autotune/runner"
+	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 )
 
@@ -300,7 +301,7 @@ func (s *SandboxTarget) start(ctx context.Context, req Request, bin runner.Binar
 		if s.killedForMemory() {
 			return nil, "", outOfMemory(cg, "at start", se.Error(), se.Excerpt)
 		}
-		return nil, "", &Refused{Failure: se.Error(), ErrorLog: se.Excerpt, Cause: se.Diagnosis.Cause, Limit: se.Diagnosis.Limit, Fix: se.Diagnosis.Fix, Resource: se.Diagnosis.Resource}
+		return nil, "", &Refused{Failure: se.Error(), ErrorLog: se.Excerpt, Cause: se.Diagnosis.Cause, Limit: se.Diagnosis.Limit, Fix: se.Diagnosis.Fix, Resource: se.Diagnosis.Resource, Start: true}
 	}
 	if err != nil {
 		s.removeDatadir(datadir)
@@ -340,6 +341,34 @@ func (s *SandboxTarget) start(ctx context.Context, req Request, bin runner.Binar
 		}
 	}
 	return srv, datadir, nil
+}
+
+// StartDefaults starts the default build with no trial option (the
+// server defaults) on a fresh copy of the snapshot, outside the host
+// profile's limit only as a trial's server would be inside it, and stops
+// it: nil when it started, a *Refused (runner.StartDiagnosis in it) when
+// the server refused to start, another error for sandbox trouble. It
+// serves the engine's blame rule (BaselineStarter) after a trial's start
+// failed; a server kept running between trials is stopped first.
+func (s *SandboxTarget) StartDefaults(ctx context.Context) error {
+	if s.live != nil {
+		_ = s.live.Stop(s.Deadlines.orDefault().Stop)
+		s.live = nil
+		s.removeDatadir(s.liveDatadir)
+		s.liveDatadir = ""
+	}
+	out := measure.Outcome{Phases: map[string]float64{}}
+	req := Request{Trial: search.Trial{Number: -1, Params: space.Config{}}, Out: &out, Enter: func(string) {}}
+	saved := s.Preload
+	s.Preload = false // whether it starts, not whether it loads
+	srv, datadir, err := s.start(ctx, req, s.Default)
+	s.Preload = saved
+	if err != nil {
+		return err
+	}
+	_ = srv.Stop(s.Deadlines.orDefault().Stop)
+	s.removeDatadir(datadir)
+	return nil
 }
 
 // outOfMemory is the failure of a server the kernel killed at the host

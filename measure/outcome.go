@@ -61,6 +61,10 @@ type Outcome struct {
 	// for (a cold start, an existing server), "loaded", or why the trial
 	// ran cold ("cold: " and the server's Innodb_buffer_pool_load_status).
 	PoolLoad string
+	// AIOBackend is the asynchronous I/O backend the server reported at
+	// start (runner.AIOIOUring, runner.AIOLibaio, runner.AIOSimulated; ""
+	// when unknown or not started for the trial).
+	AIOBackend string
 	// Measurement holds the warm-up, score components and thread levels.
 	Measurement
 }

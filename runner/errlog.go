@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -44,9 +43,15 @@ var hostLimits = []struct {
 	re                   *regexp.Regexp
 	limit, fix, resource string
 }{
-	{regexp.MustCompile(`(?i)io_setup\(\) failed|io_uring_queue_init\(\) failed|Cannot initialize AIO sub-system`),
-		"the kernel's limit on asynchronous I/O requests (fs.aio-max-nr) or io_uring",
-		"raise it (sysctl -w fs.aio-max-nr=1048576) or stop other servers on the host that hold AIO contexts", ResourceAIO},
+	{regexp.MustCompile(`(?i)io_uring_queue_init\(\) failed with ENOMEM|try larger memory locked limit`),
+		"the locked-memory limit (RLIMIT_MEMLOCK) of the server's process, which io_uring's rings need",
+		"raise it for the user that runs autotune (ulimit -l 524288, memlock in /etc/security/limits.conf, or LimitMEMLOCK= in its systemd unit); it is a memlock limit, not nofile or nproc", ResourceMemlock},
+	{regexp.MustCompile(`(?i)io_uring_queue_init\(\) failed with EPERM|io_uring_disabled`),
+		"io_uring, which the kernel refuses (sysctl kernel.io_uring_disabled)",
+		"allow it (sysctl -w kernel.io_uring_disabled=0) or run autotune as a member of kernel.io_uring_group", ""},
+	{regexp.MustCompile(`(?i)io_setup\(\) failed|io_uring_queue_init\(\) failed|Cannot initialize AIO ?sub-system`),
+		"the kernel's limit on asynchronous I/O events (fs.aio-max-nr, shared by every process on the host)",
+		"raise it (sysctl -w fs.aio-max-nr=1048576; persist it in /etc/sysctl.d/) or stop other servers on the host that hold AIO events; turning innodb_use_native_aio off instead changes what is measured", ResourceAIO},
 	{regexp.MustCompile(`(?i)too many open files|errno:? 24\b|errcode: 24\b|error number 24\b`),
 		"the limit on open files (ulimit -n, LimitNOFILE)",
 		"raise the open-files limit of the shell or service that runs autotune (ulimit -n 65535)", ""},
@@ -125,15 +130,19 @@ var (
 	severityTag = regexp.MustCompile(`\[(ERROR|FATAL|Note|Warning|System|Info)\]`)
 	// untaggedError is a line without severity that reports a failure.
 	untaggedError = regexp.MustCompile(`(?i)(\bfailed\b|\berrno:? \d+|\bfatal error\b|\bcannot allocate\b|\bout of memory\b|^error\b|\berror:)`)
-	// logPrefix is a line's timestamp, thread id, severity and MySQL 8
-	// error code and subsystem: "2016-12-29T15:17:43.851927Z 0 [ERROR] ",
-	// "150126 22:31:29 [ERROR] ", "2018-05-22 10:15:02 140234567890
-	// [ERROR] ", "... [ERROR] [MY-000067] [Server] ", "150126 22:31:29 ".
-	logPrefix = regexp.MustCompile(`^(?:\d{4}-\d\d-\d\d[T ][\d:.]+Z?|\d{6}\s+[\d:]+)?\s*(?:\d+\s+)?(?:\[[A-Za-z]+\]\s*)?(?:\[MY-\d+\]\s*)?(?:\[[A-Za-z]+\]\s*)?`)
+	// logPrefix is a line's syslog header, timestamp, thread id,
+	// severity and MySQL 8 error code and subsystem:
+	// "2016-12-29T15:17:43.851927Z 0 [ERROR] ",
+	// "2022-07-04T16:42:18.018552+08:00 0 [ERROR] " (log_timestamps =
+	// SYSTEM), "150126 22:31:29 [ERROR] ", "2018-05-22 10:15:02
+	// 140234567890 [ERROR] ", "2014-03-05 11:48:52 7f2f6b7fe700 InnoDB:"
+	// (5.6's hexadecimal thread id), "... [ERROR] [MY-000067] [Server] ",
+	// "Jul 04 16:42:18 db1 mariadbd[812]: " (journald), "150126 22:31:29 ".
+	logPrefix = regexp.MustCompile(`^` + syslogPrefix + `?(?:` + logTimestamp + `\s+(?:` + threadID + `\s+)?)?(?:\[[A-Za-z]+\]\s*)?(?:\[MY-\d+\]\s*)?(?:\[[A-Za-z]+\]\s*)?`)
 	// consequence are errors that follow from an earlier one.
-	consequence   = regexp.MustCompile(`(?i)(Plugin '[^']*' init function returned error|registration as a STORAGE ENGINE failed|Unknown/unsupported storage engine|Failed to initialize (builtin )?plugins|Plugin initialization aborted|Default storage engine \(\w+\) is not available|^Aborting\.?$)`)
+	consequence   = regexp.MustCompile(`(?i)(Cannot initialize AIO ?sub-system|Plugin '[^']*' init function returned error|registration as a STORAGE ENGINE failed|Unknown/unsupported storage engine|Failed to initialize (builtin )?plugins|Plugin initialization aborted|Default storage engine \(\w+\) is not available|^Aborting\.?$)`)
 	unknownOption = regexp.MustCompile(`unknown (?:variable|option) '([^']*)'`)
-	outOfMemory   = regexp.MustCompile(`(?i)(\berrno:? 12\b|\bcannot allocate memory\b|\bout of memory\b|\bENOMEM\b)`)
+	outOfMemory   = regexp.MustCompile(`(?i)(\berrno:? 12\b|\bcannot map\b|\bcannot allocate memory\b|\bout of memory\b|\bENOMEM\b)`)
 	mmapBytes     = regexp.MustCompile(`mmap\((\d+) bytes\)`)
 	// nonFatal are [ERROR] lines after which the server goes on starting:
 	// MySQL 8's X plugin failing to listen on its own port (33060, taken
@@ -209,30 +218,23 @@ func DiagnoseStartLog(log string) StartDiagnosis {
 // I/O events (fs.aio-max-nr).
 const ResourceAIO = "aio"
 
-// AIOAvailable returns the asynchronous I/O events a new process could
-// still get: fs.aio-max-nr less fs.aio-nr (/proc/sys/fs).
-func AIOAvailable() (int64, error) {
-	read := func(name string) (int64, error) {
-		b, err := os.ReadFile("/proc/sys/fs/" + name)
-		if err != nil {
-			return 0, fmt.Errorf("read %s: %w", name, err)
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("read %s: %w", name, err)
-		}
-		return n, nil
-	}
-	max, err := read("aio-max-nr")
-	if err != nil {
-		return 0, err
-	}
-	used, err := read("aio-nr")
-	if err != nil {
-		return 0, err
-	}
-	return max - used, nil
-}
+// ResourceMemlock is StartDiagnosis.Resource for the process's
+// locked-memory limit (RLIMIT_MEMLOCK), which io_uring needs.
+const ResourceMemlock = "memlock"
+
+// The parts of logPrefix.
+const (
+	// syslogPrefix is journald's or syslog's "Jul 04 16:42:18 host
+	// prog[pid]: ".
+	syslogPrefix = `(?:[A-Z][a-z]{2}\s+\d+\s+\d\d:\d\d:\d\d\s+\S+\s+[\w.-]+\[\d+\]:\s+)`
+	// logTimestamp is ISO 8601 with a "T" or a blank, fractions and a
+	// "Z" or a UTC offset ("+08:00", "-0500") optional, or 5.x's
+	// "YYMMDD HH:MM:SS".
+	logTimestamp = `(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?|\d{6}\s+\d?\d:\d\d:\d\d)`
+	// threadID is a decimal thread id (5.7, 8.0, MariaDB) or 5.6's
+	// hexadecimal one.
+	threadID = `(?:\d+|[0-9a-f]{6,16})`
+)
 
 // hostLimit sets d's cause, limit and fix when its root cause is a limit
 // of the host (hostLimits) and reports whether it is.

@@ -43,9 +43,6 @@ type Preflight struct {
 	// and a copy).
 	DataBytes int64
 	Snapshot  bool
-	// AIOEvents is the asynchronous I/O events the baseline's server asks
-	// for (256 per InnoDB I/O thread); 0: not checked.
-	AIOEvents int64
 }
 
 // preflightSlack is the disk a server needs beyond its data: redo and
@@ -55,9 +52,9 @@ const preflightSlack = 512 << 20
 // Check returns the host limits that would refuse the study's first
 // servers, each with what to change, joined in one error naming them; nil
 // when none. It checks the free space of Dir's file system against the
-// dataset's copies and the kernel's free asynchronous I/O events
-// (fs.aio-max-nr less fs.aio-nr) against the baseline's; what cannot be
-// read is not checked.
+// dataset's copies; what cannot be read is not checked. (What a server's
+// asynchronous I/O asks of the host is checked before every start:
+// ReadHostAIO, AIONeedOf.)
 func (p Preflight) Check() error {
 	var problems []string
 	if p.DataBytes > 0 {
@@ -69,12 +66,6 @@ func (p Preflight) Check() error {
 		if free, err := freeBytes(p.Dir); err == nil && free < need {
 			problems = append(problems, fmt.Sprintf("disk: %s free on the file system of %s, the dataset needs about %s (%d × %s estimated, plus %s for logs): free space there, or give --workdir on a larger disk",
 				space.HumanBytes(free), p.Dir, space.HumanBytes(need), copies, space.HumanBytes(p.DataBytes), space.HumanBytes(preflightSlack)))
-		}
-	}
-	if p.AIOEvents > 0 {
-		if avail, err := AIOAvailable(); err == nil && avail < p.AIOEvents {
-			problems = append(problems, fmt.Sprintf("asynchronous I/O: the kernel has %d events left (fs.aio-max-nr less fs.aio-nr) and the baseline's server asks for %d (256 per InnoDB I/O thread): raise the limit, e.g. sysctl -w fs.aio-max-nr=%d",
-				avail, p.AIOEvents, max(1048576, 2*p.AIOEvents)))
 		}
 	}
 	if len(problems) == 0 {

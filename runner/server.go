@@ -159,6 +159,11 @@ type Server struct {
 	// log in when the server is not a sandbox: zero values mean the
 	// sandbox's root without a password over Socket. See Existing.Target.
 	Host, User, Password string
+	// AIO is the asynchronous I/O backend the server uses (AIOIOUring,
+	// AIOLibaio, AIOSimulated; "" when unknown), from its start-up log or
+	// @@innodb_use_native_aio; AIOFallback the log's lines that say it
+	// fell back from another ("" when it did not). Set by Start.
+	AIO, AIOFallback string
 
 	cmd     *exec.Cmd
 	pidFile string
@@ -351,6 +356,7 @@ func Start(ctx context.Context, bin Binary, o StartOptions) (*Server, error) {
 				return nil, fail("the server ignored an option file, so it would not run the trial's values", "[ERROR] "+w+"\n")
 			}
 			s.Version = v
+			s.learnAIO(ctx, bin, log)
 			return s, nil
 		}
 		if ClassifyClientError(err) == FatalAuth {

@@ -409,6 +409,7 @@ func Probe(ctx context.Context, dir string, bins ...Binary) ([]space.ServerInfo,
 			return nil, fmt.Errorf("%s: %w", bin.Path, err)
 		}
 		info, verr := srv.Variables(ctx, bin)
+		info.AIO = srv.AIO
 		if verr == nil && info.Version.Flavor != space.MariaDB {
 			verr = srv.probeReadOnly(ctx, info.Vars)
 		}

@@ -108,6 +108,9 @@ type ServerInfo struct {
 	Vars map[string]ServerVar
 	// BinlogOn is @@log_bin.
 	BinlogOn bool
+	// AIO is the asynchronous I/O backend the server reported at start
+	// (runner.Server.AIO: "io_uring", "libaio", "simulated"; "" unknown).
+	AIO string
 }
 
 // Env is everything Resolve reads besides the catalogue: the server, the

@@ -24,7 +24,9 @@ import (
 //   - "target": "sandbox", or the existing server's address;
 //   - "host": the cores and RAM the study ran on (RAM as the memory
 //     limit where there is one), and "host_profile";
-//   - "durability": strict or relaxed;
+//   - "durability": strict or relaxed; "aio": the servers' asynchronous
+//     I/O backend (io_uring, libaio, simulated), where the study recorded
+//     one;
 //   - the workload definition (workloadFields: driver, command,
 //     workload, dataset size, thread levels, objective), "definition":
 //     the benchmark program's version and every option it was given
@@ -52,6 +54,9 @@ func FingerprintOf(m Manifest, serverVersion string, cores int, ramBytes int64) 
 		{"host", fmt.Sprintf("%d cores, %s RAM", cores, space.HumanBytes(ramBytes))},
 		{"host_profile", hostProfileOf(m)},
 		{"durability", durabilityOf(m)},
+	}
+	if m.AIOBackend != "" {
+		f = append(f, [2]string{"aio", m.AIOBackend})
 	}
 	f = append(f, workloadFields(m)...)
 	def := ""

@@ -56,6 +56,11 @@ type Manifest struct {
 	// whole host). Scores under different profiles never compare: a
 	// resume with another one is refused, --allow-changes or not.
 	HostProfile *HostProfile `json:"host_profile,omitempty"`
+	// AIOBackend is the asynchronous I/O backend the study's servers use
+	// (runner.AIOIOUring, runner.AIOLibaio, runner.AIOSimulated), as the
+	// server reported it when the study's space was probed; "" for a
+	// study made before backends were recorded, or an existing server.
+	AIOBackend string `json:"aio_backend,omitempty"`
 }
 
 // HostProfile is a study's host profile: what the sandboxed server may use.
@@ -181,13 +186,18 @@ type ManifestChange struct {
 // Diff returns the fields whose values differ from m to n, sorted by key.
 // The benchmark definitions are compared by benchdef.Definition.Diff, one
 // change per option ("definition --warehouses", "definition version"),
-// unless m has none (a study made before definitions were recorded).
+// unless m has none (a study made before definitions were recorded); an
+// AIO backend is compared only when m has one, for the same reason.
 func (m Manifest) Diff(n Manifest) []ManifestChange {
 	var a, b map[string]any
 	_ = json.Unmarshal([]byte(m.JSON()), &a)
 	_ = json.Unmarshal([]byte(n.JSON()), &b)
 	delete(a, "definition")
 	delete(b, "definition")
+	if m.AIOBackend == "" {
+		// A study made before backends were recorded.
+		delete(b, "aio_backend")
+	}
 	var out []ManifestChange
 	diffMaps("", a, b, &out)
 	if m.Definition != nil {

@@ -36,6 +36,11 @@ type Config struct {
 	// host's RAM is taken to be this much for the memory budget, the
 	// expert warm start and --seed-from rescaling. Sandbox only.
 	MemoryLimit int64
+	// HostFaultWait is how long a trial whose server the host refuses
+	// (engine.HostFaultError: a kernel or process limit, a port in use,
+	// an AIO backend gone) is retried before the study pauses with what
+	// to fix (0: not retried; engine.Engine.HostFaultWait).
+	HostFaultWait time.Duration
 	// Bench is the benchmark.
 	Bench BenchSettings
 	// Benchmark is the benchmark OpenBenchmark built from this Config,

@@ -154,6 +154,7 @@ func (r *run) build(ctx context.Context) error {
 	}
 	cfg = r.cfg
 	r.engine = &engine.Engine{Bench: b, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
+		HostFaultWait: cfg.HostFaultWait, Logf: r.logf,
 		OnPhase: func(t search.Trial, phase string) { prog.Emit(result.Phase{Trial: t, Phase: phase}) },
 		OnSample: func(t search.Trial, s measure.Sample) {
 			prog.Emit(result.Sample{Trial: t, Sample: s})
@@ -200,6 +201,42 @@ func (r *run) fitBenchmark(b engine.Benchmark) error {
 	return nil
 }
 
+// hostAIO sets what the engine checks of the host's asynchronous I/O
+// before every start of bin (info: its probe): the events of the
+// backend the probe reported, for the configuration's I/O threads (the
+// server's defaults where it sets none), and that backend for every
+// trial's server; a retried host fault waits --host-fault-wait. Where the
+// kernel charges io_uring's rings to the locked-memory limit (before
+// Linux 5.12), the limit the servers inherit is raised to what the
+// largest I/O thread counts need, or the shortfall is logged.
+func (r *run) hostAIO(e *engine.Engine, bin runner.Binary, info space.ServerInfo) {
+	threads := func(cfg space.Config, name string) int {
+		if v, err := strconv.Atoi(cfg[name]); err == nil && v > 0 {
+			return v
+		}
+		if v, ok := info.Vars[name]; ok {
+			if n, err := strconv.Atoi(v.Default); err == nil && n > 0 {
+				return n
+			}
+		}
+		return 4
+	}
+	backend := info.AIO
+	if backend == "" {
+		backend = runner.AIOLibaio // unknown: count as the one that reserves events
+	}
+	e.HostAIO = runner.ReadHostAIO
+	e.AIONeed = func(cfg space.Config) runner.AIONeed {
+		return runner.AIONeedOf(bin.Flavor, backend, threads(cfg, "innodb_read_io_threads"), threads(cfg, "innodb_write_io_threads"))
+	}
+	e.AIOBackend = info.AIO
+	if info.AIO == runner.AIOIOUring && runner.KernelChargesIOUringToMemlock() {
+		if _, err := runner.EnsureMemlock(runner.IOUringMemlock(64, 64)); err != nil {
+			r.logf("warning: %v; a server whose io_uring cannot lock its rings falls back to libaio, and its trial waits as a host fault", err)
+		}
+	}
+}
+
 // onSandbox resolves the space against the sandbox's server and makes the
 // sandbox the target.
 func (r *run) onSandbox(ctx context.Context) error {
@@ -221,11 +258,11 @@ func (r *run) onSandbox(ctx context.Context) error {
 		cfg.Space.benchTCPOnly = t.TCPOnly()
 	}
 	// What the host must offer, before the first server starts (the
-	// probe below): disk for the dataset's copies, I/O events for the
-	// default server's InnoDB threads.
+	// probe below): disk for the dataset's copies. What each server's
+	// asynchronous I/O asks of it is checked before every start, once
+	// the probe has told its backend (Engine.HostAIO).
 	_, serr := os.Stat(filepath.Join(probe.Dir, "snapshot"))
-	pf := runner.Preflight{Dir: probe.Dir, DataBytes: r.engine.Bench.Dataset().EstimatedBytes(), Snapshot: serr == nil,
-		AIOEvents: engine.AIORequest(space.Config{})}
+	pf := runner.Preflight{Dir: probe.Dir, DataBytes: r.engine.Bench.Dataset().EstimatedBytes(), Snapshot: serr == nil}
 	if err := pf.Check(); err != nil {
 		return err
 	}
@@ -285,13 +322,7 @@ func (r *run) onSandbox(ctx context.Context) error {
 		}
 		return a
 	}
-	e.AIOAvailable = func() int64 {
-		a, err := runner.AIOAvailable()
-		if err != nil {
-			return 1 << 62 // unknown: an io_setup() failure is the host's
-		}
-		return a
-	}
+	r.hostAIO(e, bin, rs.info)
 	e.BenchBuilds = map[string]string{}
 	for _, b := range cfg.Space.BenchBuilds {
 		e.BenchBuilds[b.Name] = b.Path
@@ -554,6 +585,9 @@ func (r *run) manifest(ctx context.Context) (storage.Manifest, error) {
 	}
 	def.Options["threads"] = joinInts(r.cfg.Bench.Threads)
 	m.Definition = &def
+	if r.cfg.Existing == nil {
+		m.AIOBackend = r.info.AIO
+	}
 	return m, nil
 }
 

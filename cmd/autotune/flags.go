@@ -102,6 +102,7 @@ type benchFlags struct {
 	warehouses       int
 	tpccPath         string
 	memoryLimit      string
+	hostFaultWait    time.Duration
 	fs               *pflag.FlagSet // which flags were given
 }
 
@@ -124,6 +125,7 @@ func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.warmupMax, "warmup-max", 0, "longest warm-up (0 = 3 x --warmup): with no steady start by then the window starts anyway and the trial is marked not steady")
 	fs.BoolVar(&o.coldStart, "cold-start", false, "start every trial with an empty buffer pool (default: trials load the page list of the warmed dataset, as a server that has been running would hold)")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "measurement window of each trial")
+	fs.DurationVar(&o.hostFaultWait, "host-fault-wait", 10*time.Minute, "how long a trial whose server the host refuses (a kernel or process limit such as fs.aio-max-nr or ulimit -l, a port in use, an I/O backend gone) is retried, waiting 5 s, 10 s, ... up to a minute between attempts, before the study pauses with what to fix (0: pause at once); nothing is learned from such a trial")
 	fs.StringVar(&o.memoryLimit, "memory-limit", "", "host profile: run the sandboxed server in a memory cgroup of this size (such as 2G), page cache counted, as on a host with this much RAM; a server over it is killed and its trial fails as out of memory (needs root and a writable cgroup memory controller; default: no limit)")
 }
 
@@ -185,6 +187,10 @@ func (o *benchFlags) apply(c *study.Config) error {
 		}
 	}
 	c.Workdir = o.workdir
+	if o.hostFaultWait < 0 {
+		return usagef("--host-fault-wait %s: want a duration of 0 or more", o.hostFaultWait)
+	}
+	c.HostFaultWait = o.hostFaultWait
 	if o.memoryLimit != "" {
 		n, err := ParseMemoryLimit(o.memoryLimit)
 		if err != nil {

@@ -94,7 +94,7 @@ func altValues(t *testing.T) map[string]string {
 	return map[string]string{
 		"study": "other", "db": "other.db", "budget": "1h", "trials": "5", "seed": "7", "allow-changes": "true", "json": "true",
 		"benchmark": "command", "workload": "oltp_read_only", "threads": "8", "tables": "4", "table-size": "1000", "sysbench": "/opt/sysbench",
-		"bench-cmd": "mybench {threads}", "workdir": "w2", "warmup": "10s", "duration": "30s", "warmup-max": "120s", "cold-start": "true", "memory-limit": "2G", "reference": "other.cnf", "prune": "false",
+		"bench-cmd": "mybench {threads}", "workdir": "w2", "warmup": "10s", "duration": "30s", "warmup-max": "120s", "cold-start": "true", "memory-limit": "2G", "host-fault-wait": "1m", "reference": "other.cnf", "prune": "false",
 		"lambda": "1", "objective": "qps", "max-p95": "50", "dip-share": "0.3", "steady-block": "3s", "steady-spread": "0.2", "steady-trend": "0.2",
 		"strategy": "tpe", "warm-start": "false", "confirm": "3", "recheck-every": "5", "ab-pairs": "4", "ab-share": "0.2",
 		"mysqld": "/opt/mariadbd", "durability": "relaxed", "space": "../../examples/space-conservative.toml",
