@@ -111,7 +111,10 @@ func TestAIOStartFailuresOfTheCaseAreTheHosts(t *testing.T) {
 	// for (33025) while the defaults' 2305 fit: the configuration's
 	// fault, before anything starts.
 	ft := &baselineTarget{}
-	ft.apply = func(space.Config) (Applied, error) { t.Error("started a configuration the host cannot serve"); return Applied{}, nil }
+	ft.apply = func(space.Config) (Applied, error) {
+		t.Error("started a configuration the host cannot serve")
+		return Applied{}, nil
+	}
 	e := &Engine{Target: ft, Space: space.Default(), MaxConnections: 20,
 		HostAIO: func() runner.HostAIO { return runner.HostAIO{MaxNr: 65536, Free: 20000} },
 		AIONeed: func(cfg space.Config) runner.AIONeed { return needOf(runner.MySQL, runner.AIOLibaio, cfg) }}

@@ -167,4 +167,3 @@ func TestHostFaultTeachesNothing(t *testing.T) {
 		}
 	}
 }
-

@@ -44,7 +44,7 @@ func loadExtras(ctx context.Context, q querier, trials []search.Trial, where str
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			number            int
+			number                 int
 			source, load, aio, key string
 		)
 		if err := rows.Scan(&number, &source, &load, &aio, &key); err != nil {
