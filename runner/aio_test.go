@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,5 +120,29 @@ func TestAIONeedOf(t *testing.T) {
 		if got := kernelBefore(tc.release, 5, 12); got != tc.before {
 			t.Errorf("kernelBefore(%q) = %v", tc.release, got)
 		}
+	}
+}
+
+// lifecycle-aio-context-limits: a datadir initialisation that failed
+// (mysql80-init-error.log, MySQL 8.0 --initialize) is diagnosed like a
+// start: the root cause, the host's limit and its fix.
+func TestInitFailureDiagnosed(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "lifecycle-aio-context-limits", "mysql80-init-error.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := initFailed("/w/data", errors.New("exit status 1"), b)
+	msg := e.Error()
+	for _, want := range []string{"initialise datadir /w/data: exit status 1", "io_setup() failed with EAGAIN after 5 attempts.", "fs.aio-max-nr", "sysctl -w fs.aio-max-nr="} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q does not say %q", msg, want)
+		}
+	}
+	if e.Diagnosis.Resource != ResourceAIO || len(e.Diagnosis.Secondary) != 1 {
+		t.Errorf("diagnosis %+v", e.Diagnosis)
+	}
+	// Output with no error the diagnosis knows keeps the tool's lines.
+	if msg := initFailed("/w/data", errors.New("exit status 1"), []byte("Installing MariaDB/MySQL system tables ...\nsomething odd\n")).Error(); !strings.Contains(msg, "something odd") {
+		t.Errorf("undiagnosed: %q", msg)
 	}
 }

@@ -241,7 +241,7 @@ func (sb *Sandbox) initDatadir(parent context.Context, dir string) error {
 		return fmt.Errorf("initialise datadir %s: did not end within %s (stopped): %s", dir, initLimit, installError(out))
 	}
 	if err != nil {
-		return fmt.Errorf("initialise datadir %s: %w: %s", dir, err, installError(out))
+		return initFailed(dir, err, out)
 	}
 	return os.Chmod(dir, 0o700)
 }
@@ -312,6 +312,39 @@ func (sb *Sandbox) Restore(ctx context.Context) (string, error) {
 // NextLogName returns a fresh error-log file name for a start of trial n.
 func NextLogName(n int) string {
 	return "trial-" + strconv.Itoa(n) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36) + ".err"
+}
+
+// InitError is a datadir initialisation (mariadb-install-db, mysqld
+// --initialize-insecure) that failed. Diagnosis is its output's root
+// cause, classified as a start's (DiagnoseStartLog): a host limit there
+// (the kernel's AIO events, say) is named with its fix.
+type InitError struct {
+	// Dir is the datadir; Err the tool's exit; Output what it said that
+	// matters (installError).
+	Dir       string
+	Err       error
+	Output    string
+	Diagnosis StartDiagnosis
+}
+
+func (e *InitError) Error() string {
+	msg := fmt.Sprintf("initialise datadir %s: %v", e.Dir, e.Err)
+	d := e.Diagnosis
+	switch {
+	case d.Cause == CauseHostLimit || d.Cause == CauseDiskFull:
+		return fmt.Sprintf("%s: %s: the host's %s, not autotune's or the server's: %s", msg, d.Root, d.Limit, d.Fix)
+	case d.Cause != "":
+		return msg + ": " + d.String()
+	}
+	return msg + ": " + e.Output
+}
+
+func (e *InitError) Unwrap() error { return e.Err }
+
+// initFailed is the *InitError of a tool that exited with err after
+// printing out.
+func initFailed(dir string, err error, out []byte) *InitError {
+	return &InitError{Dir: dir, Err: err, Output: installError(out), Diagnosis: DiagnoseStartLog(string(out))}
 }
 
 // installError returns the lines of an install tool's output that say
