@@ -253,8 +253,12 @@ func (e *Engine) hostFault(ctx context.Context, n int, cfg space.Config, ref *Re
 		}
 		hf := &HostFaultError{Trial: n, Failure: ref.Failure, Limit: ref.Limit, Fix: ref.Fix}
 		var dref *Refused
-		if errors.As(err, &dref) && dref.Limit != "" {
+		switch {
+		case errors.As(err, &dref) && dref.Limit != "":
 			hf.Limit, hf.Fix = dref.Limit, dref.Fix
+		case dref != nil && dref.Cause == runner.CauseOutOfMemory:
+			hf.Limit = "the kernel refused the server memory with its defaults too: a limit on the process (ulimit -v, ulimit -d, vm.max_map_count, vm.overcommit_memory=2) or on the host's memory"
+			hf.Fix = "check ulimit -v and ulimit -d of the shell that runs autotune, sysctl vm.overcommit_memory and vm.max_map_count, and the memory other processes hold"
 		}
 		if hf.Limit == "" {
 			hf.Limit = "the server defaults do not start either (" + err.Error() + ")"

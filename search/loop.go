@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/autotune/autotune/measure"
@@ -453,14 +454,18 @@ func concluded(history []Trial, t Trial, out measure.Outcome, oerr error, end ti
 }
 
 // stopsStudy returns the error that stops a study after recorded trial
-// t: the objective's error oerr (ctx's when cancelled), or
+// t: the objective's error oerr (ctx's when cancelled; prefixed "trial
+// N: " unless it names its trial so already), or
 // ErrBaselineFailed when t is a failed baseline; nil otherwise.
 func stopsStudy(ctx context.Context, t Trial, oerr error) error {
 	if oerr != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("trial %d: %w", t.Number, oerr)
+		if prefix := fmt.Sprintf("trial %d: ", t.Number); !strings.HasPrefix(oerr.Error(), prefix) {
+			return fmt.Errorf("%s%w", prefix, oerr)
+		}
+		return oerr
 	}
 	if baselineFailed(t) {
 		return fmt.Errorf("%w: %s", ErrBaselineFailed, t.Failure)
