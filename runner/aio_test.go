@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -144,5 +145,32 @@ func TestInitFailureDiagnosed(t *testing.T) {
 	// Output with no error the diagnosis knows keeps the tool's lines.
 	if msg := initFailed("/w/data", errors.New("exit status 1"), []byte("Installing MariaDB/MySQL system tables ...\nsomething odd\n")).Error(); !strings.Contains(msg, "something odd") {
 		t.Errorf("undiagnosed: %q", msg)
+	}
+}
+
+// EnsureMemlock raises the locked-memory limit the servers inherit, or
+// says which limit to raise and how.
+func TestEnsureMemlock(t *testing.T) {
+	soft, hard, err := MemlockLimit()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer func() { _ = syscall.Setrlimit(rlimitMemlock, &syscall.Rlimit{Cur: soft, Max: hard}) }()
+	if got, err := EnsureMemlock(soft); err != nil || got != soft {
+		t.Errorf("EnsureMemlock(current %d) = %d, %v", soft, got, err)
+	}
+	if soft >= 1<<40 {
+		return
+	}
+	need := soft + 1<<20
+	got, err := EnsureMemlock(need)
+	switch {
+	case err == nil && got != need:
+		t.Errorf("raised to %d, want %d", got, need)
+	case err != nil && (!strings.Contains(err.Error(), "ulimit -l") || !strings.Contains(err.Error(), "LimitMEMLOCK")):
+		t.Errorf("not raised, and the error names no fix: %v", err)
+	}
+	if now, _, _ := MemlockLimit(); err == nil && now != need {
+		t.Errorf("limit now %d, want %d", now, need)
 	}
 }
