@@ -29,6 +29,9 @@ type Bench struct {
 	Workload string
 	// Tables is --tables; TableSize is --table-size (rows per table).
 	Tables, TableSize int
+	// Rand is the access distribution (the zero value: the default,
+	// special).
+	Rand Distribution
 
 	// exitGrace, when > 0, replaces runner.ExitGrace as the time a run
 	// may take beyond its --time (tests shorten it).
@@ -36,21 +39,17 @@ type Bench struct {
 }
 
 // Options are the sysbench options that define what an OLTP run measures,
-// besides the workload, --tables and --table-size, each passed explicitly
-// so that no default of the sysbench build in use decides (their values are
-// sysbench 1.0.20's defaults, the measurements autotune was built on):
-// the access distribution (--rand-*), prepared statements (--db-ps-mode),
+// besides the workload, --tables, --table-size and the access
+// distribution (Distribution.Options), each passed explicitly so that no
+// default of the sysbench build in use decides (their values are sysbench
+// 1.0.20's defaults, the measurements autotune was built on): prepared
+// statements (--db-ps-mode),
 // the queries of a transaction (oltp_common.lua's --point_selects ...),
 // the table layout (--auto_inc, --secondary, --create_secondary, the
 // storage engine), the MySQL errors a client ignores, an unthrottled rate
 // and the latency percentile reported. Source: sysbench 1.0.20
 // `sysbench oltp_read_write help` and `sysbench --help`.
 var Options = [][2]string{
-	{"rand-type", "special"},
-	{"rand-spec-iter", "12"},
-	{"rand-spec-pct", "1"},
-	{"rand-spec-res", "75"},
-	{"rand-pareto-h", "0.2"},
 	{"db-ps-mode", "auto"},
 	{"mysql-ignore-errors", "1213,1020,1205"},
 	{"rate", "0"},
@@ -74,7 +73,8 @@ var Options = [][2]string{
 
 // Args returns sysbench's arguments for srv: workload, connection (TCP to
 // 127.0.0.1 and the server's port when tcp, else its socket or address),
-// schema sbtest, the dataset size and every option of Options, then extra.
+// schema sbtest, the dataset size, the distribution's options
+// (Distribution.Options) and every option of Options, then extra.
 func (s Bench) Args(srv *runner.Server, tcp bool, extra ...string) []string {
 	a := []string{s.Workload, "--db-driver=mysql"}
 	if tcp {
@@ -87,14 +87,21 @@ func (s Bench) Args(srv *runner.Server, tcp bool, extra ...string) []string {
 		"--tables="+strconv.Itoa(s.Tables),
 		"--table-size="+strconv.Itoa(s.TableSize),
 	)
-	for _, o := range Options {
+	for _, o := range s.options() {
 		a = append(a, "--"+o[0]+"="+o[1])
 	}
 	return append(a, extra...)
 }
 
+// options returns the options of a run besides the workload and the
+// dataset: the distribution's, then Options.
+func (s Bench) options() [][2]string {
+	return append(s.Rand.Options(), Options...)
+}
+
 // Definition returns what this benchmark measures: sysbench's version
-// (sysbench --version), the workload, the dataset size and Options.
+// (sysbench --version), the workload, the dataset size, the
+// distribution's options and Options.
 func (s Bench) Definition(ctx context.Context) (benchdef.Definition, error) {
 	path := s.Path
 	if path == "" {
@@ -106,7 +113,7 @@ func (s Bench) Definition(ctx context.Context) (benchdef.Definition, error) {
 	}
 	d := benchdef.Definition{Driver: "sysbench", Version: v, Options: map[string]string{
 		"workload": s.Workload, "tables": strconv.Itoa(s.Tables), "table-size": strconv.Itoa(s.TableSize)}}
-	for _, o := range Options {
+	for _, o := range s.options() {
 		d.Options[o[0]] = o[1]
 	}
 	return d, nil
@@ -206,12 +213,15 @@ func (s Bench) runArgs(srv *runner.Server, tcp bool, threads, secs int) []string
 		"run")
 }
 
-// Probe checks that the sysbench at s.Path accepts every option a run
-// of this definition passes, over a socket and over TCP (sysbench
-// --help and sysbench WORKLOAD help; runner.CheckOptions): a build without
-// the MySQL driver or an older one without --rand-spec-* is refused before
-// any work starts. The error names the binary, its version and each
-// option it lacks.
+// Probe checks, before any work starts, that the sysbench at s.Path can
+// measure this definition: its --help lists the distribution s.Rand
+// asks for (ParseRandTypeHelp, RandTypeHelp.CheckOffered: zipfian is
+// refused on 1.0.x, special on a build from master, gaussian on a build
+// without special), and it accepts every option a run passes, over a
+// socket and over TCP (sysbench --help and sysbench WORKLOAD help;
+// runner.CheckOptions): a build without the MySQL driver or an older one
+// without --rand-spec-* is refused. The error names the binary, its
+// version and the distributions it accepts or each option it lacks.
 func (s Bench) Probe(ctx context.Context) error {
 	path := s.Path
 	if path == "" {
@@ -221,9 +231,31 @@ func (s Bench) Probe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.probeDistribution(ctx, path, v); err != nil {
+		return err
+	}
 	srv := &runner.Server{Socket: "/probe.sock", Port: 3306}
 	want := runner.OptionNames(append(s.runArgs(srv, false, 1, 1), s.runArgs(srv, true, 1, 1)...))
 	return runner.CheckOptions(ctx, path, v, want, []string{"--help"}, []string{s.Workload, "help"})
+}
+
+// probeDistribution checks that the sysbench at path (version v) offers
+// s.Rand's distribution (RandTypeHelp.CheckOffered) by what its --help
+// says of --rand-type. A help without a --rand-type line is left to the
+// option check, which refuses --rand-type then.
+func (s Bench) probeDistribution(ctx context.Context, path, v string) error {
+	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(hctx, path, "--help").CombinedOutput() // sysbench 1.0 exits 1 after its help
+	h, found, err := ParseRandTypeHelp(string(out))
+	binary := fmt.Sprintf("%s (%s)", path, v)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s --help: %w: cannot tell which distributions it offers", path, err)
+	case !found:
+		return nil
+	}
+	return h.CheckOffered(binary, s.Rand.Name())
 }
 
 func (s Bench) run(ctx context.Context, srv *runner.Server, r runner.BenchRun, onSample func(runner.Interval)) (Output, error) {
