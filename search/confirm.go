@@ -12,15 +12,16 @@ import (
 )
 
 // Extra reports whether k is a re-measurement kind (Confirm, Recheck,
-// ABBest, ABBase, ABWarm) or a minimisation kind (Minimizing: runs derived from
-// the best trial): scheduled by the study's policies, linked to a trial
-// by RepeatOf, measured as recorded, never counted towards the trial cap.
+// ABBest, ABBase, ABWarm), a minimisation kind (Minimizing: runs derived
+// from the best trial) or a skew-check kind (Skewed): scheduled by the
+// study's policies, linked to a trial by RepeatOf, measured as recorded,
+// never counted towards the trial cap.
 func (k Kind) Extra() bool {
 	switch k {
 	case Confirm, Recheck, ABBest, ABBase, ABWarm:
 		return true
 	}
-	return k.Minimizing()
+	return k.Minimizing() || k.Skewed()
 }
 
 // RepeatLink links a trial to the measurements that repeat it.

@@ -71,9 +71,10 @@ type group struct {
 // measures reports whether u is a measurement that may count towards its
 // configuration's estimate: not a final A/B run and not a minimisation
 // run (both judge the chosen configuration; a minimisation must not
-// change which configuration it minimises).
+// change which configuration it minimises), and not a run of the skew
+// check (it measured another workload).
 func measures(u Trial) bool {
-	return u.Kind != ABBest && u.Kind != ABBase && u.Kind != ABWarm && !u.Kind.Minimizing()
+	return u.Kind != ABBest && u.Kind != ABBase && u.Kind != ABWarm && !u.Kind.Minimizing() && !u.Kind.Skewed()
 }
 
 // groupOf collects the measurements of configuration key.

@@ -73,7 +73,7 @@ func ImportanceCaveat(sp *space.Space, trials []Trial) string {
 		len(cfgs), varied, MinReliableConfigs)
 }
 
-// Importance estimates each knob's importance from the complete trials (fANOVA-style or regression-based, gonum).
+// Importance estimates each knob's importance from the complete trials, skew-check runs left out (fANOVA-style or regression-based, gonum).
 //
 // Method (regression-based, fANOVA-style main effects): every complete
 // trial's configuration is encoded along each knob's search scale (log
@@ -103,7 +103,7 @@ func Importance(sp *space.Space, trials []Trial) ([]KnobImportance, error) {
 	var xs [][]float64
 	var ys []float64
 	for _, t := range trials {
-		if t.State != Complete || math.IsNaN(t.Score) || math.IsInf(t.Score, 0) {
+		if t.State != Complete || t.Kind.Skewed() || math.IsNaN(t.Score) || math.IsInf(t.Score, 0) {
 			continue
 		}
 		xs = append(xs, Encode(sp, t.Params))

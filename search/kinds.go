@@ -57,6 +57,13 @@ const (
 	// it is neither the best nor the baseline, so the best's gain over the
 	// rules has an interval too (WarmStartGain).
 	ABWarm Kind = "ab-warm"
+	// SkewBest and SkewBase are the runs of the skew check (SkewCheck):
+	// the best configuration and the baseline measured again in
+	// interleaved pairs under a second variant of the workload (another
+	// access distribution), named by Trial.Source. Never pooled into an
+	// estimate, the run-to-run noise or the strategy's history.
+	SkewBest Kind = "skew-best"
+	SkewBase Kind = "skew-base"
 
 	// Minimisation runs (Minimizing): like the re-measurements they repeat
 	// configurations derived from the best trial, are scheduled by the

@@ -138,6 +138,14 @@ type Loop struct {
 	// trial (autotune minimize on a finished study): no search trial, no
 	// re-measurement, no A/B run. It needs Minimize.
 	MinimizeOnly bool
+	// Skew is the skew check (skew.go): the best and the baseline
+	// measured again under a second variant of the workload, in
+	// interleaved pairs after the final A/B runs and before the
+	// minimisation; its runs go through Store like any trial, marked by
+	// their kinds (Kind.Skewed), and stay out of the strategy, the
+	// estimates and Result.Trials. Nil turns it off. Not with
+	// MinimizeOnly.
+	Skew *SkewCheck
 }
 
 // MinimizationStore is a Store that also keeps the state of a study's
@@ -170,8 +178,12 @@ const (
 type Result struct {
 	// Reason says why the study stopped.
 	Reason StopReason
-	// Trials is every trial of the study, ordered by number.
+	// Trials is every trial of the study, ordered by number, but the
+	// skew check's runs.
 	Trials []Trial
+	// SkewRuns are the skew check's runs (Kind.Skewed), ordered by
+	// number.
+	SkewRuns []Trial
 	// Best is the best complete trial (Number −1 when none).
 	Best Trial
 	// Baseline is the complete baseline trial (Number −1 when none).
@@ -208,7 +220,7 @@ func Best(trials []Trial) (best, baseline Trial) {
 func penalty(trials []Trial) float64 {
 	worst, seen := 0.0, false
 	for _, t := range trials {
-		if t.State == Complete && (!seen || t.Score < worst) {
+		if t.State == Complete && !t.Kind.Skewed() && (!seen || t.Score < worst) {
 			worst, seen = t.Score, true
 		}
 	}
@@ -250,7 +262,11 @@ func (s *Loop) Run(ctx context.Context) (Result, error) {
 		if err := s.Store.BeginTrial(ctx, t); err != nil {
 			return r.result(""), fmt.Errorf("record start of trial %d: %w", t.Number, err)
 		}
-		out, oerr := s.Objective(ctx, t)
+		objective := s.Objective
+		if t.Kind.Skewed() {
+			objective = s.Skew.Objective
+		}
+		out, oerr := objective(ctx, t)
 		if err := r.finish(ctx, p, t, out, oerr); err != nil {
 			return r.result(""), err
 		}
@@ -262,7 +278,8 @@ func (s *Loop) Run(ctx context.Context) (Result, error) {
 type studyRun struct {
 	s       *Loop
 	now     func() time.Time
-	trials  []Trial
+	trials  []Trial // the study's trials but the skew check's runs
+	skewed  []Trial // the skew check's runs
 	search  searchPhase
 	next    int           // the next trial number
 	spent   time.Duration // budget used up to mark
@@ -285,16 +302,17 @@ func (s *Loop) begin(ctx context.Context) (*studyRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load trials of study %q: %w", s.Name, err)
 	}
-	r.trials = trials
+	r.next = max(nextNumber(trials), s.FirstNumber)
+	r.trials, r.skewed = splitSkewed(trials)
+	trials = r.trials
 	// Replay history into the strategy, so it learns from earlier runs.
 	if obs, ok := s.Strategy.(observer); ok {
 		if err := tellHistory(obs, trials); err != nil {
 			return nil, err
 		}
 	}
-	r.next = max(nextNumber(trials), s.FirstNumber)
 	r.plan = &studyPlan{s: s, printed: -1}
-	r.plan.start(trials, r.used())
+	r.plan.start(trials, r.skewed, r.used())
 	r.search = searchPhase{shape: Shape{Space: s.Space, Base: s.Base, Verbatim: s.Verbatim}, warm: s.WarmStart, confirm: s.Confirm, started: r.mark}
 	return r, nil
 }
@@ -314,7 +332,7 @@ func (r *studyRun) used() time.Duration { return r.spent + r.now().Sub(r.mark) }
 // result sums up the study as Run returns it.
 func (r *studyRun) result(reason StopReason) Result {
 	best, base := Best(r.trials)
-	return Result{Reason: reason, Trials: r.trials, Best: best, Baseline: base, Spent: r.used()}
+	return Result{Reason: reason, Trials: r.trials, SkewRuns: r.skewed, Best: best, Baseline: base, Spent: r.used()}
 }
 
 // choose returns the next run, or why the study stops: at the trial cap,
@@ -349,7 +367,7 @@ func (r *studyRun) choose(ctx context.Context) (Proposal, RepeatLink, StopReason
 		stop = StopTrials
 	}
 	if stop != "" {
-		p, rep, ok := s.finalRun(trials, used, r.plan.minimize, stop == StopReserve)
+		p, rep, ok := s.finalRun(trials, r.skewed, used, r.plan.minimize, stop == StopReserve)
 		if !ok || (s.Budget > 0 && used+estimate(trials) > s.Budget) {
 			return Proposal{}, RepeatLink{}, stop, nil
 		}
@@ -403,7 +421,11 @@ func newTrial(study string, number int, p Proposal, rep RepeatLink, start time.T
 // a failed baseline's (ErrBaselineFailed), the store's.
 func (r *studyRun) finish(ctx context.Context, p Proposal, t Trial, out measure.Outcome, oerr error) error {
 	s := r.s
-	t = concluded(r.trials, t, out, oerr, r.now(), s.MaxErrorShift)
+	maxShift := s.MaxErrorShift
+	if t.Kind.Skewed() {
+		maxShift = 0 // another workload: its error share is its own
+	}
+	t = concluded(r.trials, t, out, oerr, r.now(), maxShift)
 	d := t.Ended.Sub(r.mark)
 	r.mark = t.Ended
 	r.spent += d
@@ -411,6 +433,9 @@ func (r *studyRun) finish(ctx context.Context, p Proposal, t Trial, out measure.
 	// must not stay Running.
 	if err := recordRetried(ctx, s.StoreRetry, func(ctx context.Context) error { return s.Store.FinishTrial(ctx, t, d) }); err != nil {
 		return fmt.Errorf("record trial %d: %w", t.Number, err)
+	}
+	if t.Kind.Skewed() {
+		return r.finishSkewed(ctx, t, oerr)
 	}
 	r.trials = append(r.trials, t)
 	if err := stopsStudy(ctx, t, oerr); err != nil {
@@ -436,7 +461,37 @@ func (r *studyRun) finish(ctx context.Context, p Proposal, t Trial, out measure.
 		best, base := Best(r.trials)
 		s.OnTrial(Standing{Trial: t, Best: best, Baseline: base, Spent: r.spent, Budget: s.Budget, Note: note})
 	}
-	r.plan.after(r.trials, r.spent)
+	r.plan.after(r.trials, r.skewed, r.spent)
+	return nil
+}
+
+// goal is the study's objective, tps when Goal is empty.
+func (s *Loop) goal() measure.Goal {
+	if s.Goal == "" {
+		return measure.GoalTPS
+	}
+	return s.Goal
+}
+
+// finishSkewed concludes recorded run t of the skew check: it joins the
+// skew check's runs, not the study's trials (no strategy learns it), is
+// reported with what the check found so far, and the plan is made again.
+// It returns the error that stops the study (stopsStudy).
+func (r *studyRun) finishSkewed(ctx context.Context, t Trial, oerr error) error {
+	s := r.s
+	r.skewed = append(r.skewed, t)
+	if err := stopsStudy(ctx, t, oerr); err != nil {
+		return err
+	}
+	if s.OnTrial != nil {
+		best, base := Best(r.trials)
+		note := ""
+		if k := SkewOf(s.goal(), append(append([]Trial(nil), r.trials...), r.skewed...), t.RepeatOf, s.Skew.Label); k.Measured {
+			note = "skew check " + k.String()
+		}
+		s.OnTrial(Standing{Trial: t, Best: best, Baseline: base, Spent: r.spent, Budget: s.Budget, Note: note})
+	}
+	r.plan.after(r.trials, r.skewed, r.spent)
 	return nil
 }
 
@@ -474,7 +529,8 @@ func stopsStudy(ctx context.Context, t Trial, oerr error) error {
 }
 
 // finalRun returns the next run of the final phases once the search has
-// stopped: the final A/B runs (not with MinimizeOnly), then the
+// stopped: the final A/B runs (not with MinimizeOnly), then the skew
+// check's (Skew; skewed are its runs so far), then the
 // minimisation when it is on (minimize: the plan found room for it, or
 // MinimizeOnly), within what is left of the budget after used. When the
 // search stopped for the budget's reserve (budgetStop) and no
@@ -485,11 +541,17 @@ func stopsStudy(ctx context.Context, t Trial, oerr error) error {
 // that pessimistic cost, and what it leaves narrows the gain's interval.
 // So does a minimisation that began and stopped short of done (a step
 // split a block, and the steps it then needs no longer fit).
-func (s *Loop) finalRun(trials []Trial, used time.Duration, minimize, budgetStop bool) (Proposal, RepeatLink, bool) {
+func (s *Loop) finalRun(trials, skewed []Trial, used time.Duration, minimize, budgetStop bool) (Proposal, RepeatLink, bool) {
 	if !s.MinimizeOnly {
 		extend := budgetStop && s.Budget > 0 && !(s.Minimize != nil && minimize && s.minimizeFits(trials, used))
-		if p, rep, ok := s.Confirm.nextAB(trials, s.Goal, s.Budget, max(0, s.Budget-used), extend); ok {
+		// The skew check follows the A/B phase's rounds: the rest of the
+		// budget extends those rounds only once the check is done.
+		sp, srep, skewing := s.nextSkew(trials, skewed)
+		if p, rep, ok := s.Confirm.nextAB(trials, s.Goal, s.Budget, max(0, s.Budget-used), extend && !skewing); ok {
 			return p, rep, true
+		}
+		if skewing {
+			return sp, srep, true
 		}
 	}
 	if s.Minimize == nil || !(minimize || s.MinimizeOnly) {
@@ -703,7 +765,8 @@ func PruneThreshold(goal measure.Goal, trials []Trial) float64 {
 
 // NoiseSD returns the pooled within-configuration standard deviation of
 // the log values of goal over every configuration measured completely at
-// least twice (final A/B runs included: they repeat configurations too):
+// least twice (final A/B runs included: they repeat configurations too;
+// skew-check runs left out: they measured another workload):
 // the run-to-run noise of this machine as a share (0.05 = 5 %). 0 when no
 // configuration was measured twice.
 func NoiseSD(goal measure.Goal, trials []Trial) float64 {
@@ -717,7 +780,7 @@ func noiseStats(goal measure.Goal, trials []Trial) (sd float64, df int) {
 	byKey := map[string][]float64{}
 	var keys []string // in the order of first measurement: a sum in map order would differ in its last bits from call to call
 	for _, u := range trials {
-		if u.State != Complete || u.Infeasible {
+		if u.State != Complete || u.Infeasible || u.Kind.Skewed() {
 			continue
 		}
 		if v := ObjectiveValue(goal, u); v > 0 {

@@ -88,6 +88,10 @@ type Plan struct {
 	// Minimize is the plan of the minimisation (nil: Loop.Minimize is
 	// off).
 	Minimize *MinimizePlan
+	// SkewPairs are the pairs of the skew check under the variant
+	// SkewLabel (0: Loop.Skew is off).
+	SkewPairs int
+	SkewLabel string
 }
 
 // MinimizePlan is the budget plan of the minimisation phase.
@@ -284,6 +288,9 @@ func (p Plan) String() string {
 			}
 		}
 	}
+	if p.SkewPairs > 0 {
+		fmt.Fprintf(&b, "\nplan: then the skew check measures the best and the baseline again under %s in %d interleaved pairs (--skew-check)", p.SkewLabel, p.SkewPairs)
+	}
 	if p.Minimize != nil {
 		b.WriteString("\n" + p.Minimize.String())
 	}
@@ -319,11 +326,13 @@ type studyPlan struct {
 // re-measurements to reserve for are derived from s.Confirm over the
 // search trials the budget allows without a reserve (a first plan), so
 // they are a slight overestimate.
-func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
+func (sp *studyPlan) plan(trials, skewed []Trial, spent time.Duration) Plan {
 	s := sp.s
 	in := PlanInput{Budget: s.Budget, Spent: spent, MaxTrials: s.MaxTrials, Trials: trials, PriorCost: s.PriorCost}
 	pl := MakePlan(in)
 	mp, minRuns := sp.minimizePlan(trials, pl.TrialCost, pl.From)
+	// The skew check's runs are held back like the minimisation's.
+	minRuns += s.skewLeft(trials, skewed)
 	if s.Confirm != nil {
 		per := estimate(trials)
 		if per <= 0 {
@@ -350,6 +359,9 @@ func (sp *studyPlan) plan(trials []Trial, spent time.Duration) Plan {
 		per = pl.TrialCost
 	}
 	abPlan(&pl, s.Confirm, s.Goal, trials, s.Budget, per)
+	if s.Skew != nil {
+		pl.SkewLabel, pl.SkewPairs = s.Skew.Label, s.skewPairs(trials)
+	}
 	sp.final = 0
 	if s.Budget > 0 && in.FinalRuns > 0 {
 		sp.final = time.Duration(in.FinalRuns)*pl.TrialCost + in.FinalExtra
@@ -416,8 +428,8 @@ func (sp *studyPlan) minimizePlan(trials []Trial, cost time.Duration, from int) 
 
 // start plans before the first trial of a run; a resumed study whose
 // trials give a cost estimate reports its plan at once.
-func (sp *studyPlan) start(trials []Trial, spent time.Duration) {
-	pl := sp.plan(trials, spent)
+func (sp *studyPlan) start(trials, skewed []Trial, spent time.Duration) {
+	pl := sp.plan(trials, skewed, spent)
 	if pl.From > 0 {
 		sp.report(pl)
 	}
@@ -426,8 +438,8 @@ func (sp *studyPlan) start(trials []Trial, spent time.Duration) {
 // after re-plans after a finished trial; the plan is reported once two
 // trials give a cost estimate, and again when the planned total moves by
 // more than a fifth.
-func (sp *studyPlan) after(trials []Trial, spent time.Duration) {
-	pl := sp.plan(trials, spent)
+func (sp *studyPlan) after(trials, skewed []Trial, spent time.Duration) {
+	pl := sp.plan(trials, skewed, spent)
 	switch {
 	case pl.From < 2:
 	case sp.printed < 0:

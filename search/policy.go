@@ -102,13 +102,13 @@ func observeMetrics(s any, t Trial) {
 	}
 }
 
-// tellHistory observes every finished trial of trials (State.Finished) in
-// order, each with valueOf under the penalty of the whole history, and
+// tellHistory observes every finished trial of trials (State.Finished)
+// but the skew check's runs (they measured another workload) in order, each with valueOf under the penalty of the whole history, and
 // its metrics (observeMetrics).
 func tellHistory(obs observer, trials []Trial) error {
 	pen := penalty(trials)
 	for _, t := range trials {
-		if !t.State.Finished() {
+		if !t.State.Finished() || t.Kind.Skewed() {
 			continue
 		}
 		if err := obs.Observe(t.Params, valueOf(t, pen)); err != nil {
