@@ -329,6 +329,9 @@ func writeSQL(w io.Writer, st storage.StudyRecord, best, base search.Trial, tria
 		fmt.Fprintf(w, "-- baseline (server defaults): trial %d, %.1f %s\n-- %s%s\n", base.Number, value, unit, gainPrefix, text)
 		text, _ = RulesText(st.Goal(), trials, best)
 		fmt.Fprintf(w, "-- gain over the expert warm start: %s\n", text)
+		for _, l := range SkewLines(st.Goal(), trials, best) {
+			fmt.Fprintf(w, "-- %s\n", l)
+		}
 	}
 	for _, l := range conditionLines(st, bs, best, sel) {
 		fmt.Fprintf(w, "-- %s\n", l)
@@ -407,6 +410,14 @@ func writeExportJSON(w io.Writer, st storage.StudyRecord, best, base search.Tria
 			d.RulesGain = newExportGain(r.Gain)
 		}
 		d.Rules, _ = RulesText(st.Goal(), trials, best)
+		for _, k := range skewChecks(st.Goal(), trials, best) {
+			es := exportSkew{Variant: k.Label, Pairs: k.Pairs, Fragile: k.Fragile}
+			if k.Measured {
+				es.Gain = newExportGain(k.Gain)
+			}
+			d.SkewChecks = append(d.SkewChecks, es)
+			d.WorkloadFragile = d.WorkloadFragile || k.Fragile
+		}
 	}
 	if m := sel.Minimal; m != nil {
 		d.Minimal = &exportMinimal{Trial: m.Best, Changes: m.Changes, Runs: m.Runs, Rule: search.MinimizeRule, Steps: []exportStep{}}
@@ -566,6 +577,12 @@ type exportDoc struct {
 	// complete rounds of it. Rules says it in words, or why there is none
 	// (RulesText: no warm start, the best is the warm start, ...).
 	RulesGain *exportGain `json:"gain_over_warm_start,omitempty"`
+	// SkewChecks are the best's gains over the baseline under the skew
+	// checks' workload variants (search.SkewOf; absent without one);
+	// WorkloadFragile is set when one of them found the configuration
+	// workload-fragile.
+	SkewChecks      []exportSkew `json:"skew_checks,omitempty"`
+	WorkloadFragile bool         `json:"workload_fragile,omitempty"`
 	// Durability is the crash safety of the written configuration, from
 	// its own values: its tier, each knob that gives crash safety up and
 	// what a crash can lose with it.
@@ -583,6 +600,17 @@ type exportDoc struct {
 	// Settings is the study's benchmark settings as stored.
 	Settings json.RawMessage `json:"settings,omitempty"`
 	Exported time.Time       `json:"exported"`
+}
+
+// exportSkew is one skew check of the JSON export: the variant
+// ("--rand-type=uniform"), the gain under it (absent with fewer than 2
+// complete pairs), its pairs, and whether it found the configuration
+// workload-fragile.
+type exportSkew struct {
+	Variant string      `json:"variant"`
+	Gain    *exportGain `json:"gain,omitempty"`
+	Pairs   int         `json:"pairs"`
+	Fragile bool        `json:"workload_fragile"`
 }
 
 // exportFingerprint is the JSON export's fingerprint.
@@ -665,10 +693,24 @@ func hostProfileText(hp storage.HostProfile) string {
 	return fmt.Sprintf("the server ran under a memory limit of %s, page cache counted: the gains hold on a host of that size", space.FormatBytes(hp.MemoryLimitBytes))
 }
 
+// tunedWithLine is the header line naming the benchmark program, the
+// workload and its access distribution as passed to it: "tuned with
+// sysbench 1.0.20 oltp_read_write --rand-type=uniform"; "" when the
+// study's definition has no distribution (not sysbench, or recorded
+// before definitions were).
+func tunedWithLine(bs storage.Manifest) string {
+	d := bs.Definition
+	if d == nil || d.Distribution() == "" {
+		return ""
+	}
+	return fmt.Sprintf("tuned with %s %s %s", cmp.Or(d.Version, d.Driver), d.Options["workload"], d.Distribution())
+}
+
 // conditionLines are the header lines that say what the export was
 // measured under, in the order every commented format writes them (each
 // behind its comment marker): the server version (the trial's, else the
-// study's), the workload, the host profile, the fingerprint line and the
+// study's), the workload, the benchmark and its access distribution
+// (tunedWithLine), the host profile, the fingerprint line and the
 // durability policy.
 func conditionLines(st storage.StudyRecord, bs storage.Manifest, best search.Trial, sel exportSelection) []string {
 	version := best.ServerVersion
@@ -678,6 +720,9 @@ func conditionLines(st storage.StudyRecord, bs storage.Manifest, best search.Tri
 	lines := []string{"server: " + version}
 	if bs.Workload != "" {
 		lines = append(lines, fmt.Sprintf("workload: %s, %gs warm-up + %gs measured", storage.WorkloadText(bs), bs.WarmupS, bs.DurationS))
+	}
+	if l := tunedWithLine(bs); l != "" {
+		lines = append(lines, l)
 	}
 	if hp := bs.HostProfile; hp != nil {
 		lines = append(lines, "host profile: "+hostProfileText(*hp))

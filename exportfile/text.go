@@ -173,6 +173,41 @@ func writeGainComment(w io.Writer, goal measure.Goal, trials []search.Trial, bes
 	}
 	text, _ := RulesText(goal, trials, best)
 	fmt.Fprintf(w, "# gain over the expert warm start: %s\n", text)
+	for _, l := range SkewLines(goal, trials, best) {
+		fmt.Fprintf(w, "# %s\n", l)
+	}
+}
+
+// skewChecks returns the skew checks trials hold for best
+// (search.SkewOf of each label, search.SkewLabels), with the unit of the
+// best's throughput.
+func skewChecks(goal measure.Goal, trials []search.Trial, best search.Trial) []search.Skew {
+	if best.Number < 0 || best.Kind == search.Baseline {
+		return nil
+	}
+	var out []search.Skew
+	for _, l := range search.SkewLabels(trials, best.Number) {
+		k := search.SkewOf(goal, trials, best.Number, l)
+		k.Gain.Unit = GainUnit(goal, best)
+		out = append(out, k)
+	}
+	return out
+}
+
+// SkewLines are the lines that say what the skew checks of best found,
+// one per variant: "skew check under --rand-type=uniform: +12.0 % tps
+// (95 % CI ...): significant", each followed, when it found the
+// configuration workload-fragile, by a WORKLOAD-FRAGILE line saying so;
+// none without a skew check.
+func SkewLines(goal measure.Goal, trials []search.Trial, best search.Trial) []string {
+	var out []string
+	for _, k := range skewChecks(goal, trials, best) {
+		out = append(out, "skew check "+strings.SplitN(k.String(), "; WORKLOAD-FRAGILE", 2)[0])
+		if k.Fragile {
+			out = append(out, fmt.Sprintf("WORKLOAD-FRAGILE: the gain of %+.1f %% over the baseline is not shown under %s (its 95 %% interval includes 0 or lies below it): it holds for the study's access pattern only; measure it under your production's before relying on it (autotune verify)", k.Primary.Pct, k.Label))
+		}
+	}
+	return out
 }
 
 // abShortfall says why there is no A/B interval for the best trial.

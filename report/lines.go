@@ -222,6 +222,9 @@ func WriteGain(out io.Writer, goal measure.Goal, trials []search.Trial, best sea
 	fmt.Fprintf(out, "gain over the baseline: %s\n", text)
 	text, _ = exportfile.RulesText(goal, trials, best)
 	fmt.Fprintf(out, "gain over the expert warm start: %s\n", text)
+	for _, l := range exportfile.SkewLines(goal, trials, best) {
+		fmt.Fprintln(out, l)
+	}
 }
 
 // WriteExported prints what autotune export wrote to a file: the file,
@@ -238,7 +241,8 @@ func WriteExported(out io.Writer, e result.Exported) {
 
 // WriteConclusion prints what to do with the study's result, from the
 // paired A/B gain: apply the best configuration when its interval lies
-// above 0, keep the baseline when it lies below, else measure more.
+// above 0 (saying so when a skew check found it workload-fragile), keep
+// the baseline when it lies below, else measure more.
 func WriteConclusion(out io.Writer, goal measure.Goal, trials []search.Trial, best search.Trial, exportHint string) {
 	if best.Number < 0 {
 		return
@@ -256,8 +260,14 @@ func WriteConclusion(out io.Writer, goal measure.Goal, trials []search.Trial, be
 		if u := exportfile.GainUnit(goal, best); u != "" {
 			what = u
 		}
-		fmt.Fprintf(out, "conclusion: trial %d is faster than the baseline by %+.1f %% %s (95 %% CI %+.1f .. %+.1f %%): %s\n",
-			best.Number, g.Pct, what, g.LoPct, g.HiPct, exportHint)
+		fragile := ""
+		for _, l := range search.SkewLabels(trials, best.Number) {
+			if search.SkewOf(goal, trials, best.Number, l).Fragile {
+				fragile += fmt.Sprintf("; but it is WORKLOAD-FRAGILE: under %s its gain is not shown, so check it under your production's access pattern (autotune verify) before applying it", l)
+			}
+		}
+		fmt.Fprintf(out, "conclusion: trial %d is faster than the baseline by %+.1f %% %s (95 %% CI %+.1f .. %+.1f %%): %s%s\n",
+			best.Number, g.Pct, what, g.LoPct, g.HiPct, exportHint, fragile)
 	case g.HiPct < 0:
 		fmt.Fprintf(out, "conclusion: the interleaved pairs measured trial %d slower than the baseline (%+.1f %%): keep your current settings\n", best.Number, g.Pct)
 	default:

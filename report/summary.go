@@ -32,6 +32,13 @@ type progressSummary struct {
 	// Gain is the best's paired A/B gain over the baseline (absent when
 	// the best is the baseline or too few pairs were measured).
 	Gain *progressGain `json:"gain,omitempty"`
+	// Workload is what the study measured (result.Summary.Workload).
+	Workload string `json:"workload,omitempty"`
+	// SkewChecks are the best's gains under the skew checks' workload
+	// variants (absent without one); WorkloadFragile is set when one
+	// found the best workload-fragile.
+	SkewChecks      []progressSkew `json:"skew_checks,omitempty"`
+	WorkloadFragile bool           `json:"workload_fragile,omitempty"`
 	// Conclusion is what to do with the result, as the text says it.
 	Conclusion   string                `json:"conclusion,omitempty"`
 	Minimization *progressMinimization `json:"minimization,omitempty"`
@@ -53,6 +60,16 @@ type progressGain struct {
 	Significant bool    `json:"significant"`
 }
 
+// progressSkew is one skew check: the variant ("--rand-type=uniform"),
+// the gain under it (absent with fewer than 2 complete pairs), its
+// complete pairs, and whether it found the best workload-fragile.
+type progressSkew struct {
+	Variant string        `json:"variant"`
+	Gain    *progressGain `json:"gain,omitempty"`
+	Pairs   int           `json:"pairs"`
+	Fragile bool          `json:"workload_fragile"`
+}
+
 // progressMinimization is the JSON form of a minimisation: the trial
 // minimised, its runs, whether it finished, and the changes kept.
 type progressMinimization struct {
@@ -70,10 +87,14 @@ type progressKept struct {
 	Comment string `json:"comment"`
 }
 
-// WriteSummary prints a search's conclusion s: the knob importance (or
-// why there is none), the gains of the best over the baseline and the
-// expert warm start, the conclusion, and the minimisation when one ran.
+// WriteSummary prints a search's conclusion s: the workload, the knob
+// importance (or why there is none), the gains of the best over the
+// baseline and the expert warm start and under the skew checks' variants,
+// the conclusion, and the minimisation when one ran.
 func WriteSummary(out io.Writer, s result.Summary) {
+	if s.Workload != "" {
+		fmt.Fprintf(out, "workload: %s\n", s.Workload)
+	}
 	if s.ImportanceNote != "" {
 		fmt.Fprintln(out, s.ImportanceNote)
 	} else {
@@ -90,7 +111,7 @@ func WriteSummary(out io.Writer, s result.Summary) {
 func summaryEvent(s result.Summary) progressEvent {
 	var text strings.Builder
 	WriteSummary(&text, s)
-	ps := &progressSummary{ImportanceTrials: s.ImportanceTrials, ImportanceCaveat: s.ImportanceCaveat, ImportanceNote: s.ImportanceNote}
+	ps := &progressSummary{Workload: s.Workload, ImportanceTrials: s.ImportanceTrials, ImportanceCaveat: s.ImportanceCaveat, ImportanceNote: s.ImportanceNote}
 	if s.ImportanceNote == "" {
 		ps.Importance = []progressImportance{}
 		for _, ki := range s.Importance {
@@ -102,7 +123,16 @@ func summaryEvent(s result.Summary) progressEvent {
 		ps.BestTrial = &n
 		if s.Best.Kind != search.Baseline {
 			if g, ok := search.ABGain(s.Goal, s.Trials, s.Best.Number); ok {
-				ps.Gain = &progressGain{Goal: string(g.Goal), Pairs: g.Pairs, Pct: g.Pct, LoPct: g.LoPct, HiPct: g.HiPct, Significant: g.Significant}
+				ps.Gain = gainJSON(g)
+			}
+			for _, l := range search.SkewLabels(s.Trials, s.Best.Number) {
+				k := search.SkewOf(s.Goal, s.Trials, s.Best.Number, l)
+				sk := progressSkew{Variant: l, Pairs: k.Pairs, Fragile: k.Fragile}
+				if k.Measured {
+					sk.Gain = gainJSON(k.Gain)
+				}
+				ps.SkewChecks = append(ps.SkewChecks, sk)
+				ps.WorkloadFragile = ps.WorkloadFragile || k.Fragile
 			}
 		}
 	}
@@ -113,6 +143,11 @@ func summaryEvent(s result.Summary) progressEvent {
 		ps.Minimization = minimizationJSON(*s.Minimization)
 	}
 	return progressEvent{Event: evSummary, Text: text.String(), Summary: ps}
+}
+
+// gainJSON is the JSON form of g.
+func gainJSON(g search.Gain) *progressGain {
+	return &progressGain{Goal: string(g.Goal), Pairs: g.Pairs, Pct: g.Pct, LoPct: g.LoPct, HiPct: g.HiPct, Significant: g.Significant}
 }
 
 // minimizationEvent is the progress event of a minimisation's result.

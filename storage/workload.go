@@ -51,7 +51,9 @@ func workloadFields(m Manifest) [][2]string {
 }
 
 // WorkloadText summarises the workload definition of m in one line:
-// "sysbench oltp_read_write, 8 x 500000 rows, threads 16, objective tps",
+// "sysbench oltp_read_write --rand-type=special, 8 x 500000 rows,
+// threads 16, objective tps" (the access distribution where the
+// definition has one, Definition.RandType),
 // "tpcc, 8 warehouses, threads 16, objective tps", "replay, threads 4,
 // objective qps" (no table count where the dataset has none).
 func WorkloadText(m Manifest) string {
@@ -65,6 +67,9 @@ func WorkloadText(m Manifest) string {
 	}
 	if f["bench_cmd"] != "" {
 		what = "command " + strconv.Quote(f["bench_cmd"])
+	}
+	if m.Definition != nil && m.Definition.RandType() != "" && f["bench_cmd"] == "" && f["benchmark"] != "tpcc" {
+		what += " --rand-type=" + m.Definition.RandType()
 	}
 	size := ""
 	switch {

@@ -60,12 +60,45 @@ func DriverFor(benchmark, workload, benchCmd string) (string, error) {
 // sysbenchDriver runs a sysbench OLTP workload (runner/sysbench).
 type sysbenchDriver struct{}
 
-// Open refuses a --workload that is not one of sysbench.Workloads.
+// Open refuses a --workload that is not one of sysbench.Workloads and a
+// distribution out of range (sysbench.Distribution.Check).
 func (sysbenchDriver) Open(b BenchSettings) (engine.Benchmark, error) {
 	if !slices.Contains(sysbench.Workloads, b.Workload) {
 		return nil, fmt.Errorf("--workload %q: want one of %s", b.Workload, strings.Join(sysbench.Workloads, ", "))
 	}
-	return sysbench.Bench{Path: b.Path, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize}, nil
+	if err := b.Rand.Check(); err != nil {
+		return nil, err
+	}
+	return sysbench.Bench{Path: b.Path, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize, Rand: b.Rand}, nil
+}
+
+// OpenSkewed opens b under the distribution dist with b's shape
+// options; it refuses a dist that is not one of sysbench.RandTypes or
+// is b's own --rand-type.
+func (d sysbenchDriver) OpenSkewed(b BenchSettings, dist string) (engine.Benchmark, string, error) {
+	if !slices.Contains(sysbench.RandTypes, dist) {
+		return nil, "", fmt.Errorf("--skew-check %q: want one of %s", dist, strings.Join(sysbench.RandTypes, ", "))
+	}
+	if dist == b.Rand.Name() {
+		return nil, "", fmt.Errorf("--skew-check %s: it is the study's own --rand-type; want another distribution to measure the best under", dist)
+	}
+	b.Rand = b.Rand.With(dist)
+	bench, err := d.Open(b)
+	if err != nil {
+		return nil, "", err
+	}
+	return bench, b.Rand.String(), nil
+}
+
+// OwnFlags are the access distribution's flags and --skew-check: only
+// sysbench's OLTP workloads have them.
+func (sysbenchDriver) OwnFlags() []Refusal {
+	const why = "only with a sysbench workload (--workload oltp_*): the access distribution is sysbench's"
+	out := []Refusal{{"rand-type", why}}
+	for _, o := range sysbench.ShapeOptions {
+		out = append(out, Refusal{o, why})
+	}
+	return append(out, Refusal{"skew-check", why})
 }
 
 // tpccDriver runs TPC-C with go-tpc (runner/tpcc).

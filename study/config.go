@@ -7,6 +7,7 @@ import (
 
 	"github.com/autotune/autotune/engine"
 	"github.com/autotune/autotune/measure"
+	"github.com/autotune/autotune/runner/sysbench"
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
 	"github.com/autotune/autotune/storage"
@@ -74,6 +75,11 @@ type Config struct {
 	Minimize      bool
 	MinimizePairs int
 	MinimizeShare float64
+	// SkewCheck is the second access distribution the search's final
+	// phase measures the best and the baseline under (--skew-check:
+	// search.SkewCheck; a driver that implements SkewVariant), "" for
+	// none. Search only.
+	SkewCheck string
 }
 
 // minimization returns the minimisation policy over the knob space sp.
@@ -93,6 +99,10 @@ type BenchSettings struct {
 	Workload          string
 	Tables, TableSize int
 	Warehouses        int
+	// Rand is the access distribution of a sysbench workload
+	// (--rand-type and its shape flags; the zero value is the default,
+	// special).
+	Rand sysbench.Distribution
 	// TPCCPath is the go-tpc executable ("" finds it, tpcc.Find).
 	TPCCPath string
 	// Command is the --bench-cmd command line (driver "command").

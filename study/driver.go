@@ -60,6 +60,18 @@ type Prober interface {
 	Probe(ctx context.Context) error
 }
 
+// SkewVariant is a Driver whose benchmarks can measure their workload
+// under another access distribution (sysbench's --rand-type), on the
+// same dataset: search --skew-check measures the best and the baseline
+// under it (search.SkewCheck).
+type SkewVariant interface {
+	// OpenSkewed returns the benchmark of b under distribution dist and
+	// the label of that variant as its options ("--rand-type=uniform").
+	// The error names --skew-check and what it accepts, or says that
+	// dist is b's own distribution.
+	OpenSkewed(b BenchSettings, dist string) (engine.Benchmark, string, error)
+}
+
 // FixedConcurrency is a benchmark whose concurrency is its own, not
 // --threads (the replay: one connection per captured connection).
 type FixedConcurrency interface {

@@ -64,6 +64,8 @@ type run struct {
 	info    space.ServerInfo  // the sandbox's server (onSandbox)
 	bin     runner.Binary     // its binary (onSandbox)
 	live    *liveWriter       // writes the running trial's samples to the store (nil: not stored)
+	skew    engine.Benchmark  // the benchmark under --skew-check's distribution (nil: none)
+	skewTag string            // its label ("--rand-type=uniform")
 }
 
 func (r *run) logf(format string, a ...any) {
@@ -151,6 +153,17 @@ func (r *run) build(ctx context.Context) error {
 	}
 	if err := probeBenchmarks(ctx, b, cfg.runBench(), cfg.Space.BenchBuilds); err != nil {
 		return err
+	}
+	if cfg.SkewCheck != "" {
+		var bench BenchSettings
+		if r.skew, bench, r.skewTag, err = skewBenchmark(cfg.runBench(), cfg.SkewCheck); err != nil {
+			return err
+		}
+		// The variant is refused before any work as the study's own
+		// benchmark is (a distribution the binary lacks).
+		if err := probeBenchmarks(ctx, r.skew, bench, cfg.Space.BenchBuilds); err != nil {
+			return err
+		}
 	}
 	cfg = r.cfg
 	r.engine = &engine.Engine{Bench: b, Measure: cfg.measurement(), MaxConnections: cfg.maxConnections(),
@@ -335,6 +348,29 @@ func (r *run) onSandbox(ctx context.Context) error {
 	return nil
 }
 
+// skewBenchmark returns the benchmark of the skew check: bench under the
+// --skew-check distribution dist (SkewVariant), the settings it is
+// built from (for the other --benchmark-build) and its label
+// ("--rand-type=uniform"). The error is a UsageError naming --skew-check:
+// the driver cannot vary its workload, dist is not a distribution or is
+// the study's own.
+func skewBenchmark(bench BenchSettings, dist string) (engine.Benchmark, BenchSettings, string, error) {
+	d, err := lookupDriver(bench.Driver)
+	if err != nil {
+		return nil, bench, "", UsageError{Err: err}
+	}
+	sv, ok := d.(SkewVariant)
+	if !ok {
+		return nil, bench, "", Usagef("--skew-check %s: not with --benchmark %s (its runs have no access distribution to vary)", dist, bench.Driver)
+	}
+	b, label, err := sv.OpenSkewed(bench, dist)
+	if err != nil {
+		return nil, bench, "", UsageError{Err: err}
+	}
+	bench.Rand = bench.Rand.With(dist)
+	return b, bench, label, nil
+}
+
 // probeBenchmarks checks the benchmark b of bench and every other
 // --benchmark-build with it (Prober): a binary that cannot honour the
 // definition is a UsageError naming it and what it lacks, before the
@@ -402,6 +438,14 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 		Prune:     cfg.Measure.Prune, Goal: measure.Goal(cfg.Measure.Objective),
 		MaxErrorShift: r.errorShiftLimit(),
 	}
+	if r.skew != nil {
+		// The same server, dataset, threads and durations: only the
+		// benchmark differs.
+		variant := *r.engine
+		variant.Bench = r.skew
+		st.Skew = &search.SkewCheck{Label: r.skewTag, Objective: variant.Run}
+		r.logf("skew check: after the final A/B runs the best and the baseline are measured again under %s (--skew-check %s)", r.skewTag, cfg.SkewCheck)
+	}
 	if cfg.Minimize {
 		st.Minimize = cfg.minimization(sp)
 		if err := samePairs(ctx, db, cfg, history); err != nil {
@@ -414,7 +458,10 @@ func Search(ctx context.Context, cfg Config, prog Progress) (err error) {
 	}
 	goal := measure.Goal(cfg.Measure.Objective)
 	hint := fmt.Sprintf("autotune export --study %s --db %s -o best.cnf", cfg.Study, cfg.DB)
-	sum := result.Summary{Goal: goal, Space: sp, Trials: res.Trials, Best: res.Best, ExportHint: "write it as a my.cnf with " + hint}
+	sum := result.Summary{Goal: goal, Space: sp, Trials: append(slices.Clone(res.Trials), res.SkewRuns...), Best: res.Best, ExportHint: "write it as a my.cnf with " + hint}
+	if m, err := op.Study.Manifest(); err == nil {
+		sum.Workload = storage.WorkloadText(m)
+	}
 	if err := saveImportance(ctx, db, cfg.Study, sp, res.Trials, &sum); err != nil {
 		return err
 	}

@@ -97,3 +97,25 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// RandType returns the access distribution the definition's benchmark
+// ran under, its "rand-type" option (sysbench's --rand-type); "" when it
+// has none.
+func (d Definition) RandType() string { return d.Options["rand-type"] }
+
+// Distribution renders the options that shape the access distribution:
+// "--rand-type=uniform", then the other options named rand-* sorted by
+// name ("--rand-type=special --rand-pareto-h=0.2 --rand-spec-iter=12
+// ..."), as passed to the program; "" without a rand-type option.
+func (d Definition) Distribution() string {
+	if d.RandType() == "" {
+		return ""
+	}
+	parts := []string{"--rand-type=" + d.RandType()}
+	for _, k := range d.Names() {
+		if strings.HasPrefix(k, "rand-") && k != "rand-type" {
+			parts = append(parts, "--"+k+"="+d.Options[k])
+		}
+	}
+	return strings.Join(parts, " ")
+}

@@ -46,3 +46,18 @@ func TestDiff(t *testing.T) {
 		})
 	}
 }
+
+func TestDistribution(t *testing.T) {
+	special := Definition{Driver: "sysbench", Options: map[string]string{"rand-type": "special", "rand-spec-iter": "12", "rand-spec-pct": "1",
+		"rand-spec-res": "75", "rand-pareto-h": "0.2", "tables": "8"}}
+	if got, want := special.Distribution(), "--rand-type=special --rand-pareto-h=0.2 --rand-spec-iter=12 --rand-spec-pct=1 --rand-spec-res=75"; got != want {
+		t.Errorf("Distribution() = %q, want %q", got, want)
+	}
+	uniform := Definition{Driver: "sysbench", Options: map[string]string{"rand-type": "uniform", "tables": "8"}}
+	if got := uniform.Distribution(); got != "--rand-type=uniform" || uniform.RandType() != "uniform" {
+		t.Errorf("Distribution() = %q, RandType() = %q", got, uniform.RandType())
+	}
+	if got := (Definition{Driver: "tpcc", Options: map[string]string{"warehouses": "4"}}).Distribution(); got != "" {
+		t.Errorf("tpcc Distribution() = %q, want none", got)
+	}
+}

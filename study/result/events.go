@@ -60,12 +60,19 @@ type Done struct {
 type Interrupted struct{ Hint string }
 
 // Summary is what a search concludes when its budget or trial cap ends:
-// the knob importance, the final A/B gains of the best over the baseline
-// and the expert warm start, what to do with it, and the minimisation of
+// the workload, the knob importance, the final A/B gains of the best over
+// the baseline and the expert warm start, its gains under the skew
+// checks' workload variants, what to do with it, and the minimisation of
 // the best when the study ran one. It comes before Done.
 type Summary struct {
-	Goal   measure.Goal
-	Space  *space.Space
+	Goal measure.Goal
+	// Workload is what the study measured, on one line
+	// (storage.WorkloadText: the benchmark, its workload and access
+	// distribution, the dataset, threads and objective); "" unknown.
+	Workload string
+	Space    *space.Space
+	// Trials are the study's trials, the skew check's runs among them
+	// (search.Kind.Skewed: search.SkewOf reads them).
 	Trials []search.Trial
 	Best   search.Trial
 	// Importance ranks the knobs by their share of the score variance
