@@ -22,7 +22,7 @@ type minimizeOptions struct {
 // search, and (minimizeKept) the study's re-measurement policy, which
 // minimize takes from the study.
 var (
-	minimizeRefused = []string{"budget", "trials", "seed", "strategy", "warm-start", "prune", "seed-from", "minimize", "minimize-share"}
+	minimizeRefused = []string{"budget", "trials", "seed", "strategy", "warm-start", "prune", "seed-from", "minimize", "minimize-share", "skew-check"}
 	minimizeKept    = []string{"confirm", "recheck-every", "ab-pairs", "ab-share"}
 )
 

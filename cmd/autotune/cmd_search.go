@@ -25,6 +25,7 @@ type searchOptions struct {
 func (o *searchOptions) AddFlags(fs *pflag.FlagSet) {
 	o.studyFlags.AddFlags(fs)
 	o.benchFlags.AddFlags(fs)
+	o.benchFlags.addSkewFlag(fs)
 	o.measureFlags.AddFlags(fs)
 	o.searchFlags.AddFlags(fs)
 	o.spaceFlags.AddFlags(fs)
@@ -62,6 +63,9 @@ func (o *searchOptions) config(fs *pflag.FlagSet) (study.Config, error) {
 		if err := refuse(fs, "early stopping judges one thread level's throughput: trials of --objective p95 or of several --threads are measured in full", "prune"); err != nil {
 			return c, err
 		}
+	}
+	if c.SkewCheck != "" && (c.Measure.ABPairs == 0 && c.Measure.ABShare == 0) {
+		return c, usagef("--skew-check %s: needs the final A/B phase, whose gain it sets beside its own (--ab-pairs 0 --ab-share 0 turn it off)", c.SkewCheck)
 	}
 	if err := openBenchmark(&c); err != nil {
 		return c, err

@@ -32,7 +32,7 @@ var workerRefused = []struct {
 }{
 	{"a worker runs trials in its own sandbox; tune an existing server with autotune search --dsn", append([]string{"dsn"}, existingOnly...)},
 	{"workers refuse any change of a study's settings (scores under different settings do not compare): start a new study", []string{"allow-changes"}},
-	{"workers do not run the final A/B phase (its rounds measure the best and the baseline in turn, which concurrent workers cannot): they confirm new bests (--confirm) and recheck the baseline (--recheck-every); measure the gain with autotune verify", []string{"ab-pairs", "ab-share"}},
+	{"workers do not run the final A/B phase (its rounds measure the best and the baseline in turn, which concurrent workers cannot): they confirm new bests (--confirm) and recheck the baseline (--recheck-every); measure the gain with autotune verify", []string{"ab-pairs", "ab-share", "skew-check"}},
 	{"workers measure every trial in full (no early stopping)", []string{"prune"}},
 	{"workers do not minimise the best: a minimisation re-measures configurations in interleaved pairs, which workers do not make (and autotune minimize does not open a study run by workers)", []string{"minimize", "minimize-pairs", "minimize-share"}},
 	{"workers do not seed a study: a worker study's trials come from the workers' strategy alone", []string{"seed-from"}},

@@ -103,6 +103,8 @@ type benchFlags struct {
 	tpccPath         string
 	memoryLimit      string
 	hostFaultWait    time.Duration
+	rand             sysbench.Distribution
+	skewCheck        string         // --skew-check (search's: addSkewFlag)
 	fs               *pflag.FlagSet // which flags were given
 }
 
@@ -119,6 +121,13 @@ func (o *benchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.tables, "tables", 8, "sysbench tables in the dataset")
 	fs.IntVar(&o.tableSize, "table-size", 500000, "rows per sysbench table (8 x 500000 is about 1.1 GB, more than the default 128M buffer pool)")
 	fs.StringVar(&o.sysbench, "sysbench", "sysbench", "sysbench binary")
+	fs.StringVar(&o.rand.Type, "rand-type", sysbench.DefaultRandType, "sysbench access distribution: "+strings.Join(sysbench.RandTypes, ", ")+
+		" (special: 75 % of accesses on 1 % of the rows, sysbench 1.0.x only; zipfian: sysbench built from master only; gaussian is refused on such a build); always passed to sysbench, checked against its --help before any work (docs/workloads.md)")
+	fs.IntVar(&o.rand.SpecIter, sysbench.OptSpecIter, 12, "--rand-type special or gaussian: uniform draws summed per number")
+	fs.IntVar(&o.rand.SpecPct, sysbench.OptSpecPct, 1, "--rand-type special: percentage of the rows the special values fall on")
+	fs.IntVar(&o.rand.SpecRes, sysbench.OptSpecRes, 75, "--rand-type special: percentage of the accesses that fall on the special values")
+	fs.Float64Var(&o.rand.ParetoH, sysbench.OptParetoH, 0.2, "--rand-type pareto: shape h (0 < h < 1)")
+	fs.Float64Var(&o.rand.ZipfianExp, sysbench.OptZipfianExp, 0.8, "--rand-type zipfian: exponent theta (> 0)")
 	fs.StringVar(&o.benchCmd, "bench-cmd", "", "run this command instead of the sysbench workload; it must print per-interval throughput lines (docs/measurement.md, custom benchmarks); placeholders {socket} {port} {threads} {seconds} ...")
 	fs.StringVar(&o.workdir, "workdir", "autotune-sandbox", "sandbox directory: dataset snapshot, trial datadir, socket, logs (created 0700)")
 	fs.DurationVar(&o.warmup, "warmup", 30*time.Second, "expected warm-up: the measurement window starts once throughput is steady; a series still rising or falling here extends the run up to --warmup-max")
@@ -177,6 +186,12 @@ func (o *benchFlags) apply(c *study.Config) error {
 	if honours("prepared") {
 		b.Prepared = o.prepared
 	}
+	if honours("rand-type") {
+		if err := o.applyRand(b); err != nil {
+			return err
+		}
+		c.SkewCheck = o.skewCheck
+	}
 	if honours("speed") {
 		switch sp, err := strconv.ParseFloat(o.speed, 64); {
 		case o.speed == "max":
@@ -203,6 +218,65 @@ func (o *benchFlags) apply(c *study.Config) error {
 		c.Measure.WarmupMax = 3 * o.warmup
 	}
 	return nil
+}
+
+// addSkewFlag adds --skew-check (autotune search).
+func (o *benchFlags) addSkewFlag(fs *pflag.FlagSet) {
+	fs.StringVar(&o.skewCheck, "skew-check", "", "after the final A/B runs, measure the best and the baseline again in as many interleaved pairs under this second sysbench distribution ("+strings.Join(sysbench.RandTypes, ", ")+
+		"; same server, dataset, threads and durations) and report both gains; a gain shown under --rand-type but not under this one marks the export WORKLOAD-FRAGILE (needs the final A/B phase)")
+}
+
+// applyRand writes the distribution flags into b: --rand-type and the
+// shape flags, each refused when neither --rand-type nor --skew-check
+// reads it (no flag is accepted and ignored), then checked
+// (sysbench.Distribution.Check); --skew-check is refused when it is not a
+// distribution or is --rand-type.
+func (o *benchFlags) applyRand(b *study.BenchSettings) error {
+	d := o.rand
+	if err := d.Check(); err != nil {
+		return usageError{Err: err}
+	}
+	if o.skewCheck != "" {
+		switch {
+		case !slices.Contains(sysbench.RandTypes, o.skewCheck):
+			return usagef("--skew-check %q: want one of %s", o.skewCheck, strings.Join(sysbench.RandTypes, ", "))
+		case o.skewCheck == d.Type:
+			return usagef("--skew-check %s: it is --rand-type; want a second distribution, such as %s", o.skewCheck, otherRand(d.Type))
+		}
+	}
+	for _, opt := range sysbench.ShapeOptions {
+		if !o.fs.Changed(opt) || sysbench.Reads(d.Type, opt) || (o.skewCheck != "" && sysbench.Reads(o.skewCheck, opt)) {
+			continue
+		}
+		reads := "--rand-type " + d.Type
+		if o.skewCheck != "" {
+			reads += " nor --skew-check " + o.skewCheck
+		}
+		return usagef("--%s: not read by %s (no flag is accepted and ignored); it shapes %s", opt, reads, readers(opt))
+	}
+	b.Rand = d
+	return nil
+}
+
+// readers names the distributions that read shape option opt:
+// "--rand-type special or gaussian".
+func readers(opt string) string {
+	var out []string
+	for _, t := range sysbench.RandTypes {
+		if sysbench.Reads(t, opt) {
+			out = append(out, t)
+		}
+	}
+	return "--rand-type " + strings.Join(out, " or ")
+}
+
+// otherRand suggests a distribution other than typ: uniform, or special
+// for uniform.
+func otherRand(typ string) string {
+	if typ == sysbench.RandUniform {
+		return sysbench.RandSpecial
+	}
+	return sysbench.RandUniform
 }
 
 // measureFlags are the score and warm-up detection rules.

@@ -105,6 +105,8 @@ func altValues(t *testing.T) map[string]string {
 		"warehouses": "2", "tpcc-path": "/opt/go-tpc",
 		"heartbeat": "5s", "repeats": "3", "set": "innodb_io_capacity=1000", "pairs": "3",
 		"minimize": "false", "minimize-pairs": "3", "minimize-share": "0.4",
+		"rand-type": "uniform", "rand-spec-iter": "8", "rand-spec-pct": "5", "rand-spec-res": "60", "rand-pareto-h": "0.3", "rand-zipfian-exp": "1.2",
+		"skew-check": "uniform",
 	}
 }
 
@@ -499,6 +501,63 @@ func TestUsageExitCodes(t *testing.T) {
 		}
 		if strings.Contains(out, "\n--- ") {
 			t.Errorf("%v: wrote files before refusing:\n%s", tc.args, out)
+		}
+	}
+}
+
+// The distribution's flags: a shape flag only where --rand-type or
+// --skew-check reads it, --skew-check a second distribution of a run
+// with the final A/B phase, and none of them with another driver than
+// sysbench (exit code 2, naming the flag).
+func TestDistributionFlags(t *testing.T) {
+	search := studyCmds()[0]
+	plan := func(args ...string) (study.Config, error) {
+		p, err := search.plan(t, append(append([]string{}, search.base...), args...))
+		return p.Cfg, err
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // "": accepted
+	}{
+		{nil, ""},
+		{[]string{"--rand-type", "uniform"}, ""},
+		{[]string{"--rand-type", "pareto", "--rand-pareto-h", "0.3"}, ""},
+		{[]string{"--rand-type", "zipfian", "--rand-zipfian-exp", "1.1"}, ""},
+		{[]string{"--rand-type", "gaussian", "--rand-spec-iter", "6"}, ""},
+		{[]string{"--rand-type", "uniform", "--skew-check", "pareto", "--rand-pareto-h", "0.3"}, ""},
+		{[]string{"--rand-type", "uniform", "--skew-check", "special"}, ""},
+		{[]string{"--rand-type", "exponential"}, `--rand-type "exponential": want one of uniform, gaussian, special, pareto, zipfian`},
+		{[]string{"--rand-pareto-h", "0.3"}, "--rand-pareto-h: not read by --rand-type special (no flag is accepted and ignored); it shapes --rand-type pareto"},
+		{[]string{"--rand-type", "uniform", "--rand-spec-pct", "5"}, "--rand-spec-pct: not read by --rand-type uniform"},
+		{[]string{"--rand-type", "uniform", "--skew-check", "gaussian", "--rand-spec-pct", "5"}, "--rand-spec-pct: not read by --rand-type uniform nor --skew-check gaussian"},
+		{[]string{"--rand-type", "pareto", "--rand-pareto-h", "1.5"}, "--rand-pareto-h 1.5: want 0 < h < 1"},
+		{[]string{"--skew-check", "special"}, "--skew-check special: it is --rand-type; want a second distribution, such as uniform"},
+		{[]string{"--skew-check", "lognormal"}, `--skew-check "lognormal": want one of`},
+		{[]string{"--skew-check", "uniform", "--ab-pairs", "0", "--ab-share", "0"}, "--skew-check uniform: needs the final A/B phase"},
+		{[]string{"--workload", "tpcc", "--rand-type", "uniform"}, "--rand-type: only with a sysbench workload"},
+		{[]string{"--workload", "tpcc", "--skew-check", "uniform"}, "--skew-check: only with a sysbench workload"},
+		{[]string{"--bench-cmd", "mybench {threads}", "--rand-type", "uniform"}, "--rand-type: only with a sysbench workload"},
+		{[]string{"--workload", "replay:w.jsonl", "--rand-zipfian-exp", "1.1"}, "--rand-zipfian-exp: only with a sysbench workload"},
+	} {
+		c, err := plan(tc.args...)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.args, err)
+		case tc.want != "" && (err == nil || !study.IsUsage(err) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: %v, want a usage error saying %q", tc.args, err, tc.want)
+		case tc.want == "" && tc.args == nil && (c.Bench.Rand.Name() != "special" || c.SkewCheck != ""):
+			t.Errorf("defaults: %+v, skew %q", c.Bench.Rand, c.SkewCheck)
+		}
+	}
+	c, err := plan("--rand-type", "uniform", "--skew-check", "pareto", "--rand-pareto-h", "0.3")
+	if err != nil || c.Bench.Rand.Type != "uniform" || c.Bench.Rand.ParetoH != 0.3 || c.SkewCheck != "pareto" {
+		t.Errorf("settings %+v, skew %q, %v", c.Bench.Rand, c.SkewCheck, err)
+	}
+	// Workers and minimize refuse the skew check.
+	for _, sc := range studyCmds()[2:4] {
+		_, err := sc.plan(t, append(append([]string{}, sc.base...), "--skew-check", "uniform"))
+		if err == nil || !study.IsUsage(err) || !strings.Contains(err.Error(), "--skew-check") {
+			t.Errorf("%s --skew-check: %v, want refused", sc.name, err)
 		}
 	}
 }
