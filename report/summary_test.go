@@ -89,3 +89,78 @@ func TestSummaryJSONCarriesTheText(t *testing.T) {
 		t.Errorf("json summary: %s", js.String())
 	}
 }
+
+// withSkew adds to s the workload line and a skew check of its best
+// under "--rand-type=uniform" whose four pairs give values: one gain
+// per pair (best/base).
+func withSkew(s result.Summary, ratios []float64) result.Summary {
+	s.Workload = "sysbench oltp_read_write --rand-type=special, 8 x 500000 rows, threads 16, objective tps"
+	n := len(s.Trials)
+	for i, r := range ratios {
+		kinds := []search.Kind{search.SkewBest, search.SkewBase}
+		if i%2 == 1 {
+			kinds[0], kinds[1] = kinds[1], kinds[0]
+		}
+		for _, k := range kinds {
+			v, p := 1500.0, space.Config{}
+			if k == search.SkewBest {
+				v, p = 1500*r, s.Best.Params
+			}
+			s.Trials = append(s.Trials, search.Trial{Study: "demo", Number: n, State: search.Complete, Kind: k, Params: p, Source: "--rand-type=uniform",
+				RepeatLink: search.RepeatLink{RepeatOf: s.Best.Number}, Outcome: measure.Outcome{Score: v, MeanTPS: v}})
+			n++
+		}
+	}
+	return s
+}
+
+// The summary says what was measured and both gains, plainly and in
+// JSON; a gain that vanishes under the variant flags the best
+// workload-fragile in the conclusion, one that holds does not.
+func TestSummaryShowsTheSkewCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ratios  []float64
+		fragile bool
+	}{
+		{"holds", []float64{1.10, 1.12, 1.09, 1.11}, false},
+		{"vanishes", []float64{1.03, 0.97, 1.01, 0.98}, true},
+	} {
+		s := withSkew(summaryFixture(), tc.ratios)
+		var plain, js bytes.Buffer
+		NewProgress("plain", &plain, nil).Emit(s)
+		NewProgress("json", &js, nil).Emit(s)
+		text := plain.String()
+		for _, want := range []string{"workload: sysbench oltp_read_write --rand-type=special,", "gain over the baseline: +", "skew check under --rand-type=uniform: "} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: summary lacks %q:\n%s", tc.name, want, text)
+			}
+		}
+		if got := strings.Contains(text, "WORKLOAD-FRAGILE"); got != tc.fragile {
+			t.Errorf("%s: WORKLOAD-FRAGILE shown %v, want %v:\n%s", tc.name, got, tc.fragile, text)
+		}
+		var e struct {
+			Summary struct {
+				Workload   string `json:"workload"`
+				Gain       *struct{ Pct float64 }
+				SkewChecks []struct {
+					Variant string
+					Gain    *struct{ Pct float64 }
+					Pairs   int
+					Fragile bool `json:"workload_fragile"`
+				} `json:"skew_checks"`
+				Fragile    bool   `json:"workload_fragile"`
+				Conclusion string `json:"conclusion"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal(js.Bytes(), &e); err != nil {
+			t.Fatalf("%s: %v\n%s", tc.name, err, js.String())
+		}
+		sm := e.Summary
+		if sm.Workload == "" || sm.Gain == nil || len(sm.SkewChecks) != 1 || sm.SkewChecks[0].Gain == nil || sm.SkewChecks[0].Pairs != 4 ||
+			sm.SkewChecks[0].Variant != "--rand-type=uniform" || sm.SkewChecks[0].Fragile != tc.fragile || sm.Fragile != tc.fragile ||
+			strings.Contains(sm.Conclusion, "WORKLOAD-FRAGILE") != tc.fragile {
+			t.Errorf("%s: JSON summary %+v", tc.name, sm)
+		}
+	}
+}
