@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -95,6 +96,7 @@ func Build(in result.StudyReport) (*Report, error) {
 	page.HasBaseline = base.Number >= 0
 	page.Gain, _ = exportfile.GainText(cmp.Or(in.Goal, measure.GoalTPS), in.Trials, best)
 	page.RulesGain, _ = exportfile.RulesText(cmp.Or(in.Goal, measure.GoalTPS), in.Trials, best)
+	page.Workload, page.Skew = in.Workload, exportfile.SkewLines(cmp.Or(in.Goal, measure.GoalTPS), in.Trials, best)
 	if page.HasBaseline {
 		page.Baseline = trialRow(in.Space, base, base, 0)
 	}
@@ -106,7 +108,9 @@ func Build(in result.StudyReport) (*Report, error) {
 			// would escape every '+' of the base64 text as "&#43;".
 			Src: template.HTMLAttr(`src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(png) + `"`)})
 	}
-	png, err := scorePlot(in.Trials, best, base)
+	// The skew check's runs measured another workload: not on the
+	// study's score axis.
+	png, err := scorePlot(slices.DeleteFunc(slices.Clone(in.Trials), func(t search.Trial) bool { return t.Kind.Skewed() }), best, base)
 	if err != nil {
 		return nil, err
 	}
@@ -217,13 +221,17 @@ type pageData struct {
 	Best, Baseline                                       row
 	HasBaseline                                          bool
 	Gain, RulesGain                                      string
-	Figures                                              []figure
-	Notes                                                []string
-	ImportanceNote                                       string
-	Top                                                  []row
-	Diff                                                 diff
-	Failed                                               []failedRow
-	Minimal                                              *minimalSection
+	// Workload is what the study measured (result.StudyReport.Workload);
+	// Skew the skew checks' lines (exportfile.SkewLines).
+	Workload       string
+	Skew           []string
+	Figures        []figure
+	Notes          []string
+	ImportanceNote string
+	Top            []row
+	Diff           diff
+	Failed         []failedRow
+	Minimal        *minimalSection
 }
 
 // minimalSection is the page's account of the minimisation.

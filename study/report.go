@@ -7,6 +7,7 @@ import (
 
 	"github.com/autotune/autotune/search"
 	"github.com/autotune/autotune/space"
+	"github.com/autotune/autotune/storage"
 	"github.com/autotune/autotune/study/result"
 )
 
@@ -26,6 +27,9 @@ func Report(ctx context.Context, dbPath, name string, now time.Time) (result.Stu
 	}
 	in := result.StudyReport{Study: st.Name, Goal: st.Goal(), ServerVersion: st.ServerVersion, Settings: st.Settings, Cores: st.Cores,
 		RAMBytes: st.RAMBytes, Created: st.Created, Spent: st.Spent, Generated: now, Space: space.Lookup(), Trials: trials}
+	if m, err := st.Manifest(); err == nil && m.Workload != "" {
+		in.Workload = storage.WorkloadText(m)
+	}
 	if base.Number >= 0 {
 		if in.BaselineSamples, err = db.Samples(ctx, name, base.Number); err != nil {
 			return result.StudyReport{}, err

@@ -158,6 +158,9 @@ type StudyReport struct {
 	// Settings is the study's benchmark settings as a JSON object (shown
 	// key by key, so settings added later need no change here); may be empty.
 	Settings string
+	// Workload is what the study measured, on one line
+	// (storage.WorkloadText); "" unknown.
+	Workload string
 	// Cores and RAMBytes describe the study's host (RAM in bytes).
 	Cores    int
 	RAMBytes int64
