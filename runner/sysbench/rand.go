@@ -152,11 +152,23 @@ func (d Distribution) Options() [][2]string {
 	return out
 }
 
-// String renders d as the options it passes, "--rand-type=uniform" or
-// "--rand-type=pareto --rand-pareto-h=0.2".
+// String renders d for people: its --rand-type and the shape options it
+// reads whose values are not their defaults, "--rand-type=uniform",
+// "--rand-type=special", "--rand-type=pareto --rand-pareto-h=0.3"
+// (Options is what is passed).
 func (d Distribution) String() string {
-	var parts []string
-	for _, o := range d.Options() {
+	def := Distribution{Type: d.Name()}.Options()
+	parts := []string{}
+	for i, o := range d.Options() {
+		if i == 0 || !Reads(d.Name(), o[0]) {
+			if i == 0 {
+				parts = append(parts, "--"+o[0]+"="+o[1])
+			}
+			continue
+		}
+		if i < len(def) && def[i] == o {
+			continue
+		}
 		parts = append(parts, "--"+o[0]+"="+o[1])
 	}
 	return strings.Join(parts, " ")

@@ -197,23 +197,24 @@ func TestDefaultDistributionArgsUnchanged(t *testing.T) {
 }
 
 // Each distribution passes --rand-type and the shape options it reads,
-// and the definition records exactly what is passed.
+// and the definition records exactly what is passed; its label names
+// the shape options that are not their defaults.
 func TestDistributionOptions(t *testing.T) {
 	fake := helpSysbench(t, "sysbench 1.0.20", "", "")
 	for _, tc := range []struct {
-		d    Distribution
-		want string
+		d           Distribution
+		want, label string // passed; String
 	}{
-		{Distribution{}, "--rand-type=special --rand-spec-iter=12 --rand-spec-pct=1 --rand-spec-res=75 --rand-pareto-h=0.2"},
-		{Distribution{Type: "special", SpecPct: 5}, "--rand-type=special --rand-spec-iter=12 --rand-spec-pct=5 --rand-spec-res=75 --rand-pareto-h=0.2"},
-		{Distribution{Type: "uniform", ParetoH: 0.5}, "--rand-type=uniform"},
-		{Distribution{Type: "gaussian"}, "--rand-type=gaussian --rand-spec-iter=12"},
-		{Distribution{Type: "pareto", ParetoH: 0.3}, "--rand-type=pareto --rand-pareto-h=0.3"},
-		{Distribution{Type: "zipfian"}, "--rand-type=zipfian --rand-zipfian-exp=0.8"},
-		{Distribution{Type: "zipfian", ZipfianExp: 1.2}, "--rand-type=zipfian --rand-zipfian-exp=1.2"},
+		{Distribution{}, "--rand-type=special --rand-spec-iter=12 --rand-spec-pct=1 --rand-spec-res=75 --rand-pareto-h=0.2", "--rand-type=special"},
+		{Distribution{Type: "special", SpecPct: 5}, "--rand-type=special --rand-spec-iter=12 --rand-spec-pct=5 --rand-spec-res=75 --rand-pareto-h=0.2", "--rand-type=special --rand-spec-pct=5"},
+		{Distribution{Type: "uniform", ParetoH: 0.5}, "--rand-type=uniform", "--rand-type=uniform"},
+		{Distribution{Type: "gaussian"}, "--rand-type=gaussian --rand-spec-iter=12", "--rand-type=gaussian"},
+		{Distribution{Type: "pareto", ParetoH: 0.3}, "--rand-type=pareto --rand-pareto-h=0.3", "--rand-type=pareto --rand-pareto-h=0.3"},
+		{Distribution{Type: "zipfian"}, "--rand-type=zipfian --rand-zipfian-exp=0.8", "--rand-type=zipfian"},
+		{Distribution{Type: "zipfian", ZipfianExp: 1.2}, "--rand-type=zipfian --rand-zipfian-exp=1.2", "--rand-type=zipfian --rand-zipfian-exp=1.2"},
 	} {
-		if got := tc.d.String(); got != tc.want {
-			t.Errorf("%+v: %q, want %q", tc.d, got, tc.want)
+		if got := tc.d.String(); got != tc.label {
+			t.Errorf("%+v: %q, want %q", tc.d, got, tc.label)
 		}
 		b := Bench{Path: fake, Workload: "oltp_read_only", Tables: 2, TableSize: 100, Rand: tc.d}
 		def, err := b.Definition(context.Background())
