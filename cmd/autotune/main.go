@@ -2,7 +2,8 @@
 // candidate configurations on a sandboxed server with sysbench.
 //
 // Exit codes: 0 ok, 1 error, 2 usage (bad flag or argument), 3 verify
-// could not show a gain, 130 interrupted (Ctrl-C; the study resumes with
+// could not show a gain, 4 apply put the original settings back, 130
+// interrupted (Ctrl-C; the study resumes with
 // the same command).
 package main
 
@@ -19,7 +20,11 @@ import (
 var command = cli.Command{Name: "autotune", Usagef: study.Usagef, IsUsage: study.IsUsage,
 	Codes: func(err error) (int, bool) {
 		var nv study.NotVerified
-		return 3, errors.As(err, &nv) // verify could not show a gain
+		if errors.As(err, &nv) {
+			return 3, true // verify could not show a gain
+		}
+		var nk study.NotKept
+		return 4, errors.As(err, &nk) // apply put the original settings back
 	}}
 
 func main() { command.Main(newRootCmd()) }

@@ -21,7 +21,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 verify could not show a gain, 130 interrup
 	}
 	root.AddCommand(newSearchCmd(), newExportCmd(), newTrialsCmd(), newKnobsCmd(), newWorkerCmd(), newDiffCmd(), newNoiseCmd(), newVerifyCmd(), newMinimizeCmd())
 	root.AddCommand(newReportCmd(), newStudiesCmd(), newShowCmd(), newCaptureCmd(), newGenDocsCmd())
-	root.AddCommand(newCompareCmd(), newDashboardCmd())
+	root.AddCommand(newCompareCmd(), newDashboardCmd(), newApplyCmd(), newAppliesCmd())
 	// No generated completion command (Prepare): every command and flag is
 	// documented in docs/cli and checked by the flag tests.
 	command.Prepare(root)
