@@ -25,8 +25,8 @@ const (
 	// statement, no digest; it loads at runtime (INSTALL SONAME).
 	SourceResponseTime = "query_response_time plugin"
 	// SourceGlobalStatus is SHOW GLOBAL STATUS's Questions: calls only,
-	// no time; it judges throughput, which tells settings apart only
-	// under a closed-loop load (clients that send as fast as answered).
+	// no time, no digest; the watch takes their mean latency from
+	// Threads_running by Little's law (MeanRunning).
 	SourceGlobalStatus = "global status (Questions)"
 )
 
@@ -366,4 +366,46 @@ func (e *Existing) ResizeInProgress(ctx context.Context) (string, error) {
 		return rows.Err()
 	})
 	return strings.Join(busy, "; "), err
+}
+
+// MeanRunning samples Threads_running every interval for d on one
+// connection of its own and returns the mean of the samples less the
+// sampling connection itself, and how many it took. With the statements'
+// rate it gives their mean latency by Little's law (L = λW: W = L / λ)
+// where the server keeps no statement times.
+func (e *Existing) MeanRunning(ctx context.Context, d, interval time.Duration) (float64, int, error) {
+	conn, err := mysql.NewConnector(e.cfg)
+	if err != nil {
+		return 0, 0, err
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	end := time.Now().Add(d)
+	var sum float64
+	n := 0
+	for time.Now().Before(end) {
+		var name string
+		var v int64
+		qctx, cancel := context.WithTimeout(ctx, e.limit(false))
+		err := db.QueryRowContext(qctx, "SHOW GLOBAL STATUS LIKE 'Threads_running'").Scan(&name, &v)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0, n, ctx.Err()
+			}
+			return 0, n, err
+		}
+		sum += float64(max(v-1, 0))
+		n++
+		select {
+		case <-ctx.Done():
+			return 0, n, ctx.Err()
+		case <-time.After(interval):
+		}
+	}
+	if n == 0 {
+		return 0, 0, errors.New("no sample of Threads_running")
+	}
+	return sum / float64(n), n, nil
 }

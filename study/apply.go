@@ -366,14 +366,14 @@ func (a *applier) makePlan(ctx context.Context, identity string) error {
 	}
 	switch {
 	case src == runner.SourceGlobalStatus && a.v.Flavor == space.MariaDB:
-		p.Statistics = runner.SourceResponseTime + " (loaded for the watch and unloaded after; performance_schema is off, and turning it on needs a restart)"
+		p.Statistics = runner.SourceResponseTime + " if the server has it (loaded for the watch and unloaded after; performance_schema is off, and turning it on needs a restart), else " + runner.SourceGlobalStatus + " and Threads_running by Little's law"
 		if loaded && !statsOn {
 			p.Statistics = runner.SourceResponseTime + " (its statistics turned on for the watch, off after)"
 		}
 	default:
 		p.Statistics = src
 		if src == runner.SourceGlobalStatus {
-			p.Statistics += ": throughput only, which tells settings apart only under a closed-loop load"
+			p.Statistics += " and Threads_running sampled every 5 ms: the statements' mean latency by Little's law, no digest"
 		}
 	}
 	a.plan = p
@@ -880,6 +880,7 @@ func (a *applier) watch(ctx context.Context, source string) ([]result.ApplyWindo
 			order = []string{"new", "old"}
 		}
 		stats := map[string][2]runner.StatementStats{}
+		littles := map[string]float64{}
 		for _, want := range order {
 			if want != arm {
 				values := a.new
@@ -899,15 +900,34 @@ func (a *applier) watch(ctx context.Context, source string) ([]result.ApplyWindo
 			if err != nil {
 				return windows, result.ApplyVerdict{}, err
 			}
+			running := make(chan float64, 1)
+			if source == runner.SourceGlobalStatus {
+				// No statement times: their mean by Little's law, from
+				// Threads_running sampled through the window.
+				go func() {
+					l, _, err := a.ex.MeanRunning(ctx, c.Window, 5*time.Millisecond)
+					if err != nil {
+						l = -1
+					}
+					running <- l
+				}()
+			} else {
+				running <- -1
+			}
 			if trip, err := tw.run(ctx, a.ex, arm, c.Window); err != nil || trip != nil {
 				return windows, a.tripped(trip, source), err
 			}
+			l := <-running
 			after, err := a.ex.ReadStatements(ctx, source)
 			if err != nil {
 				return windows, result.ApplyVerdict{}, err
 			}
 			stats[arm] = [2]runner.StatementStats{before, after}
 			w := windowOf(p, arm, before, after)
+			if l >= 0 && w.PerSecond > 0 {
+				w.MeanMS = 1000 * l / w.PerSecond
+				littles[arm] = w.MeanMS
+			}
 			windows = append(windows, w)
 			a.prog.Emit(result.ApplyWindowEnded{Window: w})
 			a.step("window", "pair %d %s: %d statements, %.1f/s, mean %.3f ms", p, arm, w.Calls, w.PerSecond, w.MeanMS)
@@ -917,7 +937,9 @@ func (a *applier) watch(ctx context.Context, source string) ([]result.ApplyWindo
 				return windows, a.tripped(trip, source), nil
 			}
 		}
-		if r, ok := pairRatio(source, stats["old"], stats["new"]); ok {
+		if o, n := littles["old"], littles["new"]; o > 0 && n > 0 {
+			ratios = append(ratios, math.Log(n/o))
+		} else if r, ok := pairRatio(source, stats["old"], stats["new"]); ok {
 			ratios = append(ratios, r)
 		}
 	}

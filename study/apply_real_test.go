@@ -85,7 +85,11 @@ func (a *applyServer) file(t *testing.T, body string) string {
 
 func (a *applyServer) config(t *testing.T, file string) ApplyConfig {
 	c := ApplyConfig{DSN: a.dsn, File: file, DB: filepath.Join(t.TempDir(), "trials.db"), Watch: 84 * time.Second,
-		Window: 4 * time.Second, BurnIn: 3 * time.Second, Yes: true, Seed: 7}
+		Window: 4 * time.Second, BurnIn: 3 * time.Second, Yes: true, Seed: 7,
+		// Windows of seconds on a busy 2-core machine measure a neutral
+		// change within about ±20 % (95 %); 30-minute watches of
+		// 2-minute windows (the defaults) are judged on 5 %.
+		Margin: 0.25}
 	if !a.mysql {
 		c.IncludeFile = a.include
 	}
