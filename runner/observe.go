@@ -95,15 +95,42 @@ func (e *Existing) EnableResponseTime(ctx context.Context, loaded bool) error {
 }
 
 // DisableResponseTime puts the plugin back as it was: statistics off
-// unless statsOn, the plugin unloaded unless loaded.
+// unless statsOn, the plugin unloaded unless loaded. It does what is
+// still to do (a second call, after a kill between its steps, finds the
+// plugin as the first left it).
 func (e *Existing) DisableResponseTime(ctx context.Context, loaded, statsOn bool) error {
+	nowLoaded, nowOn, err := e.responseTimeState(ctx)
+	if err != nil {
+		return err
+	}
 	if !loaded {
+		if !nowLoaded {
+			return nil
+		}
 		return e.Exec(ctx, "UNINSTALL SONAME 'query_response_time'")
 	}
-	if !statsOn {
+	if !statsOn && nowOn {
 		return e.Exec(ctx, "SET GLOBAL query_response_time_stats = OFF")
 	}
 	return nil
+}
+
+// responseTimeState reports whether the query_response_time plugin is
+// loaded and its statistics on.
+func (e *Existing) responseTimeState(ctx context.Context) (loaded, on bool, err error) {
+	err = e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
+		var status string
+		if db.QueryRowContext(ctx, "SELECT PLUGIN_STATUS FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'QUERY_RESPONSE_TIME'").Scan(&status) != nil || !strings.EqualFold(status, "ACTIVE") {
+			return nil
+		}
+		loaded = true
+		var v sql.NullString
+		if db.QueryRowContext(ctx, "SELECT @@query_response_time_stats").Scan(&v) == nil {
+			on = v.String == "1" || strings.EqualFold(v.String, "ON")
+		}
+		return nil
+	})
+	return loaded, on, err
 }
 
 // ReadStatements reads the statement counters of source now.

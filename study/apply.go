@@ -58,7 +58,7 @@ type ApplyConfig struct {
 	// Yes consents to the plan; without it Confirm is asked (nil:
 	// nothing changes).
 	Yes     bool
-	Confirm func(result.ApplyPlan) (bool, error)
+	Confirm func(result.ApplyPlan) (bool, error) `json:"-"`
 	// RecoverOnly finishes or undoes earlier, interrupted applies on the
 	// server and applies nothing.
 	RecoverOnly bool

@@ -20,6 +20,8 @@ import (
 //   - the server's resident memory above the limit (MaxMemory);
 //   - a replica's lag above the limit and 30 s above its lag before;
 //
+// each under the new settings only (the old ones are the server's own),
+//
 // and at each new window's end: a statement digest holding at least 10 %
 // of the window's time whose mean latency is at least 20 times its mean
 // under the old settings and 10 ms (20 calls each at least): a plain
@@ -110,15 +112,17 @@ func (t *tripwires) check(h runner.Health, arm string) *result.ApplyTripped {
 	if len(t.recent) > 6 {
 		t.recent = t.recent[1:]
 	}
+	if arm != "new" {
+		// The old settings are the server's own: what they do is no
+		// reason to revert to them.
+		t.hot = 0
+		return nil
+	}
 	if t.maxMemory > 0 && h.RSSBytes > t.maxMemory {
 		return &result.ApplyTripped{Name: "memory", Value: "the server holds " + space.HumanBytes(h.RSSBytes), Limit: space.HumanBytes(t.maxMemory) + " (--max-memory)"}
 	}
 	if h.LagSeconds >= 0 && h.LagSeconds > t.maxLag.Seconds() && h.LagSeconds > t.lag0+30 {
 		return &result.ApplyTripped{Name: "replication lag", Value: fmt.Sprintf("%.0f s behind its source", h.LagSeconds), Limit: fmt.Sprintf("%s (--max-lag), and 30 s above the %.0f s before", t.maxLag, t.lag0)}
-	}
-	if arm != "new" {
-		t.hot = 0
-		return nil
 	}
 	limit := max(4*t.threads, t.threads+16)
 	if float64(h.ThreadsRunning) > limit {
