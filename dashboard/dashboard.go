@@ -45,6 +45,9 @@ type Store interface {
 	Samples(ctx context.Context, study string, number int) ([]measure.Sample, error)
 	LiveSamples(ctx context.Context, study string, number int) ([]measure.Sample, error)
 	Minimization(ctx context.Context, study string) (search.Minimized, bool, error)
+	Applies(ctx context.Context, server string) ([]storage.ApplyRecord, error)
+	Apply(ctx context.Context, id int64) (storage.ApplyRecord, error)
+	ApplyEvents(ctx context.Context, id int64) ([]storage.ApplyEvent, error)
 }
 
 var _ Store = (*storage.DB)(nil)
@@ -77,6 +80,7 @@ func New(db Store, name string, poll time.Duration) *Handler {
 	h.mux.HandleFunc("GET /{$}", h.studies)
 	h.mux.HandleFunc("GET /study", h.study)
 	h.mux.HandleFunc("GET /trial", h.trial)
+	h.mux.HandleFunc("GET /apply", h.apply)
 	return h
 }
 
@@ -145,7 +149,14 @@ func fail(w http.ResponseWriter, err error, code int) {
 	http.Error(w, err.Error(), code)
 }
 
-// ---- the studies of the store ----
+// ---- the studies and applies of the store ----
+
+// studiesPage is the first page: the store's studies, and its applies
+// newest first.
+type studiesPage struct {
+	Studies []studyRow
+	Applies []applyRow
+}
 
 type studyRow struct {
 	Name, Workload, Server, Host, Spent, Created string
@@ -172,7 +183,12 @@ func (h *Handler) studies(w http.ResponseWriter, r *http.Request) {
 		addTrials(v, trials)
 		rows = append(rows, h.studyRow(st, trials))
 	}
-	h.respond(w, r, v.String(), "studies", page{Title: "autotune dashboard: " + h.name, Body: rows})
+	applies, err := h.applyRows(r, v)
+	if err != nil {
+		fail(w, err, http.StatusInternalServerError)
+		return
+	}
+	h.respond(w, r, v.String(), "studies", page{Title: "autotune dashboard: " + h.name, Body: studiesPage{Studies: rows, Applies: applies}})
 }
 
 func (h *Handler) studyRow(st storage.StudyRecord, trials []search.Trial) studyRow {

@@ -129,3 +129,52 @@ func openStore(tb testing.TB) (*storage.DB, string) {
 	tb.Cleanup(func() { db.Close() })
 	return db, path
 }
+
+// synthApplies writes two applies to db as autotune apply would: apply 1
+// passed on db1 (two pairs of windows, persisted), apply 2 is watching
+// on db2 (its first pair's old window measured). It returns their IDs.
+func synthApplies(tb testing.TB, db *storage.DB) (passed, running int64) {
+	tb.Helper()
+	changes := `[{"Variable":"innodb_io_capacity","Option":"innodb-io-capacity","Knob":"innodb_io_capacity","Old":"200","New":"2000","Value":"2000","Class":"dynamic","Why":""}]`
+	create := func(server, dsn, source string, started time.Time) int64 {
+		id, err := db.CreateApply(ctx, storage.ApplyRecord{Server: server, DSN: dsn, Source: source, Started: started, Phase: storage.ApplyPlanned, Changes: changes})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return id
+	}
+	event := func(id int64, at time.Time, kind, detail string) {
+		if err := db.AddApplyEvent(ctx, storage.ApplyEvent{Apply: id, At: at, Kind: kind, Detail: detail}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	phase := func(id int64, phase, verdict, reason string) {
+		if err := db.SetApplyPhase(ctx, id, phase, verdict, reason); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	passed = create("db1:3306, uuid 1111", "tuner@tcp(db1:3306)/", "trial 7 of study demo", t0)
+	phase(passed, storage.ApplyApplying, "", "")
+	event(passed, t0.Add(time.Second), "statistics", "judging from information_schema.query_response_time")
+	event(passed, t0.Add(2*time.Second), "set", "new settings: innodb_io_capacity=2000")
+	phase(passed, storage.ApplyWatching, "", "")
+	for i, w := range []string{
+		"pair 1 old: 1200 statements, 40.0/s, mean 2.500 ms",
+		"pair 1 new: 1260 statements, 42.0/s, mean 2.000 ms",
+		"pair 2 old: 1230 statements, 41.0/s, mean 2.400 ms",
+		"pair 2 new: 1290 statements, 43.0/s, mean 2.100 ms",
+	} {
+		event(passed, t0.Add(time.Duration(60*(i+1))*time.Second), "window", w)
+	}
+	phase(passed, storage.ApplyPersisting, "pass", "new settings 16.0 % faster (95 % interval 10.0 .. 22.0 %)")
+	event(passed, t0.Add(5*time.Minute), "persist", "persisted: innodb_io_capacity")
+	phase(passed, storage.ApplyPassed, "pass", "new settings 16.0 % faster (95 % interval 10.0 .. 22.0 %)")
+
+	running = create("db2:3306, uuid 2222", "tuner@tcp(db2:3306)/", "tuned.cnf", t0.Add(time.Hour))
+	phase(running, storage.ApplyApplying, "", "")
+	event(running, t0.Add(time.Hour+time.Second), "set", "new settings: innodb_io_capacity=2000")
+	phase(running, storage.ApplyWatching, "", "")
+	event(running, t0.Add(time.Hour+2*time.Second), "switch", "pair 1: old settings")
+	event(running, t0.Add(time.Hour+62*time.Second), "window", "pair 1 old: 900 statements, 30.0/s, mean 3.000 ms")
+	return passed, running
+}
