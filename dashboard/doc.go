@@ -1,8 +1,10 @@
 // Package dashboard serves a live, read-only view of a trials store in a
 // browser (autotune dashboard): the studies of the store, one study's
 // trials, plots, knob importance, A/B pairs and minimisation, the running
-// trial's per-second throughput as it arrives, and one trial's page (what
-// autotune show prints).
+// trial's per-second throughput as it arrives, one trial's page (what
+// autotune show prints), and the applies of the store (autotune apply's
+// audit trail: each apply's settings, watch windows and steps, a running
+// one's as they are recorded).
 //
 // It reads the store a study (or its workers) writes from another process:
 // every request reads it again, and a small script in the page asks the
