@@ -189,6 +189,7 @@ func TestRealApplyGoodPassesHarmfulFails(t *testing.T) {
 // false-fail rate of docs/apply.md); each run's verdict is logged.
 func TestRealApplyNeutralUnderDoubledLoad(t *testing.T) {
 	realtest.Require(t)
+	t.Parallel()
 	runs := 1
 	if n, err := strconv.Atoi(os.Getenv("AUTOTUNE_APPLY_RUNS")); err == nil && n > 0 {
 		runs = n
@@ -228,6 +229,7 @@ func TestRealApplyNeutralUnderDoubledLoad(t *testing.T) {
 // holds.
 func TestRealApplyTripwireMemory(t *testing.T) {
 	realtest.Require(t)
+	t.Parallel()
 	a := startApplyServer(t, realtest.Host)
 	a.traffic(t, 100)
 	ctx := context.Background()
@@ -264,6 +266,7 @@ func TestRealApplyTripwireMemory(t *testing.T) {
 // server, a second apply on a server while one runs.
 func TestRealApplyBadInput(t *testing.T) {
 	realtest.Require(t)
+	t.Parallel()
 	a := startApplyServer(t, realtest.Host)
 	ctx := context.Background()
 	ex, err := runner.OpenExisting(a.dsn, "")
@@ -404,7 +407,7 @@ func TestRealApplyKilledAtRandom(t *testing.T) {
 			run0, per0 := state()
 			value := []string{"300", "600"}[i%2]
 			c := a.config(t, a.file(t, "innodb_io_capacity = "+value+"\n"))
-			c.DB, c.Watch, c.Window, c.BurnIn, c.Margin, c.Seed = db, 6*time.Second, time.Second, 500*time.Millisecond, 0.5, uint64(i+1)
+			c.DB, c.Watch, c.Window, c.BurnIn, c.Margin, c.Seed = db, 4*time.Second, time.Second, 300*time.Millisecond, 0.5, uint64(i+1)
 			raw, err := json.Marshal(c)
 			if err != nil {
 				t.Fatal(err)
@@ -414,7 +417,7 @@ func TestRealApplyKilledAtRandom(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			delay := time.Duration(50+rng.IntN(9000)) * time.Millisecond
+			delay := time.Duration(50+rng.IntN(6000)) * time.Millisecond
 			time.Sleep(delay)
 			_ = cmd.Process.Signal(syscall.SIGKILL)
 			_ = cmd.Wait()
