@@ -95,22 +95,50 @@ func (e *Existing) EnableResponseTime(ctx context.Context, loaded bool) error {
 }
 
 // DisableResponseTime puts the plugin back as it was: statistics off
-// unless statsOn, the plugin unloaded unless loaded. It does what is
-// still to do (a second call, after a kill between its steps, finds the
-// plugin as the first left it).
+// unless statsOn, the plugin's library unloaded unless loaded. It does
+// what is still to do: a second call, after a kill between steps, finds
+// the plugins as the first left them (the library holds two,
+// QUERY_RESPONSE_TIME and QUERY_RESPONSE_TIME_AUDIT, each uninstalled on
+// its own where it is still installed).
 func (e *Existing) DisableResponseTime(ctx context.Context, loaded, statsOn bool) error {
 	nowLoaded, nowOn, err := e.responseTimeState(ctx)
 	if err != nil {
 		return err
 	}
-	if !loaded {
-		if !nowLoaded {
-			return nil
+	if loaded {
+		if !statsOn && nowOn {
+			return e.Exec(ctx, "SET GLOBAL query_response_time_stats = OFF")
 		}
-		return e.Exec(ctx, "UNINSTALL SONAME 'query_response_time'")
+		return nil
 	}
-	if !statsOn && nowOn {
-		return e.Exec(ctx, "SET GLOBAL query_response_time_stats = OFF")
+	_ = nowLoaded
+	var names []string
+	err = e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
+		rows, err := db.QueryContext(ctx, "SELECT PLUGIN_NAME FROM information_schema.PLUGINS WHERE PLUGIN_NAME IN ('QUERY_RESPONSE_TIME', 'QUERY_RESPONSE_TIME_AUDIT')")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				return err
+			}
+			names = append(names, n)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := e.Exec(ctx, "UNINSTALL PLUGIN "+n); err != nil {
+			var me *mysql.MySQLError
+			if errors.As(err, &me) && me.Number == 1305 { // gone meanwhile
+				continue
+			}
+			return err
+		}
 	}
 	return nil
 }

@@ -31,9 +31,9 @@ type ApplyConfig struct {
 	// $AUTOTUNE_PASSWORD or PasswordFile).
 	DSN, PasswordFile string
 	// File is the option file applied; when "", trial Trial of Study.
-	File      string
-	Study     string
-	Trial     int
+	File  string
+	Study string
+	Trial int
 	// DB is the store: the study's, and where the apply's audit trail
 	// and saved state go.
 	DB string
