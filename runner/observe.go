@@ -98,8 +98,8 @@ func (e *Existing) EnableResponseTime(ctx context.Context, loaded bool) error {
 // unless statsOn, the plugin's library unloaded unless loaded. It does
 // what is still to do: a second call, after a kill between steps, finds
 // the plugins as the first left them (the library holds two,
-// QUERY_RESPONSE_TIME and QUERY_RESPONSE_TIME_AUDIT, each uninstalled on
-// its own where it is still installed).
+// QUERY_RESPONSE_TIME and QUERY_RESPONSE_TIME_AUDIT: the library is
+// uninstalled whole while it holds both, a part left alone on its own).
 func (e *Existing) DisableResponseTime(ctx context.Context, loaded, statsOn bool) error {
 	nowLoaded, nowOn, err := e.responseTimeState(ctx)
 	if err != nil {
@@ -114,7 +114,7 @@ func (e *Existing) DisableResponseTime(ctx context.Context, loaded, statsOn bool
 	_ = nowLoaded
 	var names []string
 	err = e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
-		rows, err := db.QueryContext(ctx, "SELECT PLUGIN_NAME FROM information_schema.PLUGINS WHERE PLUGIN_NAME IN ('QUERY_RESPONSE_TIME', 'QUERY_RESPONSE_TIME_AUDIT')")
+		rows, err := db.QueryContext(ctx, "SELECT PLUGIN_NAME FROM information_schema.PLUGINS WHERE PLUGIN_NAME IN ('QUERY_RESPONSE_TIME', 'QUERY_RESPONSE_TIME_AUDIT') AND PLUGIN_STATUS <> 'DELETED'")
 		if err != nil {
 			return err
 		}
@@ -130,6 +130,9 @@ func (e *Existing) DisableResponseTime(ctx context.Context, loaded, statsOn bool
 	})
 	if err != nil {
 		return err
+	}
+	if len(names) == 2 {
+		return e.Exec(ctx, "UNINSTALL SONAME 'query_response_time'")
 	}
 	for _, n := range names {
 		if err := e.Exec(ctx, "UNINSTALL PLUGIN "+n); err != nil {
