@@ -66,8 +66,12 @@ type ApplyConfig struct {
 	Timeout time.Duration
 }
 
-// applyLock is the server-wide user lock one apply holds (GET_LOCK).
-const applyLock = "autotune_apply"
+// applyLock is the server-wide user lock one apply holds (GET_LOCK), and
+// lockWait how long an apply waits for it.
+const (
+	applyLock = "autotune_apply"
+	lockWait  = 10 * time.Second
+)
 
 // applySaved is what an apply saves before its first change, so that a
 // killed apply is undone by the next (recoverApply).
@@ -154,7 +158,9 @@ func Apply(ctx context.Context, c ApplyConfig, prog Progress) (result.Applied, e
 	if err != nil {
 		return out, fmt.Errorf("apply --dsn %s: cannot read the server: %w", red, err)
 	}
-	release, err := ex.Lock(ctx, applyLock, 0)
+	// A killed apply's lock goes when the server sees its connection
+	// close, which a busy server may take a moment to do.
+	release, err := ex.Lock(ctx, applyLock, lockWait)
 	if err != nil {
 		return out, fmt.Errorf("apply --dsn %s: another autotune apply runs on this server (%v): wait for it to end; nothing was changed", red, err)
 	}
