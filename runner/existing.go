@@ -280,16 +280,22 @@ func (e *Existing) SetGlobal(ctx context.Context, name, value string) error {
 	if !varName.MatchString(name) {
 		return fmt.Errorf("variable name %q", name)
 	}
-	lit := value
-	if _, err := strconv.ParseFloat(value, 64); err != nil {
-		lit = "'" + strings.ReplaceAll(strings.ReplaceAll(value, `\`, `\\`), "'", "''") + "'"
-	}
+	lit := SQLLiteral(value)
 	return e.with(ctx, true, func(ctx context.Context, db *sql.DB) error {
 		if _, err := db.ExecContext(ctx, "SET GLOBAL "+name+" = "+lit); err != nil {
 			return fmt.Errorf("SET GLOBAL %s = %s: %w", name, lit, err)
 		}
 		return nil
 	})
+}
+
+// SQLLiteral renders a value for SET GLOBAL / SET PERSIST: a number as it
+// is, anything else quoted with its quotes and backslashes escaped.
+func SQLLiteral(value string) string {
+	if _, err := strconv.ParseFloat(value, 64); err == nil {
+		return value
+	}
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(value, `\`, `\\`), "'", "''") + "'"
 }
 
 // Exec runs statements on a fresh connection.

@@ -101,7 +101,7 @@ func (e *Existing) EnableResponseTime(ctx context.Context, loaded bool) error {
 // QUERY_RESPONSE_TIME and QUERY_RESPONSE_TIME_AUDIT: the library is
 // uninstalled whole while it holds both, a part left alone on its own).
 func (e *Existing) DisableResponseTime(ctx context.Context, loaded, statsOn bool) error {
-	nowLoaded, nowOn, err := e.responseTimeState(ctx)
+	_, nowOn, err := e.responseTimeState(ctx)
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,6 @@ func (e *Existing) DisableResponseTime(ctx context.Context, loaded, statsOn bool
 		}
 		return nil
 	}
-	_ = nowLoaded
 	var names []string
 	err = e.with(ctx, false, func(ctx context.Context, db *sql.DB) error {
 		rows, err := db.QueryContext(ctx, "SELECT PLUGIN_NAME FROM information_schema.PLUGINS WHERE PLUGIN_NAME IN ('QUERY_RESPONSE_TIME', 'QUERY_RESPONSE_TIME_AUDIT') AND PLUGIN_STATUS <> 'DELETED'")

@@ -146,13 +146,15 @@ func (db *DB) AddApplyEvent(ctx context.Context, e ApplyEvent) error {
 // Applies returns the applies of the store, oldest first; with server
 // set, only that server's.
 func (db *DB) Applies(ctx context.Context, server string) ([]ApplyRecord, error) {
-	q := `SELECT id, server, dsn, source, started, ended, phase, verdict, reason, saved, changes FROM applies`
-	var args []any
 	if server != "" {
-		q += ` WHERE server = ?`
-		args = append(args, server)
+		return db.applies(ctx, ` WHERE server = ?`, server)
 	}
-	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY id`, args...)
+	return db.applies(ctx, "")
+}
+
+// applies returns the applies matched by where (with args), oldest first.
+func (db *DB) applies(ctx context.Context, where string, args ...any) ([]ApplyRecord, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, server, dsn, source, started, ended, phase, verdict, reason, saved, changes FROM applies`+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: applies: %w", err)
 	}
@@ -178,16 +180,14 @@ func (db *DB) Applies(ctx context.Context, server string) ([]ApplyRecord, error)
 // Apply returns apply id; the error wraps sql.ErrNoRows when there is
 // none.
 func (db *DB) Apply(ctx context.Context, id int64) (ApplyRecord, error) {
-	all, err := db.Applies(ctx, "")
+	as, err := db.applies(ctx, ` WHERE id = ?`, id)
 	if err != nil {
 		return ApplyRecord{}, err
 	}
-	for _, a := range all {
-		if a.ID == id {
-			return a, nil
-		}
+	if len(as) == 0 {
+		return ApplyRecord{}, fmt.Errorf("storage: apply %d: %w", id, sql.ErrNoRows)
 	}
-	return ApplyRecord{}, fmt.Errorf("storage: apply %d: %w", id, sql.ErrNoRows)
+	return as[0], nil
 }
 
 // ApplyEvents returns the steps of apply id, in order.

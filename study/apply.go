@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/autotune/autotune/exportfile"
+	"github.com/autotune/autotune/internal/atomicfile"
 	"github.com/autotune/autotune/internal/secret"
 	"github.com/autotune/autotune/runner"
 	"github.com/autotune/autotune/space"
@@ -686,7 +687,7 @@ func (a *applier) writePersisted(ctx context.Context) ([]string, error) {
 	var out []string
 	if a.saved.MySQL {
 		for _, v := range a.order {
-			if err := a.ex.Exec(ctx, "SET PERSIST "+v+" = "+sqlLiteral(a.new[v])); err != nil {
+			if err := a.ex.Exec(ctx, "SET PERSIST "+v+" = "+runner.SQLLiteral(a.new[v])); err != nil {
 				return out, err
 			}
 			out = append(out, v+" = "+a.new[v]+" (SET PERSIST)")
@@ -703,7 +704,7 @@ func (a *applier) writePersisted(ctx context.Context) ([]string, error) {
 		return out, nil
 	}
 	path := a.saved.Include
-	if err := writeFileAtomic(path+".autotune-backup", a.saved.IncludeContent); err != nil {
+	if err := atomicfile.WriteFile(path+".autotune-backup", []byte(a.saved.IncludeContent), 0o644); err != nil {
 		return out, err
 	}
 	var b strings.Builder
@@ -718,7 +719,7 @@ func (a *applier) writePersisted(ctx context.Context) ([]string, error) {
 			out = append(out, ch.Option+" = "+a.new[ch.Variable]+" ("+path+")")
 		}
 	}
-	if err := writeFileAtomic(path, b.String()); err != nil {
+	if err := atomicfile.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return out, err
 	}
 	of, err := readOptionFileFor(path, a.v)
@@ -739,29 +740,6 @@ func (a *applier) writePersisted(ctx context.Context) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// writeFileAtomic writes content to path through a temporary file and a
-// rename (0644: the server reads it).
-func writeFileAtomic(path, content string) error {
-	tmp := path + ".autotune-tmp"
-	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
-		return err
-	}
-	f, err := os.Open(tmp)
-	if err == nil {
-		_ = f.Sync()
-		f.Close()
-	}
-	return os.Rename(tmp, path)
-}
-
-// sqlLiteral renders a value for SET: a number as it is, else quoted.
-func sqlLiteral(v string) string {
-	if _, err := fmt.Sscanf(v, "%g", new(float64)); err == nil && !strings.ContainsAny(v, " '\"\\") && strings.Trim(v, "0123456789.-+eE") == "" {
-		return v
-	}
-	return "'" + strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), "'", "''") + "'"
 }
 
 // recoverPending finishes or undoes the applies on this server that an
@@ -841,7 +819,7 @@ func (a *applier) undoPersisted(ctx context.Context) error {
 	if a.saved.MySQL {
 		for _, v := range a.order {
 			if old, ok := a.saved.Persisted[v]; ok {
-				if err := a.ex.Exec(ctx, "SET PERSIST_ONLY "+v+" = "+sqlLiteral(old)); err != nil {
+				if err := a.ex.Exec(ctx, "SET PERSIST_ONLY "+v+" = "+runner.SQLLiteral(old)); err != nil {
 					return err
 				}
 				continue
@@ -856,7 +834,7 @@ func (a *applier) undoPersisted(ctx context.Context) error {
 		return nil
 	}
 	if a.saved.IncludeExisted {
-		return writeFileAtomic(a.saved.Include, a.saved.IncludeContent)
+		return atomicfile.WriteFile(a.saved.Include, []byte(a.saved.IncludeContent), 0o644)
 	}
 	if err := os.Remove(a.saved.Include); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
